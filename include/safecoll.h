@@ -1,0 +1,90 @@
+/**
+ * \file safecoll.h
+ * \brief Umbrella header of libsafecoll: include this one file.
+ *
+ * libsafecoll keeps MPI collective communication correct when scale breaks
+ * it. Each safe collective takes exactly the parameters of the MPI function
+ * it replaces (`safecoll_gatherv` for `MPI_Gatherv`), detects the known
+ * triggers of scaling problems, agrees on them across ranks and runs an
+ * avoidance that gives the result the intended call would.
+ *
+ * \section errors Error convention
+ * Every function that can fail returns an MPI error code: `MPI_SUCCESS`, or
+ * a code of a standard MPI error class (`MPI_ERR_ARG`, `MPI_ERR_COUNT`,
+ * `MPI_ERR_BUFFER`, `MPI_ERR_ROOT`, `MPI_ERR_TYPE`, `MPI_ERR_COMM`,
+ * `MPI_ERR_NO_MEM`, `MPI_ERR_UNSUPPORTED_OPERATION`, `MPI_ERR_OTHER`), so
+ * `MPI_Error_class` works on it. The safe collectives also invoke the
+ * communicator's error handler exactly once, as MPI would. A sentence
+ * naming the argument and the rank is kept per thread and returned by
+ * safecoll_last_error().
+ */
+#ifndef SAFECOLL_H
+#define SAFECOLL_H
+
+#include <mpi.h>
+
+/** \defgroup version Version
+ *  \brief Compile-time and run-time version of libsafecoll.
+ *  Same major version means same ABI.
+ *  @{ */
+/** Major version: changes when the ABI breaks. */
+#define SAFECOLL_VERSION_MAJOR 0
+/** Minor version: new features, ABI compatible. */
+#define SAFECOLL_VERSION_MINOR 1
+/** Patch version: fixes only. */
+#define SAFECOLL_VERSION_PATCH 0
+/** The version as one comparable number: major*10000 + minor*100 + patch. */
+#define SAFECOLL_VERSION_NUMBER \
+    (SAFECOLL_VERSION_MAJOR * 10000 + SAFECOLL_VERSION_MINOR * 100 + SAFECOLL_VERSION_PATCH)
+/** @} */
+
+/** \cond INTERNAL */
+#if defined(SAFECOLL_BUILDING) && defined(__GNUC__)
+#define SAFECOLL_API __attribute__((visibility("default")))
+#else
+#define SAFECOLL_API
+#endif
+/** \endcond */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \addtogroup version
+ *  @{ */
+/**
+ * \brief The version of the library the program runs with.
+ * \return SAFECOLL_VERSION_NUMBER of the linked library.
+ */
+SAFECOLL_API int safecoll_version(void);
+
+/**
+ * \brief The version of the running library as a string, e.g. "0.1.0".
+ * \return A static string; never NULL.
+ */
+SAFECOLL_API const char *safecoll_version_string(void);
+/** @} */
+
+/** \defgroup errors Errors
+ *  \brief How libsafecoll reports what went wrong.
+ *  @{ */
+/**
+ * \brief The message of the last error libsafecoll reported in this thread.
+ *
+ * The message names the function, the argument and the rank, e.g.
+ * "safecoll_gatherv: rank 0: recvcounts[3] is negative (-5)". It stays until
+ * the next error in the same thread.
+ * \return A thread-local string; "" when no error has happened yet.
+ */
+SAFECOLL_API const char *safecoll_last_error(void);
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#include "safecoll/displs.h"
+#include "safecoll/config.h"
+#include "safecoll/coll.h"
+
+#endif /* SAFECOLL_H */

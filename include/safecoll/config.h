@@ -1,0 +1,141 @@
+/**
+ * \file safecoll/config.h
+ * \brief Strategies, tunables and decision statistics.
+ */
+#ifndef SAFECOLL_CONFIG_H
+#define SAFECOLL_CONFIG_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \defgroup config Configuration and statistics
+ *  \brief Force a strategy, shrink the int limit, log and count decisions.
+ *
+ *  Every setting has an API call and an environment variable; the
+ *  environment is read once, at the first safe collective or the first
+ *  call of a function in this group, and the API overrides it.
+ *
+ *  | variable | values | API |
+ *  |---|---|---|
+ *  | `SAFECOLL_STRATEGY` | `coll=strategy[,coll=strategy...]`, coll a collective name or `all` | safecoll_strategy_set(), safecoll_strategy_parse() |
+ *  | `SAFECOLL_VERBOSE` | `0` or `1` | safecoll_verbose_set() |
+ *  | `SAFECOLL_INT_LIMIT` | integer in [1, 2147483647] | safecoll_int_limit_set() |
+ *  @{ */
+
+/** The collectives libsafecoll makes safe. */
+typedef enum safecoll_coll {
+    SAFECOLL_COLL_GATHERV = 0,   /**< safecoll_gatherv(), safecoll_gatherv_c() */
+    SAFECOLL_COLL_SCATTERV,      /**< safecoll_scatterv(), safecoll_scatterv_c() */
+    SAFECOLL_COLL_ALLGATHERV,    /**< safecoll_allgatherv(), safecoll_allgatherv_c() */
+    SAFECOLL_COLL_ALLTOALLV,     /**< safecoll_alltoallv(), safecoll_alltoallv_c() */
+    SAFECOLL_NCOLL,              /**< number of collectives; not a collective */
+    SAFECOLL_COLL_ALL = -1       /**< every collective, for safecoll_strategy_set() */
+} safecoll_coll;
+
+/** How a safe collective executes. */
+typedef enum safecoll_strategy {
+    SAFECOLL_STRATEGY_AUTO = 0,  /**< the cheapest applicable strategy (default) */
+    SAFECOLL_STRATEGY_NATIVE,    /**< the plain MPI call */
+    SAFECOLL_STRATEGY_LARGECOUNT,/**< the MPI-4 `_c` call with 64-bit displacements */
+    SAFECOLL_STRATEGY_BIGTYPE,   /**< W2: a contiguous type of gcd(counts, displs) elements */
+    SAFECOLL_STRATEGY_SEGMENT,   /**< W1-A: one sub-collective per rank range that fits */
+    SAFECOLL_STRATEGY_CHUNK,     /**< W1-B: rounds of pieces of at most the int limit */
+    SAFECOLL_STRATEGY_P2P,       /**< point-to-point with 64-bit addresses */
+    SAFECOLL_NSTRATEGY           /**< number of strategies; not a strategy */
+} safecoll_strategy;
+
+/**
+ * \brief Force a strategy for one collective or for all.
+ * \param[in] coll      a collective, or SAFECOLL_COLL_ALL
+ * \param[in] strategy  a strategy; SAFECOLL_STRATEGY_AUTO restores the
+ *                      automatic choice
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for a value out of range.
+ * \note A forced strategy that cannot apply to a call makes that call fail
+ *       with MPI_ERR_UNSUPPORTED_OPERATION on every rank.
+ */
+SAFECOLL_API int safecoll_strategy_set(safecoll_coll coll, safecoll_strategy strategy);
+
+/**
+ * \brief The strategy forced for a collective.
+ * \param[in] coll a collective (not SAFECOLL_COLL_ALL)
+ * \return The forced strategy, SAFECOLL_STRATEGY_AUTO when none is, or -1
+ *         for a value out of range.
+ */
+SAFECOLL_API int safecoll_strategy_get(safecoll_coll coll);
+
+/**
+ * \brief Force strategies from a specification string, as in SAFECOLL_STRATEGY.
+ *
+ * The string is a comma-separated list of `collective=strategy`, e.g.
+ * `gatherv=chunk,alltoallv=p2p` or `all=p2p`; later entries win. Nothing is
+ * changed when any entry is malformed.
+ * \param[in] spec the specification; "" changes nothing
+ * \return MPI_SUCCESS, or MPI_ERR_ARG (see safecoll_last_error()).
+ */
+SAFECOLL_API int safecoll_strategy_parse(const char *spec);
+
+/**
+ * \brief The name of a strategy ("auto", "native", "largecount", "bigtype",
+ *        "segment", "chunk", "p2p").
+ * \return A static string, or NULL for a value out of range.
+ */
+SAFECOLL_API const char *safecoll_strategy_name(safecoll_strategy strategy);
+
+/**
+ * \brief The name of a collective ("gatherv", "scatterv", ...).
+ * \return A static string, or NULL for a value out of range.
+ */
+SAFECOLL_API const char *safecoll_coll_name(safecoll_coll coll);
+
+/**
+ * \brief Log each non-native decision on stderr (1) or not (0).
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for another value.
+ */
+SAFECOLL_API int safecoll_verbose_set(int on);
+
+/**
+ * \brief Pretend that an int holds at most `limit`.
+ *
+ * Counts and displacements above the limit are treated exactly like values
+ * past INT_MAX: they trigger avoidance, and segments, chunks and big types
+ * are sized to it. Tests and demos use a small limit to run the real
+ * avoidance code on small buffers. The default is INT_MAX.
+ * \param[in] limit in [1, INT_MAX]
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for a value out of range.
+ */
+SAFECOLL_API int safecoll_int_limit_set(MPI_Count limit);
+
+/**
+ * \brief The int limit in force (INT_MAX unless shrunk).
+ */
+SAFECOLL_API MPI_Count safecoll_int_limit_get(void);
+
+/** Counters of the decisions of one collective. */
+typedef struct safecoll_stats {
+    unsigned long long calls;                           /**< safe calls made */
+    unsigned long long errors;                          /**< calls that returned an error */
+    unsigned long long triggered_d;                     /**< calls where detector D fired */
+    unsigned long long by_strategy[SAFECOLL_NSTRATEGY]; /**< calls executed per strategy */
+} safecoll_stats;
+
+/**
+ * \brief Read the decision counters of this process.
+ * \param[in]  coll a collective, or SAFECOLL_COLL_ALL for the sum
+ * \param[out] out  the counters
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for NULL out or coll out of range.
+ */
+SAFECOLL_API int safecoll_stats_get(safecoll_coll coll, safecoll_stats *out);
+
+/** \brief Reset every decision counter of this process to zero. */
+SAFECOLL_API void safecoll_stats_reset(void);
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAFECOLL_CONFIG_H */

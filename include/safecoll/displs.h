@@ -1,0 +1,138 @@
+/**
+ * \file safecoll/displs.h
+ * \brief Displacement recovery: detector D and the tools to avoid it.
+ *
+ * An irregular collective takes `int` displacements. When an application
+ * computes them for a buffer of more than `INT_MAX` elements they wrap, in
+ * two's complement, to wrong (usually negative) values. These functions
+ * detect such an array, recover the true 64-bit displacements, and cut the
+ * recovered layout into pieces that fit in `int` again. They need no MPI
+ * job: they only use the `MPI_Aint` and `MPI_Count` types from `mpi.h`, so
+ * they may be called before `MPI_Init` and in programs that never start MPI.
+ */
+#ifndef SAFECOLL_DISPLS_H
+#define SAFECOLL_DISPLS_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \defgroup displs Displacement recovery
+ *  \brief Detect, recover and re-split displacement arrays that wrapped past INT_MAX.
+ *
+ *  All functions return `MPI_SUCCESS` or `MPI_ERR_ARG` and, on error, leave
+ *  a message in safecoll_last_error(). Output arrays are written only on
+ *  success.
+ *
+ *  \b Assumption (paper 000, section IV-A): the true displacements are
+ *  non-negative and, where recovery is asked for, non-descending in rank
+ *  order. A descent between two entries of the same sign cannot come from
+ *  a wrap of such a layout unless it leaves a hole of over 2^31 elements,
+ *  so recovery refuses it instead of guessing.
+ *  @{ */
+
+/**
+ * \brief Detector D: is the displacement array corrupted by wrapping?
+ *
+ * An entry is corrupted when it is negative or lower than its predecessor
+ * (under the non-descending assumption, both are signs of a wrap).
+ * \param[in]  displs     the displacements; may be NULL only when n is 0
+ * \param[in]  n          number of entries, >= 0
+ * \param[out] first_bad  index of the first corrupted entry, or -1 when the
+ *                        array is clean
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for a NULL pointer or n < 0.
+ */
+SAFECOLL_API int safecoll_displs_check(const int displs[], int n, int *first_bad);
+
+/**
+ * \brief Detector D for a receive layout, where blocks must not overlap.
+ *
+ * Unlike safecoll_displs_check(), a descending layout whose blocks do not
+ * overlap is accepted (it is valid MPI). An entry is corrupted when it is
+ * negative, or when its block [displs[i], displs[i]+counts[i]) overlaps the
+ * block of its predecessor (both counts non-zero): blocks of a receive
+ * buffer never overlap in a correct call, so the overlap is a wrap.
+ * \param[in]  displs     the displacements; may be NULL only when n is 0
+ * \param[in]  counts     the block lengths, each >= 0; may be NULL only when n is 0
+ * \param[in]  n          number of entries, >= 0
+ * \param[out] first_bad  index of the first corrupted entry, or -1
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for a NULL pointer, n < 0 or a
+ *         negative count.
+ */
+SAFECOLL_API int safecoll_displs_check_blocks(const int displs[], const int counts[], int n,
+                                              int *first_bad);
+
+/**
+ * \brief Recover the true 64-bit displacements of a wrapped array.
+ *
+ * Rules, with a_i the given entries and c_i the recovered ones:
+ * - c_0 = a_0 when a_0 >= 0, else a_0 + 2^32;
+ * - for i > 0, c_i is the smallest value congruent to a_i modulo 2^32 that
+ *   is at least c_{i-1} + counts[i-1] (at least c_{i-1} when counts is
+ *   NULL). Without counts this is the paper's eqs. 4-6; with counts it also
+ *   recovers a step of more than 2^32 between two block starts when the
+ *   earlier block is long enough to prove it.
+ *
+ * Errors (MPI_ERR_ARG, with the index in the message):
+ * - a_i < a_{i-1} with both of the same sign: a descending layout, which no
+ *   wrap of a non-descending layout produces;
+ * - a recovered value beyond the range of MPI_Aint.
+ *
+ * \param[in]  displs  the (possibly wrapped) displacements
+ * \param[in]  counts  block lengths, each >= 0, or NULL to recover from the
+ *                     displacements alone
+ * \param[in]  n       number of entries, >= 0
+ * \param[out] out     n recovered displacements; may alias nothing in the input
+ * \return MPI_SUCCESS or MPI_ERR_ARG.
+ */
+SAFECOLL_API int safecoll_displs_recover(const int displs[], const int counts[], int n,
+                                         MPI_Aint out[]);
+
+/**
+ * \brief Split a 64-bit layout into consecutive rank ranges that fit in a limit.
+ *
+ * Ranks are grouped greedily in order: a segment starts at rank s0 and
+ * takes rank i as long as 0 <= displs[i] - displs[s0] <= limit. The rebased
+ * displacement of rank i is displs[i] - displs[s0] (paper eq. 14), which
+ * fits in int when limit <= INT_MAX. This is what a collective needs to run
+ * one sub-collective per segment (paper W1-A).
+ * \param[in]  displs     n displacements (true values, e.g. from
+ *                        safecoll_displs_recover())
+ * \param[in]  counts     n block lengths, each in [0, limit], or NULL
+ * \param[in]  n          number of entries, >= 0
+ * \param[in]  limit      largest rebased displacement allowed, in [1, INT_MAX]
+ * \param[out] nseg       number of segments (0 when n is 0)
+ * \param[out] seg_start  n+1 entries: segment k holds ranks
+ *                        [seg_start[k], seg_start[k+1]); seg_start[*nseg] == n
+ * \param[out] rebased    n rebased displacements, or NULL if not wanted
+ * \return MPI_SUCCESS or MPI_ERR_ARG.
+ */
+SAFECOLL_API int safecoll_displs_segments(const MPI_Aint displs[], const MPI_Count counts[],
+                                          int n, MPI_Aint limit, int *nseg, int seg_start[],
+                                          int rebased[]);
+
+/**
+ * \brief Greatest common divisor of displacements and counts (paper W2).
+ *
+ * A contiguous datatype of g elements turns the layout into one whose
+ * counts and displacements are all divided by g.
+ * \param[in]  displs  n displacements, or NULL to use counts only
+ * \param[in]  counts  n counts, or NULL to use displacements only
+ * \param[in]  n       number of entries, >= 0
+ * \param[out] g       the gcd of the absolute values of all non-zero
+ *                     entries; 0 when every entry is 0 or n is 0
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for NULL g, n < 0, both arrays NULL
+ *         with n > 0, or a negative count.
+ */
+SAFECOLL_API int safecoll_displs_gcd(const MPI_Aint displs[], const MPI_Count counts[], int n,
+                                     MPI_Count *g);
+
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SAFECOLL_DISPLS_H */

@@ -1,0 +1,273 @@
+/*
+ * Strategies of the allgather pattern (allgatherv). Every rank holds the
+ * same counts and displacements, so every rank computes the same plan with
+ * no message; the send side is one block per rank, or MPI_IN_PLACE, in which
+ * case a rank's block already sits in the receive buffer at its displacement.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "avoid.h"
+
+typedef struct allgather_plan {
+    MPI_Count g;
+    int nseg, *seg_start, *rebased;
+    MPI_Aint *starts;
+    int nwin;
+} allgather_plan;
+
+static int ag_feasible(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    const int p = call->size;
+    const MPI_Count limit = call->limit;
+    long long *nofit = &call->ag[SC_AG_NOFIT];
+    allgather_plan *plan;
+    int rc;
+
+#if !SC_HAVE_MPI4
+    nofit[SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+#endif
+    if ((plan = sc__scratch(call, sizeof *plan)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    memset(plan, 0, sizeof *plan);
+    call->plan = plan;
+    if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = safecoll_displs_gcd(lay->displs, lay->counts, p, &plan->g)) != MPI_SUCCESS)
+        return rc;
+    if (plan->g == 0)
+        plan->g = 1;
+    for (int i = 0; i < p && !nofit[SAFECOLL_STRATEGY_BIGTYPE]; i++)
+        if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g > limit ||
+            lay->displs[i] / plan->g < -limit - 1)
+            nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
+    plan->seg_start = sc__scratch(call, sizeof(int) * (size_t)(p + 1));
+    plan->rebased = sc__scratch(call, sizeof(int) * (size_t)p);
+    if (plan->seg_start == NULL || plan->rebased == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    if (safecoll_displs_segments(lay->displs, lay->counts, p, (MPI_Aint)limit, &plan->nseg,
+                                 plan->seg_start, plan->rebased) != MPI_SUCCESS)
+        nofit[SAFECOLL_STRATEGY_SEGMENT] = 1;
+    if ((rc = sc__windows(lay->counts, lay->displs, p, limit, &plan->starts, &plan->nwin)) !=
+        MPI_SUCCESS)
+        return rc;
+    if (plan->starts != NULL && sc__scratch_adopt(call, plan->starts) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    return MPI_SUCCESS;
+}
+
+static const void *send_buf(const sc__call *call, MPI_Count offset)
+{
+    if (call->in_place)
+        return MPI_IN_PLACE;
+    return call->leaf.buf + offset * call->leaf.extent;
+}
+
+static int ag_native(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    int *counts, *displs, rc;
+
+    if (!call->large)
+        return MPI_Allgatherv(send_buf(call, 0), (int)call->leaf.count, call->leaf.type,
+                              lay->buf, lay->icounts, lay->idispls, lay->type, call->comm);
+    counts = malloc(sizeof(int) * (size_t)call->size);
+    displs = malloc(sizeof(int) * (size_t)call->size);
+    if (counts == NULL || displs == NULL) {
+        free(counts);
+        free(displs);
+        rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+        MPI_Comm_call_errhandler(call->comm, rc);
+        return rc;
+    }
+    for (int i = 0; i < call->size; i++) {
+        counts[i] = (int)lay->ccounts[i];
+        displs[i] = (int)lay->cdispls[i];
+    }
+    rc = MPI_Allgatherv(send_buf(call, 0), (int)call->leaf.count, call->leaf.type, lay->buf,
+                        counts, displs, lay->type, call->comm);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+#if SC_HAVE_MPI4
+static int ag_largecount(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    int rc;
+
+    if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
+        return rc;
+    return MPI_Allgatherv_c(send_buf(call, 0), call->leaf.count, call->leaf.type, lay->buf,
+                            lay->counts, lay->displs, lay->type, call->priv);
+}
+#endif
+
+static int ag_bigtype(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    allgather_plan *plan = call->plan;
+    MPI_Datatype big, lt = call->leaf.type;
+    int *counts, *displs, ln = 0, lowned = 0, rc;
+
+    counts = sc__scratch(call, sizeof(int) * (size_t)call->size);
+    displs = sc__scratch(call, sizeof(int) * (size_t)call->size);
+    if (counts == NULL || displs == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    for (int i = 0; i < call->size; i++) {
+        counts[i] = (int)(lay->counts[i] / plan->g);
+        displs[i] = (int)(lay->displs[i] / plan->g);
+    }
+    if (!call->in_place &&
+        (rc = sc__type_fit(call->leaf.count, call->leaf.type, &ln, &lt, &lowned)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = MPI_Type_contiguous((int)plan->g, lay->type, &big)) == MPI_SUCCESS &&
+        (rc = MPI_Type_commit(&big)) == MPI_SUCCESS) {
+        rc = MPI_Allgatherv(send_buf(call, 0), ln, lt, lay->buf, counts, displs, big,
+                            call->priv);
+        MPI_Type_free(&big);
+    }
+    if (lowned)
+        MPI_Type_free(&lt);
+    return rc;
+}
+
+static int ag_segment(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    allgather_plan *plan = call->plan;
+    int *counts, *displs, rc;
+
+    counts = sc__scratch(call, sizeof(int) * (size_t)call->size);
+    displs = sc__scratch(call, sizeof(int) * (size_t)call->size);
+    if (counts == NULL || displs == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    for (int k = 0; k < plan->nseg; k++) {
+        int s0 = plan->seg_start[k], s1 = plan->seg_start[k + 1];
+        int member = call->rank >= s0 && call->rank < s1;
+        MPI_Datatype lt = call->leaf.type;
+        int ln = 0, lowned = 0;
+
+        for (int i = 0; i < call->size; i++) {
+            int in = i >= s0 && i < s1;
+            counts[i] = in ? (int)lay->counts[i] : 0;
+            displs[i] = in ? plan->rebased[i] : 0;
+        }
+        if (!call->in_place && (rc = sc__type_fit(member ? call->leaf.count : 0,
+                                                  call->leaf.type, &ln, &lt, &lowned)) !=
+                                   MPI_SUCCESS)
+            return rc;
+        rc = MPI_Allgatherv(send_buf(call, 0), ln, lt,
+                            sc__at(lay->buf, lay->displs[s0], lay->extent), counts, displs,
+                            lay->type, call->priv);
+        if (lowned)
+            MPI_Type_free(&lt);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int ag_chunk(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    allgather_plan *plan = call->plan;
+    const MPI_Count w = call->limit;
+    const MPI_Aint mine = lay->displs[call->rank];
+    int *counts, *displs, rc;
+
+    counts = sc__scratch(call, sizeof(int) * (size_t)call->size);
+    displs = sc__scratch(call, sizeof(int) * (size_t)call->size);
+    if (counts == NULL || displs == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    for (int k = 0; k < plan->nwin; k++) {
+        MPI_Aint ws = plan->starts[k];
+        MPI_Count off = 0, len = 0;
+
+        for (int i = 0; i < call->size; i++) {
+            MPI_Count o, l = sc__piece(lay->displs[i], lay->counts[i], ws, w, &o);
+            counts[i] = (int)l;
+            displs[i] = l > 0 ? (int)(lay->displs[i] + o - ws) : 0;
+        }
+        if (!call->in_place)
+            len = sc__piece(mine, call->leaf.count, ws, w, &off);
+        rc = MPI_Allgatherv(send_buf(call, off), (int)len, call->leaf.type,
+                            sc__at(lay->buf, ws, lay->extent), counts, displs, lay->type,
+                            call->priv);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int ag_p2p(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    const int p = call->size, me = call->rank;
+    MPI_Request *reqs;
+    MPI_Datatype *types, st;
+    char *sbuf;
+    int sn, rc = MPI_SUCCESS, nreq = 0, sowned = 0;
+
+    reqs = sc__scratch(call, sizeof *reqs * (size_t)(2 * p));
+    types = sc__scratch(call, sizeof *types * (size_t)(p + 1));
+    if (reqs == NULL || types == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    for (int i = 0; i <= p; i++)
+        types[i] = MPI_DATATYPE_NULL;
+    /* What this rank sends: its send buffer, or its own block in place. */
+    if (call->in_place) {
+        sbuf = sc__at(lay->buf, lay->displs[me], lay->extent);
+        rc = sc__type_fit(lay->counts[me], lay->type, &sn, &st, &sowned);
+    } else {
+        sbuf = call->leaf.buf;
+        rc = sc__type_fit(call->leaf.count, call->leaf.type, &sn, &st, &sowned);
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (sowned)
+        types[p] = st;
+    for (int i = 0; i < p && rc == MPI_SUCCESS; i++) {
+        char *at = sc__at(lay->buf, lay->displs[i], lay->extent);
+        MPI_Datatype t;
+        int n, owned;
+
+        if ((rc = sc__type_fit(lay->counts[i], lay->type, &n, &t, &owned)) != MPI_SUCCESS)
+            break;
+        if (owned)
+            types[i] = t;
+        if (i == me) {
+            if (!call->in_place)
+                rc = MPI_Sendrecv(sbuf, sn, st, me, SC_TAG_P2P, at, n, t, me, SC_TAG_P2P,
+                                  call->priv, MPI_STATUS_IGNORE);
+            continue;
+        }
+        if ((rc = MPI_Irecv(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++])) == MPI_SUCCESS)
+            rc = MPI_Isend(sbuf, sn, st, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
+    }
+    if (nreq > 0) {
+        int wrc = sc__waitall(nreq, reqs);
+        if (rc == MPI_SUCCESS)
+            rc = wrc;
+    }
+    for (int i = 0; i <= p; i++)
+        if (types[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&types[i]);
+    return rc;
+}
+
+const sc__pattern_ops sc__allgather_ops = {
+    .feasible = ag_feasible,
+    .exec = {
+        [SAFECOLL_STRATEGY_NATIVE] = ag_native,
+#if SC_HAVE_MPI4
+        [SAFECOLL_STRATEGY_LARGECOUNT] = ag_largecount,
+#endif
+        [SAFECOLL_STRATEGY_BIGTYPE] = ag_bigtype,
+        [SAFECOLL_STRATEGY_SEGMENT] = ag_segment,
+        [SAFECOLL_STRATEGY_CHUNK] = ag_chunk,
+        [SAFECOLL_STRATEGY_P2P] = ag_p2p,
+    },
+};

@@ -1,0 +1,300 @@
+/*
+ * Strategies of the all-to-all pattern (alltoallv). Each rank holds its own
+ * send layout (call->lay; absent with MPI_IN_PLACE) and receive layout
+ * (call->rlay), so each rank plans its own side and the agreement only has
+ * to make sure every rank can run the chosen strategy. segment does not
+ * apply here (see table.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "avoid.h"
+
+typedef struct alltoall_plan {
+    MPI_Count gs, gr; /* bigtype: gcd of the send side and of the receive side */
+} alltoall_plan;
+
+static MPI_Count gcd_fits(sc__call *call, const sc__layout *lay, int *fits)
+{
+    MPI_Count g = 1;
+
+    if (safecoll_displs_gcd(lay->displs, lay->counts, call->size, &g) != MPI_SUCCESS || g == 0)
+        g = 1;
+    for (int i = 0; i < call->size; i++)
+        if (lay->counts[i] / g > call->limit || lay->displs[i] / g > call->limit ||
+            lay->displs[i] / g < -call->limit - 1)
+            *fits = 0;
+    return g;
+}
+
+static MPI_Count max_rounds(const sc__layout *lay, int p, MPI_Count w)
+{
+    MPI_Count r = 0;
+
+    for (int i = 0; i < p; i++)
+        if ((lay->counts[i] + w - 1) / w > r)
+            r = (lay->counts[i] + w - 1) / w;
+    return r;
+}
+
+static int a2a_feasible(sc__call *call)
+{
+    alltoall_plan *plan;
+    int fits = 1, rc;
+    MPI_Count rounds;
+
+#if !SC_HAVE_MPI4
+    call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+#endif
+    if ((plan = sc__scratch(call, sizeof *plan)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    call->plan = plan;
+    if ((rc = sc__layout_view(call, &call->rlay)) != MPI_SUCCESS)
+        return rc;
+    plan->gr = gcd_fits(call, &call->rlay, &fits);
+    rounds = max_rounds(&call->rlay, call->size, call->limit);
+    plan->gs = 1;
+    if (!call->in_place) {
+        if ((rc = sc__layout_view(call, &call->lay)) != MPI_SUCCESS)
+            return rc;
+        plan->gs = gcd_fits(call, &call->lay, &fits);
+        if (max_rounds(&call->lay, call->size, call->limit) > rounds)
+            rounds = max_rounds(&call->lay, call->size, call->limit);
+    }
+    if (!fits)
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_BIGTYPE] = 1;
+    call->ag[SC_AG_ROUNDS] = rounds;
+    return MPI_SUCCESS;
+}
+
+static const void *send_buf(const sc__call *call)
+{
+    return call->in_place ? MPI_IN_PLACE : call->lay.buf;
+}
+
+static int *int_copy(sc__call *call, const MPI_Count *c, const MPI_Aint *d, MPI_Count g)
+{
+    int *a = sc__scratch(call, sizeof(int) * (size_t)call->size);
+
+    if (a == NULL)
+        return NULL;
+    for (int i = 0; i < call->size; i++)
+        a[i] = c != NULL ? (int)(c[i] / g) : (int)(d[i] / g);
+    return a;
+}
+
+static int a2a_native(sc__call *call)
+{
+    sc__layout *s = &call->lay, *r = &call->rlay;
+    const int *sc = s->icounts, *sd = s->idispls, *rc_ = r->icounts, *rd = r->idispls;
+    int rc;
+
+    if (call->large) {
+        int *a = NULL, *b = NULL;
+        if (!call->in_place) {
+            a = int_copy(call, s->ccounts, NULL, 1);
+            b = int_copy(call, NULL, s->cdispls, 1);
+        }
+        int *c = int_copy(call, r->ccounts, NULL, 1);
+        int *d = int_copy(call, NULL, r->cdispls, 1);
+        if ((!call->in_place && (a == NULL || b == NULL)) || c == NULL || d == NULL) {
+            rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+            MPI_Comm_call_errhandler(call->comm, rc);
+            return rc;
+        }
+        sc = a;
+        sd = b;
+        rc_ = c;
+        rd = d;
+    }
+    return MPI_Alltoallv(send_buf(call), sc, sd, s->type, r->buf, rc_, rd, r->type, call->comm);
+}
+
+#if SC_HAVE_MPI4
+static int a2a_largecount(sc__call *call)
+{
+    sc__layout *s = &call->lay, *r = &call->rlay;
+    int rc;
+
+    if ((rc = sc__layout_view(call, r)) != MPI_SUCCESS)
+        return rc;
+    if (!call->in_place && (rc = sc__layout_view(call, s)) != MPI_SUCCESS)
+        return rc;
+    return MPI_Alltoallv_c(send_buf(call), s->counts, s->displs, s->type, r->buf, r->counts,
+                           r->displs, r->type, call->priv);
+}
+#endif
+
+static int a2a_bigtype(sc__call *call)
+{
+    sc__layout *s = &call->lay, *r = &call->rlay;
+    alltoall_plan *plan = call->plan;
+    MPI_Datatype st = MPI_DATATYPE_NULL, rt = MPI_DATATYPE_NULL;
+    int *sc = NULL, *sd = NULL, *rc_, *rd, rc;
+
+    rc_ = int_copy(call, r->counts, NULL, plan->gr);
+    rd = int_copy(call, NULL, r->displs, plan->gr);
+    if (!call->in_place) {
+        sc = int_copy(call, s->counts, NULL, plan->gs);
+        sd = int_copy(call, NULL, s->displs, plan->gs);
+    }
+    if (rc_ == NULL || rd == NULL || (!call->in_place && (sc == NULL || sd == NULL)))
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    /* Each side picks its own g: a contiguous type of g elements has the
+     * signature of g elements, so the two ends of a message still match. */
+    if ((rc = MPI_Type_contiguous((int)plan->gr, r->type, &rt)) != MPI_SUCCESS ||
+        (rc = MPI_Type_commit(&rt)) != MPI_SUCCESS)
+        goto out;
+    if (!call->in_place && ((rc = MPI_Type_contiguous((int)plan->gs, s->type, &st)) !=
+                                MPI_SUCCESS ||
+                            (rc = MPI_Type_commit(&st)) != MPI_SUCCESS))
+        goto out;
+    rc = MPI_Alltoallv(send_buf(call), sc, sd, call->in_place ? rt : st, r->buf, rc_, rd, rt,
+                       call->priv);
+out:
+    if (st != MPI_DATATYPE_NULL)
+        MPI_Type_free(&st);
+    if (rt != MPI_DATATYPE_NULL)
+        MPI_Type_free(&rt);
+    return rc;
+}
+
+/* One round of chunk: piece `round` of every block of one side, as
+ * datatypes that carry the 64-bit byte offset of the piece. */
+static int round_types(sc__call *call, const sc__layout *lay, MPI_Count round, int counts[],
+                       MPI_Datatype types[])
+{
+    const MPI_Count w = call->limit;
+    int rc;
+
+    for (int j = 0; j < call->size; j++) {
+        MPI_Count off = round * w, len = lay->counts[j] - off;
+        types[j] = MPI_DATATYPE_NULL;
+        counts[j] = 0;
+        if (len <= 0)
+            continue;
+        if (len > w)
+            len = w;
+        rc = sc__type_at((lay->displs[j] + (MPI_Aint)off) * lay->extent, len, lay->type,
+                         &types[j]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        counts[j] = 1;
+    }
+    return MPI_SUCCESS;
+}
+
+static void free_types(MPI_Datatype types[], int n, MPI_Datatype fill)
+{
+    for (int j = 0; j < n; j++) {
+        if (types[j] != MPI_DATATYPE_NULL && types[j] != fill)
+            MPI_Type_free(&types[j]);
+        types[j] = MPI_DATATYPE_NULL;
+    }
+}
+
+static int a2a_chunk(sc__call *call)
+{
+    const int p = call->size;
+    const MPI_Count rounds = call->ag[SC_AG_ROUNDS];
+    int *scnt, *rcnt, *zero;
+    MPI_Datatype *stypes, *rtypes;
+    int rc = MPI_SUCCESS;
+
+    scnt = sc__scratch(call, sizeof(int) * (size_t)p);
+    rcnt = sc__scratch(call, sizeof(int) * (size_t)p);
+    zero = sc__scratch(call, sizeof(int) * (size_t)p);
+    stypes = sc__scratch(call, sizeof(MPI_Datatype) * (size_t)p);
+    rtypes = sc__scratch(call, sizeof(MPI_Datatype) * (size_t)p);
+    if (!scnt || !rcnt || !zero || !stypes || !rtypes)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    memset(zero, 0, sizeof(int) * (size_t)p);
+    for (int j = 0; j < p; j++)
+        stypes[j] = rtypes[j] = MPI_DATATYPE_NULL;
+    /* The displacements are in the types, so alltoallw's int byte
+     * displacements are all zero and cannot overflow. */
+    for (MPI_Count r = 0; r < rounds && rc == MPI_SUCCESS; r++) {
+        if ((rc = round_types(call, &call->rlay, r, rcnt, rtypes)) == MPI_SUCCESS &&
+            (call->in_place || (rc = round_types(call, &call->lay, r, scnt, stypes)) ==
+                                   MPI_SUCCESS)) {
+            /* MPI wants a valid type even where the count is zero. */
+            for (int j = 0; j < p; j++) {
+                if (rtypes[j] == MPI_DATATYPE_NULL)
+                    rtypes[j] = MPI_BYTE;
+                if (stypes[j] == MPI_DATATYPE_NULL)
+                    stypes[j] = MPI_BYTE;
+            }
+            rc = MPI_Alltoallw(send_buf(call), scnt, zero, stypes, call->rlay.buf, rcnt, zero,
+                               rtypes, call->priv);
+        }
+        free_types(rtypes, p, MPI_BYTE);
+        free_types(stypes, p, MPI_BYTE);
+    }
+    return rc;
+}
+
+static int a2a_p2p(sc__call *call)
+{
+    sc__layout *s = &call->lay, *r = &call->rlay;
+    const int p = call->size, me = call->rank;
+    MPI_Request *reqs;
+    MPI_Datatype *types;
+    int rc = MPI_SUCCESS, nreq = 0;
+
+    reqs = sc__scratch(call, sizeof *reqs * (size_t)(2 * p));
+    types = sc__scratch(call, sizeof *types * (size_t)(2 * p));
+    if (reqs == NULL || types == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    for (int i = 0; i < 2 * p; i++)
+        types[i] = MPI_DATATYPE_NULL;
+    for (int j = 0; j < p && rc == MPI_SUCCESS; j++) {
+        char *rat = sc__at(r->buf, r->displs[j], r->extent);
+        MPI_Datatype rt, st;
+        int rn, sn, rowned, sowned;
+
+        if ((rc = sc__type_fit(r->counts[j], r->type, &rn, &rt, &rowned)) != MPI_SUCCESS)
+            break;
+        if (rowned)
+            types[j] = rt;
+        if (call->in_place) {
+            /* Ranks exchange block pairs in increasing partner order; the
+             * lowest rank with work left always finds its partner ready, so
+             * the schedule cannot deadlock. */
+            if (j != me)
+                rc = MPI_Sendrecv_replace(rat, rn, rt, j, SC_TAG_P2P, j, SC_TAG_P2P,
+                                          call->priv, MPI_STATUS_IGNORE);
+            continue;
+        }
+        if ((rc = sc__type_fit(s->counts[j], s->type, &sn, &st, &sowned)) != MPI_SUCCESS)
+            break;
+        if (sowned)
+            types[p + j] = st;
+        if ((rc = MPI_Irecv(rat, rn, rt, j, SC_TAG_P2P, call->priv, &reqs[nreq++])) !=
+            MPI_SUCCESS)
+            break;
+        rc = MPI_Isend(sc__at(s->buf, s->displs[j], s->extent), sn, st, j, SC_TAG_P2P,
+                       call->priv, &reqs[nreq++]);
+    }
+    if (nreq > 0) {
+        int wrc = sc__waitall(nreq, reqs);
+        if (rc == MPI_SUCCESS)
+            rc = wrc;
+    }
+    for (int i = 0; i < 2 * p; i++)
+        if (types[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&types[i]);
+    return rc;
+}
+
+const sc__pattern_ops sc__alltoall_ops = {
+    .feasible = a2a_feasible,
+    .exec = {
+        [SAFECOLL_STRATEGY_NATIVE] = a2a_native,
+#if SC_HAVE_MPI4
+        [SAFECOLL_STRATEGY_LARGECOUNT] = a2a_largecount,
+#endif
+        [SAFECOLL_STRATEGY_BIGTYPE] = a2a_bigtype,
+        [SAFECOLL_STRATEGY_CHUNK] = a2a_chunk,
+        [SAFECOLL_STRATEGY_P2P] = a2a_p2p,
+    },
+};

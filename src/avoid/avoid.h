@@ -1,0 +1,48 @@
+/*
+ * Avoidance strategies, written once per communication pattern. Each
+ * pattern provides one function that tells what this rank cannot run (and
+ * sizes rounds and segments), and one executor per strategy; a NULL
+ * executor means the strategy does not apply to the pattern. The
+ * applicability of paper 000's Table X is therefore the table of data
+ * sc__patterns[] in table.c, not conditions scattered through the code.
+ */
+#ifndef SC_AVOID_H
+#define SC_AVOID_H
+
+#include "pipeline.h"
+
+typedef int (*sc__exec_fn)(sc__call *call);
+
+typedef struct sc__pattern_ops {
+    /* Sets call->ag[SC_AG_NOFIT + s] for each strategy s this rank cannot
+     * run, and SC_AG_ROUNDS / SC_AG_NSEG / SC_AG_SIZE_* where it knows them.
+     * Returns an MPI error code for a failure of its own (e.g. memory). */
+    int (*feasible)(sc__call *call);
+    sc__exec_fn exec[SAFECOLL_NSTRATEGY];
+} sc__pattern_ops;
+
+extern const sc__pattern_ops *const sc__patterns[];
+
+extern const sc__pattern_ops sc__rooted_ops;
+extern const sc__pattern_ops sc__allgather_ops;
+extern const sc__pattern_ops sc__alltoall_ops;
+
+/* Windows of the chunk strategy (windows.c): the blocks [displs[i],
+ * displs[i]+counts[i]) are covered by windows of at most w elements, each
+ * starting at the first element not yet covered, so holes in the layout cost
+ * no rounds. *starts is malloc'ed. */
+int sc__windows(const MPI_Count counts[], const MPI_Aint displs[], int n, MPI_Count w,
+                MPI_Aint **starts, int *nwin);
+
+/* The part of block [d, d+c) inside window [ws, ws+w): *off is the offset of
+ * the piece in the block, the return value its length (0 when none). */
+MPI_Count sc__piece(MPI_Aint d, MPI_Count c, MPI_Aint ws, MPI_Count w, MPI_Count *off);
+
+/* A committed type describing `count` elements of `type` starting
+ * `byte_offset` bytes after the buffer address, for alltoallw rounds. */
+int sc__type_at(MPI_Aint byte_offset, MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
+
+/* The tag of point-to-point strategies on the private communicator. */
+#define SC_TAG_P2P 0x5c01
+
+#endif /* SC_AVOID_H */

@@ -1,0 +1,376 @@
+/*
+ * Strategies of the rooted patterns, gather and scatter, written once: the
+ * root side (call->lay) holds a count and a displacement per rank, the leaf
+ * side (call->leaf) one block per rank; gather moves leaf to root, scatter
+ * root to leaf. At the root, MPI_IN_PLACE stands in the leaf buffer for both.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "avoid.h"
+
+static int is_gather(const sc__call *call)
+{
+    return call->pattern == SC_PATTERN_GATHER;
+}
+
+static int is_root(const sc__call *call)
+{
+    return call->rank == call->root;
+}
+
+/* The int-count collective of the pattern. */
+static int rooted_int(const sc__call *call, char *rootbuf, const int counts[],
+                      const int displs[], MPI_Datatype roottype, const void *leafbuf,
+                      int leafcount, MPI_Datatype leaftype, MPI_Comm comm)
+{
+    if (is_gather(call))
+        return MPI_Gatherv(leafbuf, leafcount, leaftype, rootbuf, counts, displs, roottype,
+                           call->root, comm);
+    return MPI_Scatterv(rootbuf, counts, displs, roottype, (void *)leafbuf, leafcount, leaftype,
+                        call->root, comm);
+}
+
+/* The leaf buffer as MPI must see it: MPI_IN_PLACE at an in-place root. */
+static const void *leaf_buf(const sc__call *call, MPI_Count offset)
+{
+    if (call->in_place && is_root(call))
+        return MPI_IN_PLACE;
+    return call->leaf.buf + offset * call->leaf.extent;
+}
+
+static int *int_array(sc__call *call)
+{
+    int *a = sc__scratch(call, sizeof(int) * (size_t)call->size);
+    if (a == NULL)
+        sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
+    return a;
+}
+
+/* Root-side state computed while checking feasibility, kept for execution. */
+typedef struct rooted_plan {
+    MPI_Count g;          /* bigtype: gcd of counts and displacements */
+    int nseg, *seg_start; /* segment */
+    int *rebased;
+    MPI_Aint *starts;     /* chunk windows */
+    int nwin;
+} rooted_plan;
+
+static int plan_root(sc__call *call, rooted_plan *plan)
+{
+    sc__layout *lay = &call->lay;
+    const int p = call->size;
+    const MPI_Count limit = call->limit;
+    long long *nofit = &call->ag[SC_AG_NOFIT];
+    int rc;
+
+    memset(plan, 0, sizeof *plan);
+    if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
+        return rc;
+
+    /* bigtype: every count and displacement divided by g must fit. */
+    if ((rc = safecoll_displs_gcd(lay->displs, lay->counts, p, &plan->g)) != MPI_SUCCESS)
+        return rc;
+    if (plan->g == 0)
+        plan->g = 1;
+    for (int i = 0; i < p && !nofit[SAFECOLL_STRATEGY_BIGTYPE]; i++)
+        if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g > limit ||
+            lay->displs[i] / plan->g < -limit - 1)
+            nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
+
+    /* segment: rank ranges whose rebased displacements fit. */
+    plan->seg_start = sc__scratch(call, sizeof(int) * (size_t)(p + 1));
+    plan->rebased = int_array(call);
+    if (plan->seg_start == NULL || plan->rebased == NULL)
+        return MPI_ERR_NO_MEM;
+    if (safecoll_displs_segments(lay->displs, lay->counts, p, (MPI_Aint)limit, &plan->nseg,
+                                 plan->seg_start, plan->rebased) != MPI_SUCCESS)
+        nofit[SAFECOLL_STRATEGY_SEGMENT] = 1;
+    call->ag[SC_AG_NSEG] = plan->nseg;
+
+    /* chunk: windows of at most the limit over the root buffer. */
+    if ((rc = sc__windows(lay->counts, lay->displs, p, limit, &plan->starts, &plan->nwin)) !=
+        MPI_SUCCESS)
+        return rc;
+    call->ag[SC_AG_ROUNDS] = plan->nwin;
+    return MPI_SUCCESS;
+}
+
+static rooted_plan *plan_of(sc__call *call)
+{
+    return (rooted_plan *)call->plan;
+}
+
+static int rooted_feasible(sc__call *call)
+{
+    rooted_plan *plan;
+    int rc;
+
+#if !SC_HAVE_MPI4
+    call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+#endif
+    if (!is_root(call))
+        return MPI_SUCCESS;
+    if ((plan = sc__scratch(call, sizeof *plan)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    call->plan = plan;
+    rc = plan_root(call, plan);
+    /* The window starts were malloc'ed by sc__windows; the call frees them. */
+    if (plan->starts != NULL && sc__scratch_adopt(call, plan->starts) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    return rc;
+}
+
+static int exec_native(sc__call *call)
+{
+    const sc__layout *lay = &call->lay;
+    int *counts = NULL, *displs = NULL, leafcount;
+    int rc;
+
+    if (!call->large)
+        return rooted_int(call, lay->buf, lay->icounts,
+                          lay->idispls, lay->type, leaf_buf(call, 0), (int)call->leaf.count,
+                          call->leaf.type, call->comm);
+    /* A _c call whose values all fit: the int call with converted arrays. */
+    if (is_root(call)) {
+        counts = malloc(sizeof(int) * (size_t)call->size);
+        displs = malloc(sizeof(int) * (size_t)call->size);
+        if (counts == NULL || displs == NULL) {
+            free(counts);
+            free(displs);
+            rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+            MPI_Comm_call_errhandler(call->comm, rc);
+            return rc;
+        }
+        for (int i = 0; i < call->size; i++) {
+            counts[i] = (int)lay->ccounts[i];
+            displs[i] = (int)lay->cdispls[i];
+        }
+    }
+    leafcount = (int)call->leaf.count;
+    rc = rooted_int(call, lay->buf, counts, displs, lay->type, leaf_buf(call, 0), leafcount,
+                    call->leaf.type, call->comm);
+    free(counts);
+    free(displs);
+    return rc;
+}
+
+#if SC_HAVE_MPI4
+static int exec_largecount(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    int rc;
+
+    if (is_root(call) && (rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
+        return rc;
+    if (is_gather(call))
+        return MPI_Gatherv_c(leaf_buf(call, 0), call->leaf.count, call->leaf.type, lay->buf,
+                             lay->counts, lay->displs, lay->type, call->root, call->priv);
+    return MPI_Scatterv_c(lay->buf, lay->counts, lay->displs, lay->type,
+                          (void *)leaf_buf(call, 0), call->leaf.count, call->leaf.type,
+                          call->root, call->priv);
+}
+#endif
+
+static int exec_bigtype(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    MPI_Datatype big = MPI_DATATYPE_NULL, lt;
+    int *counts = NULL, *displs = NULL, ln, lowned, rc;
+
+    if ((rc = sc__type_fit(call->leaf.count, call->leaf.type, &ln, &lt, &lowned)) !=
+        MPI_SUCCESS)
+        return rc;
+    if (is_root(call)) {
+        MPI_Count g = plan_of(call)->g;
+        counts = int_array(call);
+        displs = int_array(call);
+        if (counts == NULL || displs == NULL)
+            return MPI_ERR_NO_MEM;
+        for (int i = 0; i < call->size; i++) {
+            counts[i] = (int)(lay->counts[i] / g);
+            displs[i] = (int)(lay->displs[i] / g);
+        }
+        /* A contiguous type of g elements has the signature of g elements,
+         * so the leaves keep their own description of the data. */
+        if ((rc = MPI_Type_contiguous((int)g, lay->type, &big)) == MPI_SUCCESS)
+            rc = MPI_Type_commit(&big);
+        if (rc != MPI_SUCCESS)
+            goto out;
+    }
+    rc = rooted_int(call, lay->buf, counts, displs, big, leaf_buf(call, 0), ln, lt, call->priv);
+out:
+    if (big != MPI_DATATYPE_NULL)
+        MPI_Type_free(&big);
+    if (lowned)
+        MPI_Type_free(&lt);
+    return rc;
+}
+
+static int exec_segment(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    const int nseg = (int)call->ag[SC_AG_NSEG];
+    int *seg_start, *counts = NULL, *displs = NULL, rc;
+
+    if (is_root(call)) {
+        seg_start = plan_of(call)->seg_start;
+        counts = int_array(call);
+        displs = int_array(call);
+        if (counts == NULL || displs == NULL)
+            return MPI_ERR_NO_MEM;
+    } else if ((seg_start = sc__scratch(call, sizeof(int) * (size_t)(nseg + 1))) == NULL) {
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    }
+    /* Only the root knows the segments; one small broadcast tells the rest. */
+    if ((rc = MPI_Bcast(seg_start, nseg + 1, MPI_INT, call->root, call->priv)) != MPI_SUCCESS)
+        return rc;
+    for (int k = 0; k < nseg; k++) {
+        int s0 = seg_start[k], s1 = seg_start[k + 1];
+        int member = call->rank >= s0 && call->rank < s1;
+        MPI_Datatype lt;
+        int ln = 0, lowned = 0;
+        char *base = lay->buf;
+
+        if (is_root(call)) {
+            for (int i = 0; i < call->size; i++) {
+                int in = i >= s0 && i < s1;
+                counts[i] = in ? (int)lay->counts[i] : 0;
+                displs[i] = in ? plan_of(call)->rebased[i] : 0;
+            }
+            base = sc__at(lay->buf, lay->displs[s0], lay->extent);
+        }
+        if ((rc = sc__type_fit(member ? call->leaf.count : 0, call->leaf.type, &ln, &lt,
+                               &lowned)) != MPI_SUCCESS)
+            return rc;
+        rc = rooted_int(call, base, counts, displs, lay->type, leaf_buf(call, 0), ln, lt,
+                        call->priv);
+        if (lowned)
+            MPI_Type_free(&lt);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int exec_chunk(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    const int nwin = (int)call->ag[SC_AG_ROUNDS];
+    const MPI_Count w = call->limit;
+    MPI_Aint *starts, mine = 0;
+    int *counts = NULL, *displs = NULL, rc;
+
+    if (is_root(call)) {
+        starts = plan_of(call)->starts;
+        counts = int_array(call);
+        displs = int_array(call);
+        if (counts == NULL || displs == NULL)
+            return MPI_ERR_NO_MEM;
+    } else if ((starts = sc__scratch(call, sizeof(MPI_Aint) * (size_t)(nwin + 1))) == NULL) {
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+    }
+    /* Each rank needs the windows and where its own block lies in the root
+     * buffer to cut its block the way the root cuts the layout. */
+    if ((rc = MPI_Bcast(starts, nwin, MPI_AINT, call->root, call->priv)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = MPI_Scatter(is_root(call) ? lay->displs : NULL, 1, MPI_AINT, &mine, 1, MPI_AINT,
+                          call->root, call->priv)) != MPI_SUCCESS)
+        return rc;
+    for (int k = 0; k < nwin; k++) {
+        MPI_Count off = 0, len = sc__piece(mine, call->leaf.count, starts[k], w, &off);
+
+        if (is_root(call)) {
+            for (int i = 0; i < call->size; i++) {
+                MPI_Count o, l = sc__piece(lay->displs[i], lay->counts[i], starts[k], w, &o);
+                counts[i] = (int)l;
+                displs[i] = l > 0 ? (int)(lay->displs[i] + o - starts[k]) : 0;
+            }
+        }
+        rc = rooted_int(call, sc__at(lay->buf, starts[k], lay->extent), counts, displs,
+                        lay->type, leaf_buf(call, off), (int)len, call->leaf.type, call->priv);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int exec_p2p(sc__call *call)
+{
+    sc__layout *lay = &call->lay;
+    MPI_Datatype lt, *types = NULL;
+    MPI_Request *reqs = NULL;
+    int ln, lowned, rc, nreq = 0;
+
+    if ((rc = sc__type_fit(call->leaf.count, call->leaf.type, &ln, &lt, &lowned)) !=
+        MPI_SUCCESS)
+        return rc;
+    if (!is_root(call)) {
+        if (is_gather(call))
+            rc = MPI_Send(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv);
+        else
+            rc = MPI_Recv(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv,
+                          MPI_STATUS_IGNORE);
+        goto out;
+    }
+    reqs = sc__scratch(call, sizeof *reqs * (size_t)call->size);
+    types = sc__scratch(call, sizeof *types * (size_t)call->size);
+    if (reqs == NULL || types == NULL) {
+        rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+        goto out;
+    }
+    for (int i = 0; i < call->size && rc == MPI_SUCCESS; i++) {
+        char *at = sc__at(lay->buf, lay->displs[i], lay->extent);
+        int n, owned;
+
+        types[i] = MPI_DATATYPE_NULL;
+        if ((rc = sc__type_fit(lay->counts[i], lay->type, &n, &types[i], &owned)) !=
+            MPI_SUCCESS)
+            break;
+        if (!owned)
+            types[i] = MPI_DATATYPE_NULL;
+        MPI_Datatype t = owned ? types[i] : lay->type;
+        if (i == call->root) {
+            /* The root's own block is a local copy, unless it is in place. */
+            if (!call->in_place) {
+                if (is_gather(call))
+                    rc = MPI_Sendrecv(call->leaf.buf, ln, lt, i, SC_TAG_P2P, at, n, t, i,
+                                      SC_TAG_P2P, call->priv, MPI_STATUS_IGNORE);
+                else
+                    rc = MPI_Sendrecv(at, n, t, i, SC_TAG_P2P, call->leaf.buf, ln, lt, i,
+                                      SC_TAG_P2P, call->priv, MPI_STATUS_IGNORE);
+            }
+            continue;
+        }
+        if (is_gather(call))
+            rc = MPI_Irecv(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
+        else
+            rc = MPI_Isend(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
+    }
+    if (nreq > 0) {
+        int wrc = sc__waitall(nreq, reqs);
+        if (rc == MPI_SUCCESS)
+            rc = wrc;
+    }
+    for (int i = 0; i < call->size; i++)
+        if (types[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&types[i]);
+out:
+    if (lowned)
+        MPI_Type_free(&lt);
+    return rc;
+}
+
+const sc__pattern_ops sc__rooted_ops = {
+    .feasible = rooted_feasible,
+    .exec = {
+        [SAFECOLL_STRATEGY_NATIVE] = exec_native,
+#if SC_HAVE_MPI4
+        [SAFECOLL_STRATEGY_LARGECOUNT] = exec_largecount,
+#endif
+        [SAFECOLL_STRATEGY_BIGTYPE] = exec_bigtype,
+        [SAFECOLL_STRATEGY_SEGMENT] = exec_segment,
+        [SAFECOLL_STRATEGY_CHUNK] = exec_chunk,
+        [SAFECOLL_STRATEGY_P2P] = exec_p2p,
+    },
+};

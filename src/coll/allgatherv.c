@@ -1,0 +1,49 @@
+/* safecoll_allgatherv and safecoll_allgatherv_c. Every rank holds the same
+ * receive arrays. */
+#include "pipeline.h"
+
+static int allgatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
+{
+    call->has_layout = 1;
+    sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
+                    "recvtype");
+    if (sendbuf == MPI_IN_PLACE) {
+        call->in_place = 1;
+        call->leaf.type = recvtype;
+        return sc__run(call);
+    }
+    sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
+                  "sendtype");
+    return sc__run(call);
+}
+
+int safecoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm)
+{
+    sc__call call;
+    int rc = sc__begin(&call, SAFECOLL_COLL_ALLGATHERV, SC_PATTERN_ALLGATHER,
+                       "safecoll_allgatherv", 0, comm, -1);
+
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.lay.icounts = recvcounts;
+    call.lay.idispls = displs;
+    return allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+}
+
+int safecoll_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm)
+{
+    sc__call call;
+    int rc = sc__begin(&call, SAFECOLL_COLL_ALLGATHERV, SC_PATTERN_ALLGATHER,
+                       "safecoll_allgatherv_c", 1, comm, -1);
+
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.lay.ccounts = recvcounts;
+    call.lay.cdispls = displs;
+    return allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+}

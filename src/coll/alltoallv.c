@@ -1,0 +1,55 @@
+/* safecoll_alltoallv and safecoll_alltoallv_c. Each rank holds its own send
+ * and receive arrays; send blocks may overlap, receive blocks may not. */
+#include "pipeline.h"
+
+static int alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Datatype recvtype)
+{
+    call->has_layout = 1;
+    call->lay.overlap_ok = 1;
+    if (sendbuf == MPI_IN_PLACE)
+        call->in_place = 1;
+    else
+        sc__layout_init(call, &call->lay, sendbuf, sendtype, "sendbuf", "sendcounts",
+                        "sdispls", "sendtype");
+    sc__layout_init(call, &call->rlay, recvbuf, recvtype, "recvbuf", "recvcounts", "rdispls",
+                    "recvtype");
+    if (call->in_place)
+        call->lay.type = recvtype;
+    return sc__run(call);
+}
+
+int safecoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    sc__call call;
+    int rc = sc__begin(&call, SAFECOLL_COLL_ALLTOALLV, SC_PATTERN_ALLTOALL,
+                       "safecoll_alltoallv", 0, comm, -1);
+
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.lay.icounts = sendcounts;
+    call.lay.idispls = sdispls;
+    call.rlay.icounts = recvcounts;
+    call.rlay.idispls = rdispls;
+    return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+}
+
+int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         MPI_Datatype recvtype, MPI_Comm comm)
+{
+    sc__call call;
+    int rc = sc__begin(&call, SAFECOLL_COLL_ALLTOALLV, SC_PATTERN_ALLTOALL,
+                       "safecoll_alltoallv_c", 1, comm, -1);
+
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.lay.ccounts = sendcounts;
+    call.lay.cdispls = sdispls;
+    call.rlay.ccounts = recvcounts;
+    call.rlay.cdispls = rdispls;
+    return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+}

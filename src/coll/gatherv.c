@@ -1,0 +1,59 @@
+/* safecoll_gatherv and safecoll_gatherv_c: describe the call, then run the
+ * shared pipeline. Only the root holds the receive arrays. */
+#include "pipeline.h"
+
+static int gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
+{
+    if (call->rank == call->root) {
+        call->has_layout = 1;
+        sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
+                        "recvtype");
+        if (sendbuf == MPI_IN_PLACE) {
+            /* The root's block is already in place; sendcount and sendtype
+             * are not significant, as in MPI. */
+            call->in_place = 1;
+            call->leaf.type = recvtype;
+            return sc__run(call);
+        }
+    } else if (sendbuf == MPI_IN_PLACE) {
+        sc__error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is valid only at the root",
+                  call->fn, call->rank);
+        call->ag[SC_AG_ERROR] = MPI_ERR_BUFFER;
+        call->ag[SC_AG_ERROR_RANK] = call->rank + 1;
+        return sc__run(call);
+    }
+    sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
+                  "sendtype");
+    return sc__run(call);
+}
+
+int safecoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm)
+{
+    sc__call call;
+    int rc = sc__begin(&call, SAFECOLL_COLL_GATHERV, SC_PATTERN_GATHER, "safecoll_gatherv", 0,
+                       comm, root);
+
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.lay.icounts = recvcounts;
+    call.lay.idispls = displs;
+    return gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+}
+
+int safecoll_gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    sc__call call;
+    int rc = sc__begin(&call, SAFECOLL_COLL_GATHERV, SC_PATTERN_GATHER, "safecoll_gatherv_c",
+                       1, comm, root);
+
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.lay.ccounts = recvcounts;
+    call.lay.cdispls = displs;
+    return gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+}

@@ -1,0 +1,66 @@
+/*
+ * Known bugs of installed MPI libraries that the safe collectives route
+ * around before the bound registry exists. Each entry names the library by
+ * a substring of MPI_Get_library_version, the pattern it affects, the
+ * condition of the call that triggers it and the strategies that run into
+ * it (they all end in the same broken MPI call).
+ */
+#include <pthread.h>
+#include <string.h>
+
+#include "pipeline.h"
+
+typedef struct known_bug {
+    const char *library;  /* substring of MPI_Get_library_version */
+    sc__pattern pattern;
+    int (*applies)(const sc__call *call);
+    unsigned broken;      /* bit s: strategy s is affected */
+    const char *what;
+} known_bug;
+
+#define BIT(s) (1u << (s))
+
+/* MPICH 4.0.2 on one process copies the send block of MPI_Allgatherv and
+ * MPI_Allgatherv_c to offset 0 of the receive buffer, ignoring displs[0]
+ * (found by this project's tests; gatherv and alltoallv are correct). */
+static int allgatherv_single(const sc__call *call)
+{
+    if (call->size != 1 || call->in_place || call->leaf.count == 0)
+        return 0;
+    return call->lay.icounts ? call->lay.idispls[0] != 0 : call->lay.cdispls[0] != 0;
+}
+
+static const known_bug known_bugs[] = {
+    {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLGATHER, allgatherv_single,
+     BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT) |
+         BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_SEGMENT) |
+         BIT(SAFECOLL_STRATEGY_CHUNK),
+     "MPI_Allgatherv on one process ignores displs"},
+};
+
+static pthread_once_t version_once = PTHREAD_ONCE_INIT;
+static char version[MPI_MAX_LIBRARY_VERSION_STRING];
+
+static void read_version(void)
+{
+    int len = 0;
+
+    if (MPI_Get_library_version(version, &len) != MPI_SUCCESS)
+        version[0] = '\0';
+}
+
+unsigned sc__known_bugs(const sc__call *call, const char **what)
+{
+    unsigned broken = 0;
+
+    pthread_once(&version_once, read_version);
+    for (size_t i = 0; i < sizeof known_bugs / sizeof known_bugs[0]; i++) {
+        const known_bug *k = &known_bugs[i];
+        if (k->pattern == call->pattern && strstr(version, k->library) != NULL &&
+            k->applies(call)) {
+            broken |= k->broken;
+            *what = k->what;
+        }
+    }
+    return broken;
+}

@@ -1,0 +1,424 @@
+/*
+ * The shared pipeline: describe (helpers for the entry points), detect,
+ * agree, execute. See pipeline.h for the overview.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "avoid.h"
+#include "pipeline.h"
+
+/* The order in which the automatic choice tries strategies: cheapest first.
+ * largecount and bigtype keep one collective call; segment and chunk make a
+ * few; p2p makes P messages at the root. */
+static const safecoll_strategy cost_order[] = {
+    SAFECOLL_STRATEGY_LARGECOUNT, SAFECOLL_STRATEGY_BIGTYPE, SAFECOLL_STRATEGY_SEGMENT,
+    SAFECOLL_STRATEGY_CHUNK, SAFECOLL_STRATEGY_P2P,
+};
+
+/* Records the first local error of the call; the agreement step makes it
+ * every rank's error. */
+static void note_error(sc__call *call, int code)
+{
+    if (code != MPI_SUCCESS && call->ag[SC_AG_ERROR] == 0) {
+        call->ag[SC_AG_ERROR] = code;
+        call->ag[SC_AG_ERROR_RANK] = call->rank + 1;
+    }
+}
+
+static int is_predefined(MPI_Datatype type)
+{
+    int ni, na, nd, combiner;
+
+    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return 0;
+    return combiner == MPI_COMBINER_NAMED;
+}
+
+/* Validates a datatype and reads its extent and size. */
+static int type_info(sc__call *call, MPI_Datatype type, const char *name, MPI_Aint *extent,
+                     int *size)
+{
+    MPI_Aint lb;
+    MPI_Count sz;
+
+    if (type == MPI_DATATYPE_NULL)
+        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is MPI_DATATYPE_NULL", call->fn,
+                         call->rank, name);
+    if (MPI_Type_get_extent(type, &lb, extent) != MPI_SUCCESS ||
+        MPI_Type_size_x(type, &sz) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is not a valid datatype", call->fn,
+                         call->rank, name);
+    *size = sz > INT_MAX ? INT_MAX : (int)sz;
+    return MPI_SUCCESS;
+}
+
+int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
+              int large, MPI_Comm comm, int root)
+{
+    int inter, rc;
+
+    memset(call, 0, sizeof *call);
+    call->coll = coll;
+    call->pattern = pattern;
+    call->fn = fn;
+    call->large = large;
+    call->comm = comm;
+    call->root = root;
+    call->priv = MPI_COMM_NULL;
+    call->strategy = SAFECOLL_STRATEGY_NATIVE;
+    call->lay.bad_index = call->rlay.bad_index = -1;
+
+    /* These errors are the same on every rank (shared environment, same
+     * communicator, same root), so each rank can return at once. */
+    if ((rc = sc__config_init()) != MPI_SUCCESS)
+        return rc;
+    call->limit = sc__config_int_limit();
+    if (comm == MPI_COMM_NULL)
+        return sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
+    if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
+    if (inter)
+        return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
+                         "%s: intercommunicators are not supported", fn);
+    MPI_Comm_rank(comm, &call->rank);
+    MPI_Comm_size(comm, &call->size);
+    if (root != -1 && (root < 0 || root >= call->size))
+        return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
+                         fn, root, call->size);
+    if ((rc = sc__comm_private(comm, &call->priv)) != MPI_SUCCESS)
+        return rc;
+    return MPI_SUCCESS;
+}
+
+int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
+                  MPI_Datatype type, const char *bufname, const char *countname,
+                  const char *typename_)
+{
+    int rc;
+
+    leaf->buf = (char *)buf;
+    leaf->count = count;
+    leaf->type = type;
+    if (count < 0)
+        rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s is negative (%lld)", call->fn,
+                       call->rank, countname, (long long)count);
+    else if ((rc = type_info(call, type, typename_, &leaf->extent, &leaf->type_size)) !=
+             MPI_SUCCESS)
+        ;
+    else if (buf == NULL && count > 0 && leaf->type_size > 0 && is_predefined(type))
+        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", call->fn,
+                       call->rank, bufname, countname, (long long)count);
+    if (count > call->limit)
+        call->lay.nofit = 1;
+    note_error(call, rc);
+    return rc;
+}
+
+/* One pass over the arrays: validation, detector D and "does not fit". */
+int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Datatype type,
+                    const char *bufname, const char *countsname, const char *displsname,
+                    const char *typename_)
+{
+    const int p = call->size;
+    const MPI_Count limit = call->limit;
+    MPI_Count total = 0;
+    int rc;
+
+    lay->buf = (char *)buf;
+    lay->type = type;
+    if ((rc = type_info(call, type, typename_, &lay->extent, &lay->type_size)) != MPI_SUCCESS)
+        goto out;
+    if ((lay->icounts == NULL && lay->ccounts == NULL) ||
+        (lay->idispls == NULL && lay->cdispls == NULL)) {
+        rc = sc__error(MPI_ERR_ARG, "%s: rank %d: %s is NULL", call->fn, call->rank,
+                       (lay->icounts == NULL && lay->ccounts == NULL) ? countsname
+                                                                      : displsname);
+        goto out;
+    }
+    if (lay->icounts != NULL) {
+        int prev_d = 0, prev_c = 0;
+        for (int i = 0; i < p; i++) {
+            int c = lay->icounts[i], d = lay->idispls[i];
+            if (c < 0) {
+                rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s[%d] is negative (%d)", call->fn,
+                               call->rank, countsname, i, c);
+                goto out;
+            }
+            total += c;
+            /* A negative entry is a wrap under the non-negative assumption; on
+             * a receive side, so is a block overlapping its predecessor. */
+            if (!lay->wrapped &&
+                (d < 0 || (!lay->overlap_ok && i > 0 && c > 0 && prev_c > 0 &&
+                           (long long)d < (long long)prev_d + prev_c &&
+                           (long long)prev_d < (long long)d + c))) {
+                lay->wrapped = 1;
+                lay->bad_index = i;
+            }
+            if (c > limit || d > limit)
+                lay->nofit = 1;
+            if (c > 0) {
+                prev_d = d;
+                prev_c = c;
+            }
+        }
+    } else {
+        for (int i = 0; i < p; i++) {
+            MPI_Count c = lay->ccounts[i];
+            MPI_Aint d = lay->cdispls[i];
+            if (c < 0) {
+                rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s[%d] is negative (%lld)",
+                               call->fn, call->rank, countsname, i, (long long)c);
+                goto out;
+            }
+            total += c;
+            if (c > limit || d > limit || d < -limit - 1)
+                lay->nofit = 1;
+        }
+    }
+    lay->total = total;
+    if (buf == NULL && total > 0 && lay->type_size > 0 && is_predefined(type))
+        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s holds %lld elements",
+                       call->fn, call->rank, bufname, countsname, (long long)total);
+    else if (lay->wrapped)
+        rc = sc__layout_view(call, lay);
+out:
+    note_error(call, rc);
+    return rc;
+}
+
+/* Hands memory to the call, which frees it when it ends. Returns mem, or
+ * NULL (after freeing it) when mem is NULL or every slot is taken. */
+void *sc__scratch_adopt(sc__call *call, void *mem)
+{
+    for (size_t i = 0; mem != NULL && i < sizeof call->scratch / sizeof call->scratch[0]; i++) {
+        if (call->scratch[i] == NULL) {
+            call->scratch[i] = mem;
+            return mem;
+        }
+    }
+    free(mem);
+    return NULL;
+}
+
+void *sc__scratch(sc__call *call, size_t bytes)
+{
+    return sc__scratch_adopt(call, malloc(bytes ? bytes : 1));
+}
+
+/* The 64-bit true values of a layout, recovering wrapped int displacements. */
+int sc__layout_view(sc__call *call, sc__layout *lay)
+{
+    const int p = call->size;
+    int rc;
+
+    if (lay->counts != NULL)
+        return MPI_SUCCESS;
+    if (lay->ccounts != NULL) {
+        lay->counts = (MPI_Count *)lay->ccounts;
+        lay->displs = (MPI_Aint *)lay->cdispls;
+        return MPI_SUCCESS;
+    }
+    lay->counts = malloc(sizeof(MPI_Count) * (size_t)(p ? p : 1));
+    lay->displs = malloc(sizeof(MPI_Aint) * (size_t)(p ? p : 1));
+    lay->owned = 1;
+    if (lay->counts == NULL || lay->displs == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory for %d displacements",
+                         call->fn, call->rank, p);
+    for (int i = 0; i < p; i++)
+        lay->counts[i] = lay->icounts[i];
+    if (!lay->wrapped) {
+        for (int i = 0; i < p; i++)
+            lay->displs[i] = lay->idispls[i];
+        return MPI_SUCCESS;
+    }
+    rc = safecoll_displs_recover(lay->idispls, lay->overlap_ok ? NULL : lay->icounts, p,
+                                 lay->displs);
+    if (rc != MPI_SUCCESS) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", safecoll_last_error());
+        return sc__error(MPI_ERR_ARG,
+                         "%s: rank %d: the displacements wrapped past INT_MAX and cannot be "
+                         "recovered (%s)",
+                         call->fn, call->rank, why);
+    }
+    for (int i = 0; i < p; i++)
+        if (lay->displs[i] > call->limit)
+            lay->nofit = 1;
+    return MPI_SUCCESS;
+}
+
+static void call_free(sc__call *call)
+{
+    sc__layout *lays[2] = {&call->lay, &call->rlay};
+
+    for (int k = 0; k < 2; k++) {
+        if (lays[k]->owned) {
+            free(lays[k]->counts);
+            free(lays[k]->displs);
+        }
+    }
+    for (size_t i = 0; i < sizeof call->scratch / sizeof call->scratch[0]; i++)
+        free(call->scratch[i]);
+}
+
+static void note_size(sc__call *call, int size)
+{
+    if (size > call->ag[SC_AG_SIZE_MAX])
+        call->ag[SC_AG_SIZE_MAX] = size;
+    if (-size > call->ag[SC_AG_SIZE_NEG])
+        call->ag[SC_AG_SIZE_NEG] = -size;
+}
+
+/* Step 2, detect: triggers are known from describe; here this rank works
+ * out which strategies it could run when one is needed or forced. */
+static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
+{
+    int trig = call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
+    unsigned broken = sc__known_bugs(call, &call->known);
+
+    trig = trig || broken != 0;
+
+    call->ag[SC_AG_TRIGGER] = trig;
+    call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
+    /* chunk cuts blocks at element boundaries on both sides of every
+     * message, so it needs one element size for all non-empty data. */
+    call->ag[SC_AG_SIZE_MAX] = 0;
+    call->ag[SC_AG_SIZE_NEG] = -(long long)INT_MAX;
+    if (call->leaf.count > 0 && !call->in_place)
+        note_size(call, call->leaf.type_size);
+    if (call->lay.total > 0)
+        note_size(call, call->lay.type_size);
+    if (call->rlay.total > 0)
+        note_size(call, call->rlay.type_size);
+    if (call->ag[SC_AG_ERROR] != 0)
+        return;
+    /* The native call cannot carry what does not fit in int. */
+    call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_NATIVE] = trig;
+    if (!trig && (forced == SAFECOLL_STRATEGY_AUTO || forced == SAFECOLL_STRATEGY_NATIVE))
+        return;
+    note_error(call, ops->feasible(call));
+    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
+        if (broken & (1u << s))
+            call->ag[SC_AG_NOFIT + s] = 1;
+}
+
+/* Step 3, agree: one allreduce; afterwards every rank holds the same vector
+ * and therefore takes the same decision. */
+static int agree(sc__call *call)
+{
+    long long in[SC_AG_LEN];
+    int rc;
+
+    memcpy(in, call->ag, sizeof in);
+    rc = MPI_Allreduce(in, call->ag, SC_AG_LEN, MPI_LONG_LONG, MPI_MAX, call->priv);
+    if (rc != MPI_SUCCESS)
+        return sc__error(rc, "%s: rank %d: the agreement message failed", call->fn,
+                         call->rank);
+    return MPI_SUCCESS;
+}
+
+static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
+{
+    const long long *ag = call->ag;
+
+    if (ag[SC_AG_ERROR] != 0) {
+        int who = (int)ag[SC_AG_ERROR_RANK] - 1;
+        if (who != call->rank)
+            sc__error((int)ag[SC_AG_ERROR], "%s: rank %d reported %s (its message says why)",
+                      call->fn, who, sc__error_class_name((int)ag[SC_AG_ERROR]));
+        return (int)ag[SC_AG_ERROR];
+    }
+    if (ag[SC_AG_SIZE_MAX] > 0 && ag[SC_AG_SIZE_MAX] != -ag[SC_AG_SIZE_NEG])
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
+    if (forced != SAFECOLL_STRATEGY_AUTO) {
+        if (ops->exec[forced] == NULL)
+            return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
+                             "%s: the forced strategy %s does not apply to this collective",
+                             call->fn, safecoll_strategy_name(forced));
+        if (ag[SC_AG_NOFIT + forced])
+            return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
+                             "%s: the forced strategy %s cannot carry this call (%s)",
+                             call->fn, safecoll_strategy_name(forced),
+                             forced == SAFECOLL_STRATEGY_NATIVE
+                                 ? "counts or displacements do not fit in int"
+                                 : "its layout or datatypes do not allow it");
+        call->strategy = forced;
+        return MPI_SUCCESS;
+    }
+    if (!ag[SC_AG_TRIGGER]) {
+        call->strategy = SAFECOLL_STRATEGY_NATIVE;
+        return MPI_SUCCESS;
+    }
+    for (size_t i = 0; i < sizeof cost_order / sizeof cost_order[0]; i++) {
+        safecoll_strategy s = cost_order[i];
+        if (ops->exec[s] != NULL && !ag[SC_AG_NOFIT + s]) {
+            call->strategy = s;
+            return MPI_SUCCESS;
+        }
+    }
+    return sc__error(MPI_ERR_INTERN, "%s: no strategy can carry this call", call->fn);
+}
+
+static void log_decision(const sc__call *call)
+{
+    int logger = call->root >= 0 ? call->root : 0;
+    char why[96] = "forced";
+
+    if (call->rank != logger)
+        return;
+    if (call->ag[SC_AG_WRAPPED]) {
+        const sc__layout *w = call->lay.wrapped ? &call->lay : &call->rlay;
+        if (w->wrapped && w->bad_index >= 0)
+            snprintf(why, sizeof why, "class D: displs[%d] wrapped past INT_MAX", w->bad_index);
+        else
+            snprintf(why, sizeof why, "class D: displacements wrapped past INT_MAX");
+    } else if (call->known != NULL) {
+        snprintf(why, sizeof why, "known MPI bug: %s", call->known);
+    } else if (call->ag[SC_AG_TRIGGER]) {
+        snprintf(why, sizeof why, "counts or displacements above the int limit %lld",
+                 (long long)call->limit);
+    }
+    fprintf(stderr, "libsafecoll: %s on %d ranks: %s -> %s\n", call->fn, call->size, why,
+            safecoll_strategy_name(call->strategy));
+}
+
+int sc__run(sc__call *call)
+{
+    const sc__pattern_ops *ops = sc__patterns[call->pattern];
+    safecoll_strategy forced = sc__config_forced(call->coll);
+    int rc;
+
+    detect(call, ops, forced);
+    if ((rc = agree(call)) == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
+        if (sc__config_verbose() && call->strategy != SAFECOLL_STRATEGY_NATIVE)
+            log_decision(call);
+        rc = ops->exec[call->strategy](call);
+        /* The native call ran on the caller's communicator, where MPI has
+         * already invoked the error handler. */
+        if (call->strategy == SAFECOLL_STRATEGY_NATIVE) {
+            sc__stats_count(call->coll, call->strategy, 0, rc != MPI_SUCCESS);
+            call_free(call);
+            return rc;
+        }
+    }
+    sc__stats_count(call->coll, call->strategy, (int)call->ag[SC_AG_WRAPPED],
+                    rc != MPI_SUCCESS);
+    call_free(call);
+    if (rc != MPI_SUCCESS)
+        MPI_Comm_call_errhandler(call->comm, rc);
+    return rc;
+}
+
+/* Errors found before the call could be described on every rank alike. */
+int sc__fail_early(sc__call *call, int rc)
+{
+    sc__stats_count(call->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
+    call_free(call);
+    if (call->comm == MPI_COMM_NULL || rc == MPI_ERR_COMM)
+        MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
+    else
+        MPI_Comm_call_errhandler(call->comm, rc);
+    return rc;
+}

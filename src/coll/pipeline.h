@@ -1,0 +1,123 @@
+/*
+ * The four-step pipeline shared by every safe collective:
+ *
+ *   describe -> a call descriptor (sc__call) filled by the thin entry points
+ *               in this folder, with 64-bit views of counts and displacements
+ *   detect   -> sc__detect: detector D (wrapped int displacements) and "does
+ *               not fit" (a 64-bit value above the int limit), plus the
+ *               strategies this rank can or cannot run
+ *   agree    -> sc__agree: one small MPI_Allreduce(MAX) on the private
+ *               communicator carrying triggers, feasibility and errors, so
+ *               every rank takes the same path or returns the same error
+ *   execute  -> sc__execute: the native call or one avoidance strategy,
+ *               written once per communication pattern in src/avoid/
+ */
+#ifndef SC_PIPELINE_H
+#define SC_PIPELINE_H
+
+#include <stddef.h>
+
+#include "core.h"
+
+/* The communication pattern decides which avoidance code runs. */
+typedef enum sc__pattern {
+    SC_PATTERN_GATHER,    /* rooted, many-to-one: gatherv */
+    SC_PATTERN_SCATTER,   /* rooted, one-to-many: scatterv */
+    SC_PATTERN_ALLGATHER, /* allgatherv */
+    SC_PATTERN_ALLTOALL,  /* alltoallv */
+} sc__pattern;
+
+/* One side of a call that has a count and a displacement per rank. The int
+ * API fills icounts/idispls, the _c API ccounts/cdispls; counts/displs are
+ * the 64-bit true values, made by sc__layout_view only when a strategy other
+ * than the native call needs them (recovering wrapped values on the way). */
+typedef struct sc__layout {
+    char *buf;
+    MPI_Datatype type;
+    MPI_Aint extent;
+    int type_size;
+    const int *icounts, *idispls;
+    const MPI_Count *ccounts;
+    const MPI_Aint *cdispls;
+    MPI_Count *counts;
+    MPI_Aint *displs;
+    int owned;      /* counts/displs were allocated here */
+    int overlap_ok; /* a send side: blocks may overlap, recover without counts */
+    int wrapped;    /* detector D fired */
+    int bad_index;  /* first wrapped entry, for the log */
+    int nofit;      /* a 64-bit value does not fit the int limit */
+    MPI_Count total; /* sum of the counts */
+} sc__layout;
+
+/* The side of a call with one count for this rank. */
+typedef struct sc__leaf {
+    char *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    MPI_Aint extent;
+    int type_size;
+} sc__leaf;
+
+/* Slots of the agreement vector (reduced with MPI_MAX). */
+enum {
+    SC_AG_ERROR,      /* an MPI error code, 0 for none */
+    SC_AG_ERROR_RANK, /* 1 + the rank that reported it */
+    SC_AG_TRIGGER,    /* some rank needs an avoidance */
+    SC_AG_WRAPPED,    /* detector D fired somewhere */
+    SC_AG_NOFIT,      /* SC_AG_NOFIT + s: strategy s cannot run somewhere */
+    SC_AG_ROUNDS = SC_AG_NOFIT + SAFECOLL_NSTRATEGY, /* chunk rounds */
+    SC_AG_NSEG,       /* segments */
+    SC_AG_SIZE_MAX,   /* largest type size of non-empty data */
+    SC_AG_SIZE_NEG,   /* minus the smallest one */
+    SC_AG_LEN
+};
+
+typedef struct sc__call {
+    safecoll_coll coll;
+    sc__pattern pattern;
+    const char *fn;      /* the public name, for messages */
+    int large;           /* called through the _c entry */
+    MPI_Comm comm, priv;
+    int rank, size, root; /* root is -1 for rootless collectives */
+    int in_place;
+    int has_layout;      /* this rank holds the per-rank arrays */
+    sc__layout lay;      /* the arrays: root side, or alltoallv's send side */
+    sc__layout rlay;     /* alltoallv's receive side */
+    sc__leaf leaf;       /* the per-rank scalar side */
+    /* Detection and agreement. */
+    long long ag[SC_AG_LEN];
+    safecoll_strategy strategy;
+    MPI_Count limit;
+    const char *known;   /* a known MPI bug this call would hit (known.c) */
+    /* The pattern's plan, made while checking feasibility (in scratch). */
+    void *plan;
+    /* Memory owned by the call, freed when it ends. */
+    void *scratch[16];
+} sc__call;
+
+/* Known bugs of the running MPI library (known.c): the strategies that
+ * would hit one with this call, as bits; *what names the bug. */
+unsigned sc__known_bugs(const sc__call *call, const char **what);
+
+/* Pipeline steps (pipeline.c). */
+int sc__run(sc__call *call);
+int sc__layout_view(sc__call *call, sc__layout *lay);
+int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
+                  MPI_Datatype type, const char *bufname, const char *countname,
+                  const char *typename_);
+int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Datatype type,
+                    const char *bufname, const char *countsname, const char *displsname,
+                    const char *typename_);
+void *sc__scratch(sc__call *call, size_t bytes);
+void *sc__scratch_adopt(sc__call *call, void *mem);
+int sc__fail_early(sc__call *call, int rc);
+int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
+              int large, MPI_Comm comm, int root);
+
+/* Helpers for strategies. */
+static inline char *sc__at(char *buf, MPI_Aint displ, MPI_Aint extent)
+{
+    return buf + displ * extent;
+}
+
+#endif /* SC_PIPELINE_H */

@@ -1,0 +1,59 @@
+/* safecoll_scatterv and safecoll_scatterv_c. Only the root holds the send
+ * arrays; send blocks may overlap in MPI, so wrapped displacements are
+ * recovered without the counts. */
+#include "pipeline.h"
+
+static int scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, void *recvbuf,
+                    MPI_Count recvcount, MPI_Datatype recvtype)
+{
+    if (call->rank == call->root) {
+        call->has_layout = 1;
+        call->lay.overlap_ok = 1;
+        sc__layout_init(call, &call->lay, sendbuf, sendtype, "sendbuf", "sendcounts", "displs",
+                        "sendtype");
+        if (recvbuf == MPI_IN_PLACE) {
+            call->in_place = 1;
+            call->leaf.type = sendtype;
+            return sc__run(call);
+        }
+    } else if (recvbuf == MPI_IN_PLACE) {
+        sc__error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is valid only at the root",
+                  call->fn, call->rank);
+        call->ag[SC_AG_ERROR] = MPI_ERR_BUFFER;
+        call->ag[SC_AG_ERROR_RANK] = call->rank + 1;
+        return sc__run(call);
+    }
+    sc__leaf_init(call, &call->leaf, recvbuf, recvcount, recvtype, "recvbuf", "recvcount",
+                  "recvtype");
+    return sc__run(call);
+}
+
+int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm)
+{
+    sc__call call;
+    int rc = sc__begin(&call, SAFECOLL_COLL_SCATTERV, SC_PATTERN_SCATTER, "safecoll_scatterv",
+                       0, comm, root);
+
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.lay.icounts = sendcounts;
+    call.lay.idispls = displs;
+    return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+}
+
+int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    sc__call call;
+    int rc = sc__begin(&call, SAFECOLL_COLL_SCATTERV, SC_PATTERN_SCATTER,
+                       "safecoll_scatterv_c", 1, comm, root);
+
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.lay.ccounts = sendcounts;
+    call.lay.cdispls = displs;
+    return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+}

@@ -1,0 +1,74 @@
+/*
+ * The private communicator. All library traffic (agreement messages,
+ * point-to-point strategies, sub-collectives) goes on a duplicate of the
+ * caller's communicator, so it can never match the caller's own messages or
+ * tags. The duplicate is made at first use and cached on the caller's
+ * communicator with an attribute; MPI frees it through the delete callback
+ * when the caller frees its communicator.
+ */
+#include <pthread.h>
+
+#include "core.h"
+
+static int keyval = MPI_KEYVAL_INVALID;
+static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int free_private(MPI_Comm comm, int key, void *value, void *extra)
+{
+    MPI_Comm priv = (MPI_Comm)(intptr_t)value;
+
+    (void)comm;
+    (void)key;
+    (void)extra;
+    /* The value holds the handle itself; MPI_Comm is an int in MPICH and a
+     * pointer in Open MPI, and both fit in a pointer. */
+    return MPI_Comm_free(&priv);
+}
+
+int sc__comm_private(MPI_Comm comm, MPI_Comm *priv)
+{
+    void *value;
+    int found, rc;
+
+    pthread_mutex_lock(&keyval_lock);
+    if (keyval == MPI_KEYVAL_INVALID)
+        rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL);
+    else
+        rc = MPI_SUCCESS;
+    pthread_mutex_unlock(&keyval_lock);
+    if (rc != MPI_SUCCESS)
+        return sc__error(rc, "cannot create the attribute key for the private communicator");
+
+    rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
+    if (rc != MPI_SUCCESS)
+        return sc__error(rc, "cannot read the private communicator attribute");
+    if (found) {
+        *priv = (MPI_Comm)(intptr_t)value;
+        return MPI_SUCCESS;
+    }
+    rc = MPI_Comm_dup(comm, priv);
+    if (rc != MPI_SUCCESS)
+        return sc__error(rc, "cannot duplicate the communicator");
+    MPI_Comm_set_errhandler(*priv, MPI_ERRORS_RETURN);
+    rc = MPI_Comm_set_attr(comm, keyval, (void *)(intptr_t)*priv);
+    if (rc != MPI_SUCCESS) {
+        MPI_Comm_free(priv);
+        return sc__error(rc, "cannot cache the private communicator");
+    }
+    return MPI_SUCCESS;
+}
+
+/* MPICH declares MPI_Waitall's status array with an access attribute, and
+ * GCC 12 then takes the MPI_STATUSES_IGNORE sentinel for a zero-sized
+ * array. The call is correct, so the warning is silenced here, in one place. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+int sc__waitall(int n, MPI_Request reqs[])
+{
+    return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,231 @@
+/*
+ * Configuration: forced strategies, verbosity and the int limit. Every
+ * setting has an environment variable, read once under pthread_once, and an
+ * API call that overrides it. Values are parsed strictly: a malformed
+ * variable is an error that every safe collective reports (the same on every
+ * rank, since ranks share the environment), never a silently ignored value.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core.h"
+
+static const char *const strategy_names[SAFECOLL_NSTRATEGY] = {
+    "auto", "native", "largecount", "bigtype", "segment", "chunk", "p2p",
+};
+
+static const char *const coll_names[SAFECOLL_NCOLL] = {
+    "gatherv", "scatterv", "allgatherv", "alltoallv",
+};
+
+static atomic_int forced[SAFECOLL_NCOLL];
+static atomic_int verbose;
+static _Atomic MPI_Count int_limit = INT_MAX;
+
+static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static int env_error = MPI_SUCCESS;
+static char env_message[512];
+
+const char *safecoll_strategy_name(safecoll_strategy strategy)
+{
+    if (strategy < 0 || strategy >= SAFECOLL_NSTRATEGY)
+        return NULL;
+    return strategy_names[strategy];
+}
+
+const char *safecoll_coll_name(safecoll_coll coll)
+{
+    if (coll < 0 || coll >= SAFECOLL_NCOLL)
+        return NULL;
+    return coll_names[coll];
+}
+
+static int lookup(const char *const names[], int n, const char *s, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) == len && strncmp(names[i], s, len) == 0)
+            return i;
+    return -1;
+}
+
+/* Parses a strategy specification into out[] without touching the live
+ * settings, so that a malformed string changes nothing. */
+static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL])
+{
+    const char *p = spec;
+
+    while (*p != '\0') {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', len);
+        int coll, strategy;
+
+        if (eq == NULL)
+            return sc__error(MPI_ERR_ARG, "%s: entry '%.*s' is not collective=strategy", who,
+                             (int)len, p);
+        if ((size_t)(eq - p) == 3 && strncmp(p, "all", 3) == 0)
+            coll = SAFECOLL_COLL_ALL;
+        else if ((coll = lookup(coll_names, SAFECOLL_NCOLL, p, (size_t)(eq - p))) < 0)
+            return sc__error(MPI_ERR_ARG, "%s: unknown collective '%.*s'", who,
+                             (int)(eq - p), p);
+        strategy = lookup(strategy_names, SAFECOLL_NSTRATEGY, eq + 1, len - (size_t)(eq - p) - 1);
+        if (strategy < 0)
+            return sc__error(MPI_ERR_ARG,
+                             "%s: unknown strategy '%.*s' (expected auto, native, largecount, "
+                             "bigtype, segment, chunk or p2p)",
+                             who, (int)(len - (size_t)(eq - p) - 1), eq + 1);
+        for (int c = 0; c < SAFECOLL_NCOLL; c++)
+            if (coll == SAFECOLL_COLL_ALL || coll == c)
+                out[c] = strategy;
+        if (end == NULL)
+            break;
+        p = end + 1;
+        if (*p == '\0')
+            return sc__error(MPI_ERR_ARG, "%s: trailing comma", who);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Strict decimal integer in [lo, hi]: no sign tricks, no trailing text. */
+static int parse_long(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    long long v;
+
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static void env_fail(int code)
+{
+    /* Keep the message: sc__error wrote it to this thread's buffer only. */
+    env_error = code;
+    strncpy(env_message, safecoll_last_error(), sizeof env_message - 1);
+}
+
+static void read_env(void)
+{
+    const char *v;
+    long long n;
+    int spec[SAFECOLL_NCOLL];
+
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        spec[c] = atomic_load(&forced[c]);
+    if ((v = getenv("SAFECOLL_STRATEGY")) != NULL) {
+        if (parse_spec("SAFECOLL_STRATEGY", v, spec) != MPI_SUCCESS)
+            return env_fail(MPI_ERR_ARG);
+        for (int c = 0; c < SAFECOLL_NCOLL; c++)
+            atomic_store(&forced[c], spec[c]);
+    }
+    if ((v = getenv("SAFECOLL_VERBOSE")) != NULL) {
+        if (parse_long(v, 0, 1, &n) != 0)
+            return env_fail(sc__error(MPI_ERR_ARG,
+                                      "SAFECOLL_VERBOSE: '%s' is not 0 or 1", v));
+        atomic_store(&verbose, (int)n);
+    }
+    if ((v = getenv("SAFECOLL_INT_LIMIT")) != NULL) {
+        if (parse_long(v, 1, INT_MAX, &n) != 0)
+            return env_fail(sc__error(MPI_ERR_ARG,
+                                      "SAFECOLL_INT_LIMIT: '%s' is not an integer in "
+                                      "[1, 2147483647]",
+                                      v));
+        atomic_store(&int_limit, (MPI_Count)n);
+    }
+}
+
+int sc__config_init(void)
+{
+    pthread_once(&env_once, read_env);
+    if (env_error != MPI_SUCCESS)
+        return sc__error(env_error, "%s", env_message);
+    return MPI_SUCCESS;
+}
+
+safecoll_strategy sc__config_forced(safecoll_coll coll)
+{
+    return (safecoll_strategy)atomic_load(&forced[coll]);
+}
+
+int sc__config_verbose(void)
+{
+    return atomic_load(&verbose);
+}
+
+MPI_Count sc__config_int_limit(void)
+{
+    return atomic_load(&int_limit);
+}
+
+int safecoll_strategy_set(safecoll_coll coll, safecoll_strategy strategy)
+{
+    sc__config_init();
+    if (strategy < 0 || strategy >= SAFECOLL_NSTRATEGY)
+        return sc__error(MPI_ERR_ARG, "safecoll_strategy_set: strategy %d is out of range",
+                         (int)strategy);
+    if (coll != SAFECOLL_COLL_ALL && (coll < 0 || coll >= SAFECOLL_NCOLL))
+        return sc__error(MPI_ERR_ARG, "safecoll_strategy_set: coll %d is out of range",
+                         (int)coll);
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        if (coll == SAFECOLL_COLL_ALL || coll == c)
+            atomic_store(&forced[c], (int)strategy);
+    return MPI_SUCCESS;
+}
+
+int safecoll_strategy_get(safecoll_coll coll)
+{
+    sc__config_init();
+    if (coll < 0 || coll >= SAFECOLL_NCOLL)
+        return -1;
+    return atomic_load(&forced[coll]);
+}
+
+int safecoll_strategy_parse(const char *spec)
+{
+    int out[SAFECOLL_NCOLL];
+
+    sc__config_init();
+    if (spec == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_strategy_parse: spec is NULL");
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        out[c] = atomic_load(&forced[c]);
+    if (parse_spec("safecoll_strategy_parse", spec, out) != MPI_SUCCESS)
+        return MPI_ERR_ARG;
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        atomic_store(&forced[c], out[c]);
+    return MPI_SUCCESS;
+}
+
+int safecoll_verbose_set(int on)
+{
+    sc__config_init();
+    if (on != 0 && on != 1)
+        return sc__error(MPI_ERR_ARG, "safecoll_verbose_set: %d is not 0 or 1", on);
+    atomic_store(&verbose, on);
+    return MPI_SUCCESS;
+}
+
+int safecoll_int_limit_set(MPI_Count limit)
+{
+    sc__config_init();
+    if (limit < 1 || limit > INT_MAX)
+        return sc__error(MPI_ERR_ARG,
+                         "safecoll_int_limit_set: %lld is not in [1, 2147483647]",
+                         (long long)limit);
+    atomic_store(&int_limit, limit);
+    return MPI_SUCCESS;
+}
+
+MPI_Count safecoll_int_limit_get(void)
+{
+    sc__config_init();
+    return atomic_load(&int_limit);
+}

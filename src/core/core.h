@@ -1,0 +1,75 @@
+/*
+ * Internal interface of the core module: errors, configuration, statistics,
+ * the private communicator and datatype helpers. Names with the `sc__`
+ * prefix are internal and never exported (the library is built with
+ * -fvisibility=hidden and only SAFECOLL_API symbols are visible).
+ */
+#ifndef SC_CORE_H
+#define SC_CORE_H
+
+#include <limits.h>
+#include <stdint.h>
+
+#include "safecoll.h"
+
+#if defined(__GNUC__)
+#define SC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define SC_PRINTF(f, a)
+#endif
+
+/* MPI-4 brings the large-count `_c` calls; everything that depends on it
+ * tests this one macro. */
+#if defined(MPI_VERSION) && MPI_VERSION >= 4
+#define SC_HAVE_MPI4 1
+#else
+#define SC_HAVE_MPI4 0
+#endif
+
+/* ---- errors (error.c) ---- */
+
+/* Record a formatted message for safecoll_last_error() and return code. */
+int sc__error(int code, const char *fmt, ...) SC_PRINTF(2, 3);
+
+/* The standard MPI error class name of a code, for messages. */
+const char *sc__error_class_name(int code);
+
+/* ---- configuration (config.c) ---- */
+
+/* Reads the environment once. Returns MPI_SUCCESS or MPI_ERR_ARG when a
+ * SAFECOLL_* variable is malformed (the message names it); the error is
+ * reported by every later call, so all ranks see it alike. */
+int sc__config_init(void);
+safecoll_strategy sc__config_forced(safecoll_coll coll);
+int sc__config_verbose(void);
+MPI_Count sc__config_int_limit(void);
+
+/* ---- statistics (stats.c) ---- */
+
+void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggered_d,
+                     int error);
+
+/* ---- private communicator (comm.c) ---- */
+
+/* The private duplicate of comm, created at first use and cached on comm
+ * with an attribute; freed when comm is freed. Its error handler is
+ * MPI_ERRORS_RETURN so that library traffic never aborts behind the
+ * caller's back; errors are handed to the caller's handler instead. */
+int sc__comm_private(MPI_Comm comm, MPI_Comm *priv);
+
+/* MPI_Waitall ignoring statuses. */
+int sc__waitall(int n, MPI_Request reqs[]);
+
+/* ---- datatypes (types.c) ---- */
+
+/* A committed datatype that holds `count` elements of `type` as one
+ * element (a contiguous type of chunks plus a remainder), for counts that do
+ * not fit in int. *out must be freed with MPI_Type_free. */
+int sc__type_count(MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
+
+/* Send or receive `count` elements of `type` whatever its size: as is when it
+ * fits in int, else as one element of sc__type_count. Fills *n and *t and
+ * sets *owned when *t must be freed. */
+int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, int *owned);
+
+#endif /* SC_CORE_H */
