@@ -29,8 +29,14 @@ extern "C" {
  *  \b Assumption (paper 000, section IV-A): the true displacements are
  *  non-negative and, where recovery is asked for, non-descending in rank
  *  order. A descent between two entries of the same sign cannot come from
- *  a wrap of such a layout unless it leaves a hole of over 2^31 elements,
+ *  a wrap of such a layout unless the step between the two block starts
+ *  exceeds 2^31 elements, and a genuinely descending layout looks the same,
  *  so recovery refuses it instead of guessing.
+ *
+ *  \b Limits: a wrap by 2^32 or more that lands higher than its predecessor
+ *  (true {0, 2^32+5} reads {0, 5}) is invisible to both detectors; with
+ *  counts, recovery still finds it when the earlier block overlaps the later
+ *  start. safecoll_displs_check_blocks() compares neighbours only.
  *  @{ */
 
 /**
@@ -82,7 +88,9 @@ SAFECOLL_API int safecoll_displs_check_blocks(const int displs[], const int coun
  *
  * \param[in]  displs  the (possibly wrapped) displacements
  * \param[in]  counts  block lengths, each >= 0, or NULL to recover from the
- *                     displacements alone
+ *                     displacements alone. Give counts only for a layout whose
+ *                     blocks may not overlap (a receive side): with counts,
+ *                     an overlap is taken for a wrap
  * \param[in]  n       number of entries, >= 0
  * \param[out] out     n recovered displacements; may alias nothing in the input
  * \return MPI_SUCCESS or MPI_ERR_ARG.
@@ -100,12 +108,15 @@ SAFECOLL_API int safecoll_displs_recover(const int displs[], const int counts[],
  * one sub-collective per segment (paper W1-A).
  * \param[in]  displs     n displacements (true values, e.g. from
  *                        safecoll_displs_recover())
- * \param[in]  counts     n block lengths, each in [0, limit], or NULL
+ * Any displacement is accepted; a descent simply starts a new segment.
+ * \param[in]  counts     n block lengths, each in [0, limit], or NULL; they
+ *                        are validated but take no part in the grouping
  * \param[in]  n          number of entries, >= 0
  * \param[in]  limit      largest rebased displacement allowed, in [1, INT_MAX]
  * \param[out] nseg       number of segments (0 when n is 0)
- * \param[out] seg_start  n+1 entries: segment k holds ranks
- *                        [seg_start[k], seg_start[k+1]); seg_start[*nseg] == n
+ * \param[out] seg_start  n+1 entries (so never NULL, even when n is 0):
+ *                        segment k holds ranks [seg_start[k], seg_start[k+1]);
+ *                        seg_start[*nseg] == n
  * \param[out] rebased    n rebased displacements, or NULL if not wanted
  * \return MPI_SUCCESS or MPI_ERR_ARG.
  */
@@ -124,7 +135,8 @@ SAFECOLL_API int safecoll_displs_segments(const MPI_Aint displs[], const MPI_Cou
  * \param[out] g       the gcd of the absolute values of all non-zero
  *                     entries; 0 when every entry is 0 or n is 0
  * \return MPI_SUCCESS, or MPI_ERR_ARG for NULL g, n < 0, both arrays NULL
- *         with n > 0, or a negative count.
+ *         with n > 0, a negative count, or a gcd of 2^63 (every non-zero
+ *         entry a displacement equal to the most negative MPI_Aint).
  */
 SAFECOLL_API int safecoll_displs_gcd(const MPI_Aint displs[], const MPI_Count counts[], int n,
                                      MPI_Count *g);

@@ -5,7 +5,6 @@
 static int allgatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
                       MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
 {
-    call->has_layout = 1;
     sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
                     "recvtype");
     if (sendbuf == MPI_IN_PLACE) {

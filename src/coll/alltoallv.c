@@ -5,7 +5,6 @@
 static int alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, void *recvbuf,
                      MPI_Datatype recvtype)
 {
-    call->has_layout = 1;
     call->lay.overlap_ok = 1;
     if (sendbuf == MPI_IN_PLACE)
         call->in_place = 1;

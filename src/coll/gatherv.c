@@ -6,7 +6,6 @@ static int gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
                    MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
 {
     if (call->rank == call->root) {
-        call->has_layout = 1;
         sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
                         "recvtype");
         if (sendbuf == MPI_IN_PLACE) {
@@ -16,11 +15,15 @@ static int gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
             call->leaf.type = recvtype;
             return sc__run(call);
         }
-    } else if (sendbuf == MPI_IN_PLACE) {
-        sc__error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is valid only at the root",
-                  call->fn, call->rank);
-        call->ag[SC_AG_ERROR] = MPI_ERR_BUFFER;
-        call->ag[SC_AG_ERROR_RANK] = call->rank + 1;
+    } else {
+        /* Not significant here, but the native call gets them as given. */
+        call->lay.buf = (char *)recvbuf;
+        call->lay.type = recvtype;
+    }
+    if (call->rank != call->root && sendbuf == MPI_IN_PLACE) {
+        sc__note_error(call, sc__error(MPI_ERR_BUFFER,
+                                       "%s: rank %d: MPI_IN_PLACE is valid only at the root",
+                                       call->fn, call->rank));
         return sc__run(call);
     }
     sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",

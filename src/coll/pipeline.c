@@ -19,7 +19,7 @@ static const safecoll_strategy cost_order[] = {
 
 /* Records the first local error of the call; the agreement step makes it
  * every rank's error. */
-static void note_error(sc__call *call, int code)
+void sc__note_error(sc__call *call, int code)
 {
     if (code != MPI_SUCCESS && call->ag[SC_AG_ERROR] == 0) {
         call->ag[SC_AG_ERROR] = code;
@@ -112,7 +112,7 @@ int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count cou
                        call->rank, bufname, countname, (long long)count);
     if (count > call->limit)
         call->lay.nofit = 1;
-    note_error(call, rc);
+    sc__note_error(call, rc);
     return rc;
 }
 
@@ -184,7 +184,7 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
     else if (lay->wrapped)
         rc = sc__layout_view(call, lay);
 out:
-    note_error(call, rc);
+    sc__note_error(call, rc);
     return rc;
 }
 
@@ -298,7 +298,7 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_NATIVE] = trig;
     if (!trig && (forced == SAFECOLL_STRATEGY_AUTO || forced == SAFECOLL_STRATEGY_NATIVE))
         return;
-    note_error(call, ops->feasible(call));
+    sc__note_error(call, ops->feasible(call));
     for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
         if (broken & (1u << s))
             call->ag[SC_AG_NOFIT + s] = 1;

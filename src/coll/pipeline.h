@@ -80,7 +80,6 @@ typedef struct sc__call {
     MPI_Comm comm, priv;
     int rank, size, root; /* root is -1 for rootless collectives */
     int in_place;
-    int has_layout;      /* this rank holds the per-rank arrays */
     sc__layout lay;      /* the arrays: root side, or alltoallv's send side */
     sc__layout rlay;     /* alltoallv's receive side */
     sc__leaf leaf;       /* the per-rank scalar side */
@@ -111,6 +110,8 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
 void *sc__scratch(sc__call *call, size_t bytes);
 void *sc__scratch_adopt(sc__call *call, void *mem);
 int sc__fail_early(sc__call *call, int rc);
+/* Records this rank's first error; the agreement makes it every rank's. */
+void sc__note_error(sc__call *call, int code);
 int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
               int large, MPI_Comm comm, int root);
 

@@ -7,7 +7,6 @@ static int scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, 
                     MPI_Count recvcount, MPI_Datatype recvtype)
 {
     if (call->rank == call->root) {
-        call->has_layout = 1;
         call->lay.overlap_ok = 1;
         sc__layout_init(call, &call->lay, sendbuf, sendtype, "sendbuf", "sendcounts", "displs",
                         "sendtype");
@@ -16,11 +15,15 @@ static int scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, 
             call->leaf.type = sendtype;
             return sc__run(call);
         }
-    } else if (recvbuf == MPI_IN_PLACE) {
-        sc__error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is valid only at the root",
-                  call->fn, call->rank);
-        call->ag[SC_AG_ERROR] = MPI_ERR_BUFFER;
-        call->ag[SC_AG_ERROR_RANK] = call->rank + 1;
+    } else {
+        /* Not significant here, but the native call gets them as given. */
+        call->lay.buf = (char *)sendbuf;
+        call->lay.type = sendtype;
+    }
+    if (call->rank != call->root && recvbuf == MPI_IN_PLACE) {
+        sc__note_error(call, sc__error(MPI_ERR_BUFFER,
+                                       "%s: rank %d: MPI_IN_PLACE is valid only at the root",
+                                       call->fn, call->rank));
         return sc__run(call);
     }
     sc__leaf_init(call, &call->leaf, recvbuf, recvcount, recvtype, "recvbuf", "recvcount",

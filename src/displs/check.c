@@ -1,0 +1,69 @@
+/*
+ * Detector D (paper 000, section IV-A): one pass over an int displacement
+ * array finds the first entry that a wrap past INT_MAX corrupted. There are
+ * two flavours. The paper's assumes the layout is non-descending, so any
+ * descent is a wrap. The block flavour serves receive layouts, which MPI
+ * allows in any order: there only an overlap with the neighbouring block
+ * proves a wrap, because the blocks of a correct receive never overlap.
+ */
+#include <stdint.h>
+
+#include "core.h"
+#include "displs.h"
+
+int safecoll_displs_check(const int displs[], int n, int *first_bad)
+{
+    int bad = -1;
+
+    if (n < 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_displs_check: n is negative (%d)", n);
+    if (first_bad == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_displs_check: first_bad is NULL");
+    if (displs == NULL && n > 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_displs_check: displs is NULL but n is %d", n);
+
+    for (int i = 0; i < n && bad < 0; i++)
+        if (displs[i] < 0 || (i > 0 && displs[i] < displs[i - 1]))
+            bad = i;
+    *first_bad = bad;
+    return MPI_SUCCESS;
+}
+
+/* Whether two blocks share an element. The ends are computed in 64 bits
+ * because a block that starts below INT_MAX may end above it. An empty
+ * block holds no element, so it overlaps nothing wherever it starts. */
+static int overlap(int d0, int k0, int d1, int k1)
+{
+    int64_t end0 = (int64_t)d0 + k0, end1 = (int64_t)d1 + k1;
+
+    return k0 > 0 && k1 > 0 && d1 < end0 && d0 < end1;
+}
+
+int safecoll_displs_check_blocks(const int displs[], const int counts[], int n, int *first_bad)
+{
+    int bad = -1;
+
+    if (n < 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_displs_check_blocks: n is negative (%d)", n);
+    if (first_bad == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_displs_check_blocks: first_bad is NULL");
+    if (displs == NULL && n > 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_displs_check_blocks: displs is NULL but n is %d",
+                         n);
+    if (counts == NULL && n > 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_displs_check_blocks: counts is NULL but n is %d",
+                         n);
+    /* All counts are checked before the scan, so that the answer for bad
+     * input does not depend on where the first corrupted entry lies. */
+    for (int i = 0; i < n; i++)
+        if (counts[i] < 0)
+            return sc__error(MPI_ERR_ARG,
+                             "safecoll_displs_check_blocks: counts[%d] is negative (%d)", i,
+                             counts[i]);
+
+    for (int i = 0; i < n && bad < 0; i++)
+        if (displs[i] < 0 || (i > 0 && overlap(displs[i - 1], counts[i - 1], displs[i], counts[i])))
+            bad = i;
+    *first_bad = bad;
+    return MPI_SUCCESS;
+}
