@@ -38,6 +38,9 @@ static int ag_feasible(sc__call *call)
         return rc;
     if (plan->g == 0)
         plan->g = 1;
+    /* The type of g elements is made with an int count. */
+    if (plan->g > limit)
+        nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
     for (int i = 0; i < p && !nofit[SAFECOLL_STRATEGY_BIGTYPE]; i++)
         if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g > limit ||
             lay->displs[i] / plan->g < -limit - 1)

@@ -20,6 +20,9 @@ static MPI_Count gcd_fits(sc__call *call, const sc__layout *lay, int *fits)
 
     if (safecoll_displs_gcd(lay->displs, lay->counts, call->size, &g) != MPI_SUCCESS || g == 0)
         g = 1;
+    /* The type of g elements is made with an int count. */
+    if (g > call->limit)
+        *fits = 0;
     for (int i = 0; i < call->size; i++)
         if (lay->counts[i] / g > call->limit || lay->displs[i] / g > call->limit ||
             lay->displs[i] / g < -call->limit - 1)

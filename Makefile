@@ -1,0 +1,435 @@
+# libsafecoll - the one Makefile (plain GNU make).
+#
+#   make                  the libraries: lib/libsafecoll.a, lib/libsafecoll.so*
+#   make check            deps, all, unit + MPI tests, examples, symbol check,
+#                         C++ header test, install test, doc; ends with
+#                         "N passed, N failed"
+#   make check-big        the >INT_MAX tests in tests/big/ (slow, needs memory)
+#   make sanitize         everything again in build-san/ with ASan + UBSan, and
+#                         the unit and MPI tests run from there
+#   make bench | doc | demo | demo-native | install | uninstall | clean | deps
+#
+# Quiet unless V=1.  The MPI wrappers are always named through variables
+# (MPICC, MPICXX, MPIEXEC), defaulting to MPICH's, so that a second MPI on
+# the machine never gets picked by accident.  Nothing runs an MPI wrapper or
+# pkg-config while this file is parsed: `make deps` may be what installs them.
+
+# ---------------------------------------------------------------- toolchain
+MPICC         ?= mpicc.mpich
+MPICXX        ?= mpicxx.mpich
+MPIEXEC       ?= mpiexec.mpich
+MPIEXEC_FLAGS ?=
+AR            ?= ar
+PKG_CONFIG    ?= pkg-config
+DOXYGEN       ?= doxygen
+INSTALL       ?= install
+export MPIEXEC MPIEXEC_FLAGS
+
+# ---------------------------------------------------------------- version
+# Read from the header, as lz4 does: the header is the one place it lives.
+version_of = $(shell sed -n 's/^\#define[[:space:]]*SAFECOLL_VERSION_$(1)[[:space:]]*\([0-9][0-9]*\).*/\1/p' include/safecoll.h)
+VERSION_MAJOR := $(call version_of,MAJOR)
+VERSION_MINOR := $(call version_of,MINOR)
+VERSION_PATCH := $(call version_of,PATCH)
+VERSION       := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+ifeq ($(strip $(VERSION_MAJOR)),)
+$(error cannot read SAFECOLL_VERSION_MAJOR from include/safecoll.h)
+endif
+
+# ---------------------------------------------------------------- install dirs
+DESTDIR     ?=
+PREFIX      ?= /usr/local
+prefix      ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir      ?= $(exec_prefix)/bin
+libdir      ?= $(exec_prefix)/lib
+includedir  ?= $(prefix)/include
+pkgconfigdir ?= $(libdir)/pkgconfig
+# lz4's upper-case spellings are accepted too.
+BINDIR      ?= $(bindir)
+LIBDIR      ?= $(libdir)
+INCLUDEDIR  ?= $(includedir)
+PKGCONFIGDIR ?= $(pkgconfigdir)
+
+# ---------------------------------------------------------------- build tree
+# BUILDDIR is where every output goes; empty means the source tree itself
+# (obj/, lib/, tests/bin/, examples/bin/, bench/bin/).  `make sanitize`
+# re-enters this file with BUILDDIR=build-san SANITIZE=1, so the sanitizer
+# build uses exactly the same rules.
+BUILDDIR ?=
+B        := $(if $(strip $(BUILDDIR)),$(patsubst %/,%,$(BUILDDIR))/)
+SANDIR   ?= build-san
+
+# ---------------------------------------------------------------- flags
+CFLAGS   ?= $(if $(filter 1,$(SANITIZE)),-O1,-O2) -g
+CXXFLAGS ?= -O2 -g
+CPPFLAGS ?=
+LDFLAGS  ?=
+
+, := ,
+# Kept apart from CFLAGS so that a CFLAGS given on the command line does not
+# drop them.
+SAN_FLAGS := $(if $(filter 1,$(SANITIZE)),-fsanitize=address$(,)undefined -fno-omit-frame-pointer)
+
+WARN_CFLAGS := -Wall -Wextra -Werror
+# Module headers are included by bare name across modules ("avoid.h" from
+# src/coll/), so every module folder is on the include path, after the
+# source's own folder and core; "module/header.h" works too (-Isrc).
+MODULE_INCS := $(patsubst %/,-I%,$(sort $(dir $(wildcard src/*/*.h))))
+SRCDIR_OF = $(patsubst %/,%,$(dir $<))
+LIB_CFLAGS   = -std=c11 $(CFLAGS) $(SAN_FLAGS) $(WARN_CFLAGS) -fPIC -fvisibility=hidden \
+               -DSAFECOLL_BUILDING -Iinclude -Isrc/core $(filter-out -Isrc/core,-I$(SRCDIR_OF)) \
+               $(filter-out -Isrc/core -I$(SRCDIR_OF),$(MODULE_INCS)) -Isrc $(CPPFLAGS)
+# Tests may include internal headers (src/core/core.h, "module/header.h");
+# they are built like user code: no SAFECOLL_BUILDING.
+TEST_CFLAGS  = -std=c11 $(CFLAGS) $(SAN_FLAGS) $(WARN_CFLAGS) -Iinclude -Isrc/core \
+               $(filter-out -Isrc/core,$(MODULE_INCS)) -Isrc $(CPPFLAGS)
+EX_CFLAGS    = -std=c11 $(CFLAGS) $(SAN_FLAGS) $(WARN_CFLAGS) -Iinclude $(CPPFLAGS)
+
+# A shared library with ASan cannot be linked with -z defs (the runtime
+# comes with the executable), so the check for undefined symbols is only
+# made in the normal build.
+SO_LDFLAGS  := -shared -Wl,-soname,libsafecoll.so.$(VERSION_MAJOR) \
+               $(if $(filter 1,$(SANITIZE)),,-Wl,-z,defs)
+# zlib is linked only when a source uses it (--as-needed); pthread always.
+SO_LIBS     := -lpthread -Wl,--as-needed -lz -Wl,--no-as-needed
+LIBS_PRIVATE := $(strip -lpthread $(if $(shell grep -ls '<zlib\.h>' src/*/*.c),-lz))
+TEST_LIBS   := -lpthread -lz -lm
+# Evaluated when a recipe runs, never at parse time (see `deps`).
+CHECK_FLAGS  = `$(PKG_CONFIG) --cflags --libs check`
+RPATH        = -Wl,-rpath,$(CURDIR)/$(B)lib
+
+# ---------------------------------------------------------------- quiet output
+ifeq ($(V),1)
+Q :=
+say :=
+SILENT :=
+else
+Q := @
+say = @printf '  %-6s %s\n' '$(1)' '$(2)';
+SILENT := -s
+endif
+MAKEFLAGS += --no-print-directory
+
+# ---------------------------------------------------------------- files
+LIB_SRCS  := $(sort $(wildcard src/*/*.c))
+LIB_OBJS  := $(patsubst src/%.c,$(B)obj/%.o,$(LIB_SRCS))
+LIB_A     := $(B)lib/libsafecoll.a
+LIB_SO_V  := $(B)lib/libsafecoll.so.$(VERSION)
+LIB_SO_M  := $(B)lib/libsafecoll.so.$(VERSION_MAJOR)
+LIB_SO    := $(B)lib/libsafecoll.so
+LIBS_ALL  := $(LIB_A) $(LIB_SO_V) $(LIB_SO_M) $(LIB_SO)
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)tests/bin/unit/%,$(UNIT_SRCS))
+MPI_SRCS  := $(sort $(wildcard tests/mpi/test_*.c))
+MPI_BINS  := $(patsubst tests/mpi/%.c,$(B)tests/bin/mpi/%,$(MPI_SRCS))
+BIG_SRCS  := $(sort $(wildcard tests/big/*.c))
+BIG_BINS  := $(patsubst tests/big/%.c,$(B)tests/bin/big/%,$(BIG_SRCS))
+EX_SRCS   := $(sort $(wildcard examples/*.c))
+EX_BINS   := $(patsubst examples/%.c,$(B)examples/bin/%,$(EX_SRCS))
+BENCH_SRCS := $(sort $(wildcard bench/*.c))
+BENCH_BINS := $(patsubst bench/%.c,$(B)bench/bin/%,$(BENCH_SRCS))
+CXX_BIN   := $(B)tests/bin/cxx/test_header
+HEADERS   := include/safecoll.h $(sort $(wildcard include/safecoll/*.h))
+PC_FILE   := $(B)pkgconfig/safecoll.pc
+
+# Results of `make check`: one line "passed failed skipped label" per step.
+SUMMARY   ?= $(CURDIR)/$(B)tests/bin/summary.txt
+export SAFECOLL_SUMMARY := $(SUMMARY)
+SAFECOLL_TEST_TIMEOUT ?= 300
+export SAFECOLL_TEST_TIMEOUT
+
+# Debian packages `make deps` provides.
+DEPS_PKGS := make gcc g++ mpich libmpich-dev check pkg-config doxygen zlib1g-dev
+
+.DEFAULT_GOAL := all
+.PHONY: all lib tests examples bench-build deps help \
+        check check-run check-build check-unit check-mpi check-examples \
+        check-symbols check-cxx check-install check-doc check-big check-big-run \
+        sanitize sanitize-run bench demo demo-native doc install uninstall clean
+
+# ---------------------------------------------------------------- library
+all: lib
+lib: $(LIBS_ALL)
+
+$(B)obj/%.o: src/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPICC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJS)
+	$(call say,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(LIB_SO_V): $(LIB_OBJS)
+	$(call say,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(MPICC) $(SO_LDFLAGS) $(SAN_FLAGS) $(LDFLAGS) -o $@ $^ $(SO_LIBS)
+
+$(LIB_SO_M): $(LIB_SO_V)
+	$(Q)ln -sf $(notdir $<) $@
+
+$(LIB_SO): $(LIB_SO_M)
+	$(Q)ln -sf $(notdir $<) $@
+
+-include $(LIB_OBJS:.o=.d)
+
+# ---------------------------------------------------------------- programs
+# Programs are compiled and linked in one step; their header dependencies go
+# to the object tree (obj/tests/unit/test_x.d), not next to the binaries.
+PROG_DEPFLAGS = -MMD -MP -MF $(B)obj/$(<:.c=.d) -MT $@
+# Unit tests: no MPI job, static library (internal functions are reachable).
+$(B)tests/bin/unit/%: tests/unit/%.c $(LIB_A)
+	$(call say,CCLD,$<)
+	@mkdir -p $(@D) $(dir $(B)obj/$<)
+	$(Q)$(MPICC) $(TEST_CFLAGS) $(PROG_DEPFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(LIB_A) $(CHECK_FLAGS) $(TEST_LIBS)
+
+# MPI tests: shared library, like an application.  A test that needs
+# internal (hidden) functions says `/* mpi-link: static */` and gets the
+# static one.
+$(B)tests/bin/mpi/% $(B)tests/bin/big/%: LINK_LIB = $(if $(shell \
+	grep -lE '^[[:space:]]*/\*[[:space:]]*mpi-link:[[:space:]]*static' $<),\
+	$(LIB_A),-L$(B)lib -lsafecoll $(RPATH))
+$(B)tests/bin/mpi/%: tests/mpi/%.c $(LIB_A) $(LIB_SO)
+	$(call say,CCLD,$<)
+	@mkdir -p $(@D) $(dir $(B)obj/$<)
+	$(Q)$(MPICC) $(TEST_CFLAGS) $(PROG_DEPFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(LINK_LIB) $(CHECK_FLAGS) $(TEST_LIBS)
+
+$(B)tests/bin/big/%: tests/big/%.c $(LIB_A) $(LIB_SO)
+	$(call say,CCLD,$<)
+	@mkdir -p $(@D) $(dir $(B)obj/$<)
+	$(Q)$(MPICC) $(TEST_CFLAGS) $(PROG_DEPFLAGS) $(LDFLAGS) -o $@ $< \
+	    $(LINK_LIB) $(CHECK_FLAGS) $(TEST_LIBS)
+
+# Examples and benchmarks use only the public API, through the shared library.
+$(B)examples/bin/%: examples/%.c $(LIB_SO)
+	$(call say,CCLD,$<)
+	@mkdir -p $(@D) $(dir $(B)obj/$<)
+	$(Q)$(MPICC) $(EX_CFLAGS) $(PROG_DEPFLAGS) $(LDFLAGS) -o $@ $< \
+	    -L$(B)lib -lsafecoll $(RPATH) -lm
+
+$(B)bench/bin/%: bench/%.c $(LIB_SO)
+	$(call say,CCLD,$<)
+	@mkdir -p $(@D) $(dir $(B)obj/$<)
+	$(Q)$(MPICC) $(EX_CFLAGS) $(PROG_DEPFLAGS) $(LDFLAGS) -o $@ $< \
+	    -L$(B)lib -lsafecoll $(RPATH) -lm
+
+# The headers must compile as C++ (extern "C", no C-only syntax).
+$(CXX_BIN): tests/cxx/test_header.cpp $(HEADERS) $(LIB_SO)
+	$(call say,CXXLD,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPICXX) -std=c++11 $(CXXFLAGS) $(SAN_FLAGS) -Wall -Wextra -Werror -Iinclude \
+	    $(LDFLAGS) -o $@ $< -L$(B)lib -lsafecoll $(RPATH)
+
+-include $(wildcard $(B)obj/tests/*/*.d $(B)obj/examples/*.d $(B)obj/bench/*.d)
+
+tests: $(UNIT_BINS) $(MPI_BINS) $(CXX_BIN)
+examples: $(EX_BINS)
+bench-build: $(BENCH_BINS)
+
+# ---------------------------------------------------------------- deps
+# Installs what is missing on a Debian machine, and nothing when all is
+# there.  SAFECOLL_NO_DEPS=1 skips the check entirely.
+deps:
+ifneq ($(SAFECOLL_NO_DEPS),1)
+	$(Q)if ! command -v dpkg >/dev/null 2>&1; then \
+	    echo "deps: not a Debian system; install by hand: $(DEPS_PKGS)"; exit 0; fi; \
+	missing=; \
+	for p in $(DEPS_PKGS); do \
+	    dpkg -s $$p 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
+	done; \
+	[ -z "$$missing" ] && exit 0; \
+	echo "  DEPS  installing:$$missing"; \
+	if [ "$$(id -u)" = 0 ]; then sudo=; \
+	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+	else echo "deps: need root or sudo to install:$$missing" >&2; exit 1; fi; \
+	export DEBIAN_FRONTEND=noninteractive; \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
+	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing
+else
+	@:
+endif
+
+# ---------------------------------------------------------------- check
+# `check` installs deps first, then re-enters make so that nothing of the
+# build can run before the compilers exist (also under -j).  Every step
+# runs even when an earlier one failed; the summary line comes last.
+CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-cxx check-install check-doc
+
+check: deps
+	@$(MAKE) $(SILENT) check-run
+	@printf '\n== summary ==\n'
+	@$(SUMMARIZE)
+
+# The steps of `check`.  It always succeeds: the results, a failed build
+# included, are in $(SUMMARY), printed by `check` itself so that at most one
+# line of make's own follows the summary on failure.
+check-run:
+	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
+	@printf '\n== build ==\n'
+	@if ! $(MAKE) $(SILENT) check-build; then echo "0 1 0 build" >> $(SUMMARY); \
+	    printf '\nFAIL build\n'; exit 0; fi; \
+	for step in $(CHECK_STEPS); do $(MAKE) $(SILENT) $$step || true; done
+
+check-build: all tests examples
+
+# Totals of $(SUMMARY); the closing line is "N passed, N failed" and the
+# status is non-zero when anything failed.
+SUMMARIZE = awk '{ p += $$1; f += $$2; s += $$3 } \
+	$$2 > 0 { sub(/^[0-9]+ [0-9]+ [0-9]+ /, ""); bad = bad "  failed: " $$0 "\n" } \
+	END { printf "%s", bad; if (s) printf "%d skipped\n", s; \
+	      printf "%d passed, %d failed\n", p, f; exit (f > 0) }' $(SUMMARY)
+
+# One line per step in $(SUMMARY): "passed failed skipped label".
+record = if $(2); then echo "1 0 0 $(1)" >> $(SUMMARY); echo "PASS $(1)"; \
+         else echo "0 1 0 $(1)" >> $(SUMMARY); echo "FAIL $(1)"; false; fi
+
+check-unit: $(UNIT_BINS)
+	@printf '\n== unit tests ==\n'
+	$(Q)UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
+	    tests/run-unit.sh --logs $(B)tests/bin/logs $(UNIT_BINS)
+
+check-mpi: $(MPI_BINS)
+	@printf '\n== MPI tests ==\n'
+	$(Q)tests/run-mpi.sh --src tests/mpi --logs $(B)tests/bin/logs $(MPI_BINS)
+
+check-examples: $(EX_BINS)
+	@printf '\n== examples ==\n'
+	$(Q)SAFECOLL_DEMO_SMALL=1 tests/run-mpi.sh --src examples --default-procs 4 \
+	    --logs $(B)tests/bin/logs $(EX_BINS)
+
+check-symbols: $(LIB_SO_V) $(LIB_A)
+	@printf '\n== exported symbols ==\n'
+	@$(call record,symbols,tests/check-symbols.sh $(LIB_SO_V) $(LIB_A))
+
+check-cxx: $(CXX_BIN)
+	@printf '\n== C++ header ==\n'
+	@$(call record,cxx-header,$(CXX_BIN))
+
+check-install: lib
+	@printf '\n== install ==\n'
+	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' tests/check-install.sh)
+
+check-doc:
+	@printf '\n== doc ==\n'
+	@$(call record,doc,$(MAKE) $(SILENT) doc)
+
+# ---------------------------------------------------------------- check-big
+check-big: deps
+	$(Q)$(MAKE) $(SILENT) check-big-run SUMMARY=$(CURDIR)/$(B)tests/bin/summary-big.txt
+
+# tests/big/run.sh, when present, decides how the programs run (it gets
+# SAFECOLL_BIG_BIN, MPIEXEC, MPIEXEC_FLAGS); else each tests/big/test_*
+# runs through run-mpi.sh, by default under -n 4, one at a time, with a
+# timeout of SAFECOLL_BIG_TIMEOUT seconds (default 3600).
+check-big-run: lib $(BIG_BINS)
+	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
+	@printf '\n== big tests ==\n'
+	$(Q)if [ -x tests/big/run.sh ]; then \
+	    $(call record,tests/big/run.sh,SAFECOLL_BIG_BIN=$(CURDIR)/$(B)tests/bin/big tests/big/run.sh); \
+	elif [ -n "$(filter $(B)tests/bin/big/test_%,$(BIG_BINS))" ]; then \
+	    SAFECOLL_TEST_TIMEOUT=$${SAFECOLL_BIG_TIMEOUT:-3600} \
+	    tests/run-mpi.sh --src tests/big --default-procs 4 --logs $(B)tests/bin/logs \
+	        $(filter $(B)tests/bin/big/test_%,$(BIG_BINS)); \
+	else echo "no tests in tests/big/"; touch $(SUMMARY); fi; \
+	st=$$?; printf '\n== summary ==\n'; $(SUMMARIZE) && exit $$st
+
+# ---------------------------------------------------------------- sanitize
+sanitize: deps
+	$(Q)$(MAKE) $(SILENT) BUILDDIR=$(SANDIR) SANITIZE=1 sanitize-run
+
+sanitize-run:
+	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
+	$(Q)$(MAKE) $(SILENT) all tests
+	$(Q)st=0; \
+	ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(MAKE) $(SILENT) check-unit || st=1; \
+	ASAN_OPTIONS=detect_leaks=0 \
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(MAKE) $(SILENT) check-mpi || st=1; \
+	$(SUMMARIZE) && exit $$st
+
+# ---------------------------------------------------------------- bench, demo
+bench: lib $(BENCH_BINS)
+	$(Q)if [ -x bench/run.sh ]; then \
+	    SAFECOLL_BENCH_BIN=$(CURDIR)/$(B)bench/bin bench/run.sh; \
+	else echo "bench: built $(words $(BENCH_BINS)) program(s) in $(B)bench/bin; no bench/run.sh"; fi
+
+demo: deps
+	$(Q)$(MAKE) $(SILENT) lib $(B)examples/bin/overflow_gatherv
+	$(Q)$(if $(SAFECOLL_DEMO_SMALL),SAFECOLL_DEMO_SMALL=$(SAFECOLL_DEMO_SMALL)) \
+	    $(MPIEXEC) $(MPIEXEC_FLAGS) -n 4 $(B)examples/bin/overflow_gatherv
+
+# The same program with the plain MPI_Gatherv, which is expected to crash on
+# MPICH 4.0.2; the crash is the point, so it does not fail the target.
+demo-native: deps
+	$(Q)$(MAKE) $(SILENT) lib $(B)examples/bin/overflow_gatherv
+	$(Q)$(if $(SAFECOLL_DEMO_SMALL),SAFECOLL_DEMO_SMALL=$(SAFECOLL_DEMO_SMALL)) \
+	    $(MPIEXEC) $(MPIEXEC_FLAGS) -n 4 $(B)examples/bin/overflow_gatherv --native; \
+	    echo "demo-native: mpiexec exited with status $$?"
+
+# ---------------------------------------------------------------- doc
+doc:
+	$(call say,DOXY,doc/Doxyfile)
+	$(Q)rm -rf doc/html
+	$(Q)SAFECOLL_VERSION=$(VERSION) SAFECOLL_EXAMPLE_PATH=$(wildcard examples) \
+	    $(DOXYGEN) doc/Doxyfile
+
+# ---------------------------------------------------------------- install
+# In the .pc, a directory under the prefix is written relative to it
+# (${prefix}/lib), as lz4 does, so the file can be relocated.
+pc_rel = $(if $(filter $(prefix)/%,$(1)),$${prefix}$(patsubst $(prefix)%,%,$(1)),$(1))
+$(PC_FILE): pkgconfig/safecoll.pc.in include/safecoll.h Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@PREFIX@|$(prefix)|' \
+	        -e 's|@LIBDIR@|$(call pc_rel,$(libdir))|' \
+	        -e 's|@INCLUDEDIR@|$(call pc_rel,$(includedir))|' \
+	        -e 's|@VERSION@|$(VERSION)|' \
+	        -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' $< > $@
+
+# The .pc holds the install paths, so it is made again at every install.
+install: lib
+	@rm -f $(PC_FILE)
+	$(Q)$(MAKE) $(SILENT) $(PC_FILE)
+	$(call say,INSTALL,$(DESTDIR)$(prefix))
+	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir) \
+	    $(DESTDIR)$(includedir)/safecoll
+	$(Q)$(INSTALL) -m 644 include/safecoll.h $(DESTDIR)$(includedir)/safecoll.h
+	$(Q)$(INSTALL) -m 644 $(wildcard include/safecoll/*.h) $(DESTDIR)$(includedir)/safecoll/
+	$(Q)$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(libdir)/libsafecoll.a
+	$(Q)$(INSTALL) -m 755 $(LIB_SO_V) $(DESTDIR)$(libdir)/$(notdir $(LIB_SO_V))
+	$(Q)ln -sf $(notdir $(LIB_SO_V)) $(DESTDIR)$(libdir)/$(notdir $(LIB_SO_M))
+	$(Q)ln -sf $(notdir $(LIB_SO_M)) $(DESTDIR)$(libdir)/$(notdir $(LIB_SO))
+	$(Q)$(INSTALL) -m 644 $(PC_FILE) $(DESTDIR)$(pkgconfigdir)/safecoll.pc
+	$(Q)if [ -x $(B)bin/safecoll ]; then \
+	    $(INSTALL) -d -m 755 $(DESTDIR)$(bindir) && \
+	    $(INSTALL) -m 755 $(B)bin/safecoll $(DESTDIR)$(bindir)/safecoll; fi
+
+uninstall:
+	$(call say,RM,$(DESTDIR)$(prefix))
+	$(Q)rm -f $(DESTDIR)$(libdir)/libsafecoll.so \
+	          $(DESTDIR)$(libdir)/libsafecoll.so.$(VERSION_MAJOR) \
+	          $(DESTDIR)$(libdir)/libsafecoll.so.$(VERSION) \
+	          $(DESTDIR)$(libdir)/libsafecoll.a \
+	          $(DESTDIR)$(pkgconfigdir)/safecoll.pc \
+	          $(DESTDIR)$(bindir)/safecoll \
+	          $(DESTDIR)$(includedir)/safecoll.h \
+	          $(DESTDIR)$(includedir)/safecoll/*.h
+	$(Q)if [ -d $(DESTDIR)$(includedir)/safecoll ]; then \
+	    rmdir $(DESTDIR)$(includedir)/safecoll || \
+	    echo "uninstall: $(DESTDIR)$(includedir)/safecoll is not empty; left in place" >&2; fi
+
+# ---------------------------------------------------------------- clean
+clean:
+	$(call say,CLEAN,build outputs)
+	$(Q)rm -rf obj lib tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc $(SANDIR)
+
+help:
+	@sed -n '3,11s/^# \{0,1\}//p' Makefile
+	@echo "Variables: MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC)"
+	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir V=1"
+	@echo "  SAFECOLL_NO_DEPS=1 SAFECOLL_TEST_TIMEOUT=seconds SAFECOLL_DEMO_SMALL=1"

@@ -1,0 +1,52 @@
+// The public headers must compile as C++ (C++11, -Wall -Wextra
+// -Werror) and declare the functions with C linkage: this program includes
+// the umbrella header, uses its types and macros, and links and calls the
+// library through those declarations.  It needs no MPI job.
+#include <safecoll.h>
+
+#include <cstdio>
+#include <cstring>
+#include <type_traits>
+
+static_assert(SAFECOLL_VERSION_NUMBER == SAFECOLL_VERSION_MAJOR * 10000 +
+                                             SAFECOLL_VERSION_MINOR * 100 +
+                                             SAFECOLL_VERSION_PATCH,
+              "SAFECOLL_VERSION_NUMBER is made of the three parts");
+static_assert(std::is_same<decltype(&safecoll_version), int (*)()>::value,
+              "safecoll_version() takes nothing and returns int");
+
+int main()
+{
+    int failures = 0;
+
+    if (safecoll_version() != SAFECOLL_VERSION_NUMBER) {
+        std::fprintf(stderr, "safecoll_version() = %d, header says %d\n", safecoll_version(),
+                     SAFECOLL_VERSION_NUMBER);
+        failures++;
+    }
+
+    char expect[32];
+    std::snprintf(expect, sizeof expect, "%d.%d.%d", SAFECOLL_VERSION_MAJOR,
+                  SAFECOLL_VERSION_MINOR, SAFECOLL_VERSION_PATCH);
+    const char *got = safecoll_version_string();
+    if (got == nullptr || std::strcmp(got, expect) != 0) {
+        std::fprintf(stderr, "safecoll_version_string() = \"%s\", expected \"%s\"\n",
+                     got ? got : "(null)", expect);
+        failures++;
+    }
+
+    if (safecoll_last_error() == nullptr) {
+        std::fprintf(stderr, "safecoll_last_error() returned NULL\n");
+        failures++;
+    }
+
+    // The enums are usable from C++ without casts from int.
+    safecoll_coll coll = SAFECOLL_COLL_GATHERV;
+    safecoll_strategy strategy = SAFECOLL_STRATEGY_AUTO;
+    (void)coll;
+    (void)strategy;
+
+    if (failures == 0)
+        std::printf("C++ header test: %s, version %s\n", "ok", got);
+    return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Run MPI programs under mpiexec, one job at a time, as `make check` does.
+#
+#   tests/run-mpi.sh [--src DIR] [--default-procs "N..."] [--logs DIR] BINARY...
+#
+# The process counts of a program come from a line of its source
+# DIR/<name>.c (default DIR: tests/mpi):
+#
+#   /* mpi-procs: 1 2 3 4 8 */      run once per count
+#   /* mpi-env: VAR=value ... */    (any number of lines) run the whole list
+#                                   again with these variables set; the plain
+#                                   run without extra variables always comes
+#                                   first.  Values cannot contain spaces.
+#
+# A source without an mpi-procs line runs with --default-procs (default: 4).
+# Each run prints one line: `PASS test_x -n 4`, `FAIL ...` or `SKIP ...`
+# (exit status 77).  The output of a run goes to a log file, printed only
+# when the run fails.  The exit status is non-zero when any run failed.
+#
+# Environment:
+#   MPIEXEC                mpiexec to use (default: mpiexec.mpich)
+#   MPIEXEC_FLAGS          extra flags before -n (default: none; with Open MPI
+#                          as root: --oversubscribe, and the allow-run-as-root
+#                          variables are set)
+#   SAFECOLL_TEST_TIMEOUT  seconds per run (default 300); a run that exceeds
+#                          it is killed and fails
+#   SAFECOLL_SUMMARY       file to which "passed failed skipped label" is added
+set -u
+
+src_dir=tests/mpi
+default_procs=4
+log_dir=${TMPDIR:-/tmp}/safecoll-logs
+while [ $# -gt 0 ]; do
+    case $1 in
+    --src) src_dir=$2; shift 2 ;;
+    --default-procs) default_procs=$2; shift 2 ;;
+    --logs) log_dir=$2; shift 2 ;;
+    --) shift; break ;;
+    -*) echo "run-mpi.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+
+MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
+mkdir -p "$log_dir" || exit 2
+
+# Open MPI refuses to run as root and to start more ranks than cores unless
+# told; MPICH needs nothing.  Only applies when MPIEXEC_FLAGS is unset.
+if [ -z "${MPIEXEC_FLAGS+set}" ]; then
+    MPIEXEC_FLAGS=
+    if "$MPIEXEC" --version 2>/dev/null | grep -qi 'open mpi\|openrte'; then
+        MPIEXEC_FLAGS=--oversubscribe
+        if [ "$(id -u)" = 0 ]; then
+            export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        fi
+    fi
+fi
+
+# The value of the comment lines `/* KEY: value */` of a source, one a line.
+header_lines() {
+    sed -n "s|^[[:space:]]*/\*[[:space:]]*$1:[[:space:]]*\(.*[^[:space:]]\)[[:space:]]*\*/[[:space:]]*\$|\1|p" "$2"
+}
+
+passed=0 failed=0 skipped=0
+for bin in "$@"; do
+    name=$(basename "$bin")
+    src=$src_dir/$name.c
+    procs=$default_procs
+    envs=()
+    if [ -f "$src" ]; then
+        line=$(header_lines mpi-procs "$src" | head -n 1)
+        [ -n "$line" ] && procs=$line
+        while IFS= read -r e; do envs+=("$e"); done < <(header_lines mpi-env "$src")
+    fi
+    # Strict: a malformed header is a failure, not a silently skipped run.
+    bad=
+    for n in $procs; do
+        case $n in ''|*[!0-9]*|0) bad="mpi-procs: '$procs'" ;; esac
+    done
+    for e in "${envs[@]+"${envs[@]}"}"; do
+        for kv in $e; do
+            [[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || bad="mpi-env: '$e'"
+        done
+    done
+    if [ ! -x "$bin" ]; then bad="no executable $bin"; fi
+    if [ -n "$bad" ]; then
+        echo "FAIL $name ($bad)"
+        failed=$((failed + 1))
+        [ -n "${SAFECOLL_SUMMARY:-}" ] && echo "0 1 0 $name ($bad)" >> "$SAFECOLL_SUMMARY"
+        continue
+    fi
+
+    for e in "" "${envs[@]+"${envs[@]}"}"; do
+        tag=
+        [ -n "$e" ] && tag=".$(printf '%s' "$e" | tr -c 'A-Za-z0-9_=.\n-' '_' | tr '=' '-')"
+        for n in $procs; do
+            log=$log_dir/$name.n$n$tag.log
+            label="$name -n $n${e:+ [$e]}"
+            # shellcheck disable=SC2086 # word splitting of $e and the flags is intended
+            env CK_FORK=no $e timeout -k 5 "$timeout_s" \
+                "$MPIEXEC" $MPIEXEC_FLAGS -n "$n" "$bin" </dev/null >"$log" 2>&1
+            rc=$?
+            if [ $rc -eq 0 ]; then
+                echo "PASS $label"
+                passed=$((passed + 1))
+            elif [ $rc -eq 77 ]; then
+                echo "SKIP $label"
+                skipped=$((skipped + 1))
+            else
+                why="exit $rc"
+                [ $rc -eq 124 ] && why="timeout after ${timeout_s}s"
+                [ $rc -eq 137 ] && why="killed (timeout or out of memory)"
+                echo "FAIL $label ($why, log: $log)"
+                sed 's/^/    | /' "$log" | tail -n 60
+                failed=$((failed + 1))
+                [ -n "${SAFECOLL_SUMMARY:-}" ] &&
+                    echo "0 1 0 $label" >> "$SAFECOLL_SUMMARY"
+            fi
+        done
+    done
+done
+
+[ -n "${SAFECOLL_SUMMARY:-}" ] &&
+    echo "$passed 0 $skipped run-mpi ($src_dir)" >> "$SAFECOLL_SUMMARY"
+echo "  ($src_dir: passed $passed, failed $failed, skipped $skipped)"
+[ $failed -eq 0 ]

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Run unit test programs (Check suites, no MPI job), as `make check` does.
+#
+#   tests/run-unit.sh [--logs DIR] BINARY...
+#
+# Each program runs with Check's fork mode and a per-test timeout of
+# CK_DEFAULT_TIMEOUT (default 60 s), and the whole program under
+# `timeout ${SAFECOLL_TEST_TIMEOUT:-300}`.  One line per program: `PASS
+# test_x (12 checks)` or `FAIL ...` followed by its output.  The tests of
+# a program are counted from Check's "Checks: N, Failures: F, Errors: E"
+# line; a program that dies without that line counts as one failure.
+# SAFECOLL_SUMMARY, when set, names a file that gets "passed failed skipped
+# label" per program.  Exit status non-zero when anything failed.
+set -u
+
+log_dir=${TMPDIR:-/tmp}/safecoll-logs
+while [ $# -gt 0 ]; do
+    case $1 in
+    --logs) log_dir=$2; shift 2 ;;
+    --) shift; break ;;
+    -*) echo "run-unit.sh: unknown option $1" >&2; exit 2 ;;
+    *) break ;;
+    esac
+done
+mkdir -p "$log_dir" || exit 2
+export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60}
+timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
+
+record() {
+    [ -n "${SAFECOLL_SUMMARY:-}" ] && echo "$1 $2 0 $3" >> "$SAFECOLL_SUMMARY"
+    return 0
+}
+
+total_p=0 total_f=0
+for bin in "$@"; do
+    name=$(basename "$bin")
+    log=$log_dir/$name.log
+    timeout -k 5 "$timeout_s" "$bin" </dev/null >"$log" 2>&1
+    rc=$?
+    # "100%: Checks: 12, Failures: 0, Errors: 0", summed over the suites.
+    counts=$(sed -n 's/.*Checks: \([0-9]*\), Failures: \([0-9]*\), Errors: \([0-9]*\).*/\1 \2 \3/p' "$log" |
+             awk '{ c += $1; f += $2 + $3 } END { if (NR) print c, f }')
+    if [ -n "$counts" ]; then
+        read -r checks bad <<<"$counts"
+        good=$((checks - bad))
+    else
+        checks=1 good=0 bad=1
+        [ $rc -eq 0 ] && good=1 bad=0
+    fi
+    if [ $rc -ne 0 ] && [ "$bad" -eq 0 ]; then
+        bad=1    # it reported success, then crashed or timed out
+    fi
+    if [ "$bad" -eq 0 ]; then
+        echo "PASS $name ($checks checks)"
+    else
+        why="exit $rc"
+        [ $rc -eq 124 ] && why="timeout after ${timeout_s}s"
+        echo "FAIL $name ($bad of $checks failed, $why, log: $log)"
+        sed 's/^/    | /' "$log" | tail -n 60
+    fi
+    record "$good" "$bad" "unit $name"
+    total_p=$((total_p + good)) total_f=$((total_f + bad))
+done
+echo "  (unit: passed $total_p, failed $total_f)"
+[ $total_f -eq 0 ]
