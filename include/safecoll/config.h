@@ -25,12 +25,46 @@ extern "C" {
  *  | `SAFECOLL_INT_LIMIT` | integer in [1, 2147483647] | safecoll_int_limit_set() |
  *  @{ */
 
-/** The collectives libsafecoll makes safe. */
+/** The MPI collectives, named as in MPI without the `MPI_` prefix.
+ *  Blocking and non-blocking forms are distinct values. Today the four
+ *  irregular blocking collectives have safe versions; the rest name
+ *  collectives in bound records and strategy settings ahead of their safe
+ *  versions. */
 typedef enum safecoll_coll {
     SAFECOLL_COLL_GATHERV = 0,   /**< safecoll_gatherv(), safecoll_gatherv_c() */
     SAFECOLL_COLL_SCATTERV,      /**< safecoll_scatterv(), safecoll_scatterv_c() */
     SAFECOLL_COLL_ALLGATHERV,    /**< safecoll_allgatherv(), safecoll_allgatherv_c() */
     SAFECOLL_COLL_ALLTOALLV,     /**< safecoll_alltoallv(), safecoll_alltoallv_c() */
+    SAFECOLL_COLL_BARRIER,       /**< MPI_Barrier */
+    SAFECOLL_COLL_BCAST,         /**< MPI_Bcast */
+    SAFECOLL_COLL_GATHER,        /**< MPI_Gather */
+    SAFECOLL_COLL_SCATTER,       /**< MPI_Scatter */
+    SAFECOLL_COLL_ALLGATHER,     /**< MPI_Allgather */
+    SAFECOLL_COLL_ALLTOALL,      /**< MPI_Alltoall */
+    SAFECOLL_COLL_ALLTOALLW,     /**< MPI_Alltoallw */
+    SAFECOLL_COLL_REDUCE,        /**< MPI_Reduce */
+    SAFECOLL_COLL_ALLREDUCE,     /**< MPI_Allreduce */
+    SAFECOLL_COLL_REDUCE_SCATTER,       /**< MPI_Reduce_scatter */
+    SAFECOLL_COLL_REDUCE_SCATTER_BLOCK, /**< MPI_Reduce_scatter_block */
+    SAFECOLL_COLL_SCAN,          /**< MPI_Scan */
+    SAFECOLL_COLL_EXSCAN,        /**< MPI_Exscan */
+    SAFECOLL_COLL_IGATHERV,      /**< MPI_Igatherv */
+    SAFECOLL_COLL_ISCATTERV,     /**< MPI_Iscatterv */
+    SAFECOLL_COLL_IALLGATHERV,   /**< MPI_Iallgatherv */
+    SAFECOLL_COLL_IALLTOALLV,    /**< MPI_Ialltoallv */
+    SAFECOLL_COLL_IBARRIER,      /**< MPI_Ibarrier */
+    SAFECOLL_COLL_IBCAST,        /**< MPI_Ibcast */
+    SAFECOLL_COLL_IGATHER,       /**< MPI_Igather */
+    SAFECOLL_COLL_ISCATTER,      /**< MPI_Iscatter */
+    SAFECOLL_COLL_IALLGATHER,    /**< MPI_Iallgather */
+    SAFECOLL_COLL_IALLTOALL,     /**< MPI_Ialltoall */
+    SAFECOLL_COLL_IALLTOALLW,    /**< MPI_Ialltoallw */
+    SAFECOLL_COLL_IREDUCE,       /**< MPI_Ireduce */
+    SAFECOLL_COLL_IALLREDUCE,    /**< MPI_Iallreduce */
+    SAFECOLL_COLL_IREDUCE_SCATTER,       /**< MPI_Ireduce_scatter */
+    SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK, /**< MPI_Ireduce_scatter_block */
+    SAFECOLL_COLL_ISCAN,         /**< MPI_Iscan */
+    SAFECOLL_COLL_IEXSCAN,       /**< MPI_Iexscan */
     SAFECOLL_NCOLL,              /**< number of collectives; not a collective */
     SAFECOLL_COLL_ALL = -1       /**< every collective, for safecoll_strategy_set() */
 } safecoll_coll;
@@ -85,7 +119,8 @@ SAFECOLL_API int safecoll_strategy_parse(const char *spec);
 SAFECOLL_API const char *safecoll_strategy_name(safecoll_strategy strategy);
 
 /**
- * \brief The name of a collective ("gatherv", "scatterv", ...).
+ * \brief The name of a collective: the MPI name in lower case without
+ *        `MPI_` ("gatherv", "iscatter", "reduce_scatter_block", ...).
  * \return A static string, or NULL for a value out of range.
  */
 SAFECOLL_API const char *safecoll_coll_name(safecoll_coll coll);

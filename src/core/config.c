@@ -18,7 +18,12 @@ static const char *const strategy_names[SAFECOLL_NSTRATEGY] = {
 };
 
 static const char *const coll_names[SAFECOLL_NCOLL] = {
-    "gatherv", "scatterv", "allgatherv", "alltoallv",
+    "gatherv", "scatterv", "allgatherv", "alltoallv", "barrier", "bcast", "gather", "scatter",
+    "allgather", "alltoall", "alltoallw", "reduce", "allreduce", "reduce_scatter",
+    "reduce_scatter_block", "scan", "exscan", "igatherv", "iscatterv", "iallgatherv",
+    "ialltoallv", "ibarrier", "ibcast", "igather", "iscatter", "iallgather", "ialltoall",
+    "ialltoallw", "ireduce", "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iscan",
+    "iexscan",
 };
 
 static atomic_int forced[SAFECOLL_NCOLL];
