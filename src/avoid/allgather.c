@@ -241,12 +241,10 @@ static int ag_p2p(sc__call *call)
             break;
         if (owned)
             types[i] = t;
-        if (i == me) {
-            if (!call->in_place)
-                rc = MPI_Sendrecv(sbuf, sn, st, me, SC_TAG_P2P, at, n, t, me, SC_TAG_P2P,
-                                  call->priv, MPI_STATUS_IGNORE);
+        /* The own block is a message to itself (none when in place),
+         * posted with the others so the copy overlaps the transfers. */
+        if (i == me && call->in_place)
             continue;
-        }
         if ((rc = MPI_Irecv(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++])) == MPI_SUCCESS)
             rc = MPI_Isend(sbuf, sn, st, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
     }

@@ -316,7 +316,7 @@ static int exec_p2p(sc__call *call)
                           MPI_STATUS_IGNORE);
         goto out;
     }
-    reqs = sc__scratch(call, sizeof *reqs * (size_t)call->size);
+    reqs = sc__scratch(call, sizeof *reqs * (size_t)(call->size + 1));
     types = sc__scratch(call, sizeof *types * (size_t)call->size);
     if (reqs == NULL || types == NULL) {
         rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
@@ -333,22 +333,23 @@ static int exec_p2p(sc__call *call)
         if (!owned)
             types[i] = MPI_DATATYPE_NULL;
         MPI_Datatype t = owned ? types[i] : lay->type;
-        if (i == call->root) {
-            /* The root's own block is a local copy, unless it is in place. */
-            if (!call->in_place) {
-                if (is_gather(call))
-                    rc = MPI_Sendrecv(call->leaf.buf, ln, lt, i, SC_TAG_P2P, at, n, t, i,
-                                      SC_TAG_P2P, call->priv, MPI_STATUS_IGNORE);
-                else
-                    rc = MPI_Sendrecv(at, n, t, i, SC_TAG_P2P, call->leaf.buf, ln, lt, i,
-                                      SC_TAG_P2P, call->priv, MPI_STATUS_IGNORE);
-            }
+        /* The root's own block is a local copy (unless it is in place):
+         * a receive and a send to itself, posted with the others so the
+         * copy overlaps the transfers. */
+        if (i == call->root && call->in_place)
             continue;
-        }
         if (is_gather(call))
             rc = MPI_Irecv(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
         else
             rc = MPI_Isend(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
+    }
+    if (rc == MPI_SUCCESS && !call->in_place) {
+        if (is_gather(call))
+            rc = MPI_Isend(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv,
+                           &reqs[nreq++]);
+        else
+            rc = MPI_Irecv(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv,
+                           &reqs[nreq++]);
     }
     if (nreq > 0) {
         int wrc = sc__waitall(nreq, reqs);

@@ -27,7 +27,11 @@ static int allgatherv_single(const sc__call *call)
 {
     if (call->size != 1 || call->in_place || call->leaf.count == 0)
         return 0;
-    return call->lay.icounts ? call->lay.idispls[0] != 0 : call->lay.cdispls[0] != 0;
+    if (call->lay.icounts == NULL && call->lay.cdispls == NULL)
+        return 0;
+    if (call->lay.icounts != NULL)
+        return call->lay.idispls != NULL && call->lay.idispls[0] != 0;
+    return call->lay.cdispls[0] != 0;
 }
 
 static const known_bug known_bugs[] = {

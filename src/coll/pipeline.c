@@ -22,6 +22,7 @@ static const safecoll_strategy cost_order[] = {
 void sc__note_error(sc__call *call, int code)
 {
     if (code != MPI_SUCCESS && call->ag[SC_AG_ERROR] == 0) {
+        call->own_error = 1;
         call->ag[SC_AG_ERROR] = code;
         call->ag[SC_AG_ERROR_RANK] = call->rank + 1;
     }
@@ -84,7 +85,8 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
                          "%s: intercommunicators are not supported", fn);
     MPI_Comm_rank(comm, &call->rank);
     MPI_Comm_size(comm, &call->size);
-    if (root != -1 && (root < 0 || root >= call->size))
+    if ((pattern == SC_PATTERN_GATHER || pattern == SC_PATTERN_SCATTER) &&
+        (root < 0 || root >= call->size))
         return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                          fn, root, call->size);
     if ((rc = sc__comm_private(comm, &call->priv)) != MPI_SUCCESS)
@@ -128,6 +130,7 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
 
     lay->buf = (char *)buf;
     lay->type = type;
+    lay->displsname = displsname;
     if ((rc = type_info(call, type, typename_, &lay->extent, &lay->type_size)) != MPI_SUCCESS)
         goto out;
     if ((lay->icounts == NULL && lay->ccounts == NULL) ||
@@ -149,8 +152,12 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
             total += c;
             /* A negative entry is a wrap under the non-negative assumption; on
              * a receive side, so is a block overlapping its predecessor. */
+            /* The displacement of an empty block is never used, so it can
+             * neither be a wrap nor fail to fit. */
+            if (c == 0)
+                continue;
             if (!lay->wrapped &&
-                (d < 0 || (!lay->overlap_ok && i > 0 && c > 0 && prev_c > 0 &&
+                (d < 0 || (!lay->overlap_ok && prev_c > 0 &&
                            (long long)d < (long long)prev_d + prev_c &&
                            (long long)prev_d < (long long)d + c))) {
                 lay->wrapped = 1;
@@ -158,10 +165,8 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
             }
             if (c > limit || d > limit)
                 lay->nofit = 1;
-            if (c > 0) {
-                prev_d = d;
-                prev_c = c;
-            }
+            prev_d = d;
+            prev_c = c;
         }
     } else {
         for (int i = 0; i < p; i++) {
@@ -173,7 +178,7 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
                 goto out;
             }
             total += c;
-            if (c > limit || d > limit || d < -limit - 1)
+            if (c > 0 && (c > limit || d > limit || d < -limit - 1))
                 lay->nofit = 1;
         }
     }
@@ -207,45 +212,94 @@ void *sc__scratch(sc__call *call, size_t bytes)
     return sc__scratch_adopt(call, malloc(bytes ? bytes : 1));
 }
 
-/* The 64-bit true values of a layout, recovering wrapped int displacements. */
+/* The 64-bit true values of a layout, recovering wrapped int displacements.
+ * An empty block's displacement is never used by MPI and may be anything
+ * (-1, garbage), so it takes part neither in recovery nor in planning: it is
+ * replaced by the displacement of the nearest non-empty block before it (or
+ * after it, at the start), which keeps gcds, segments and windows as the
+ * non-empty blocks alone would make them. */
 int sc__layout_view(sc__call *call, sc__layout *lay)
 {
     const int p = call->size;
-    int rc;
+    int nonempty = 0, need_copy = lay->icounts != NULL, rc;
+    MPI_Aint fill = 0;
 
     if (lay->counts != NULL)
         return MPI_SUCCESS;
     if (lay->ccounts != NULL) {
         lay->counts = (MPI_Count *)lay->ccounts;
         lay->displs = (MPI_Aint *)lay->cdispls;
-        return MPI_SUCCESS;
+        for (int i = 0; i < p && !need_copy; i++)
+            if (lay->ccounts[i] == 0)
+                need_copy = 1;
+        if (!need_copy)
+            return MPI_SUCCESS;
+    } else {
+        lay->counts = malloc(sizeof(MPI_Count) * (size_t)(p ? p : 1));
+        lay->owned_counts = 1;
+        if (lay->counts == NULL)
+            return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory for %d counts",
+                             call->fn, call->rank, p);
+        for (int i = 0; i < p; i++)
+            lay->counts[i] = lay->icounts[i];
     }
-    lay->counts = malloc(sizeof(MPI_Count) * (size_t)(p ? p : 1));
     lay->displs = malloc(sizeof(MPI_Aint) * (size_t)(p ? p : 1));
-    lay->owned = 1;
-    if (lay->counts == NULL || lay->displs == NULL)
+    lay->owned_displs = 1;
+    if (lay->displs == NULL)
         return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory for %d displacements",
                          call->fn, call->rank, p);
-    for (int i = 0; i < p; i++)
-        lay->counts[i] = lay->icounts[i];
-    if (!lay->wrapped) {
-        for (int i = 0; i < p; i++)
-            lay->displs[i] = lay->idispls[i];
-        return MPI_SUCCESS;
+    for (int i = 0; i < p; i++) {
+        if (lay->counts[i] == 0)
+            continue;
+        lay->displs[nonempty] = lay->icounts ? lay->idispls[i] : lay->cdispls[i];
+        nonempty++;
     }
-    rc = safecoll_displs_recover(lay->idispls, lay->overlap_ok ? NULL : lay->icounts, p,
-                                 lay->displs);
-    if (rc != MPI_SUCCESS) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", safecoll_last_error());
-        return sc__error(MPI_ERR_ARG,
-                         "%s: rank %d: the displacements wrapped past INT_MAX and cannot be "
-                         "recovered (%s)",
-                         call->fn, call->rank, why);
+    if (lay->wrapped) {
+        /* Recover the non-empty entries alone, packed to the front. */
+        int *a = malloc(sizeof(int) * (size_t)(nonempty ? nonempty : 1));
+        int *c = malloc(sizeof(int) * (size_t)(nonempty ? nonempty : 1));
+        if (a == NULL || c == NULL) {
+            free(a);
+            free(c);
+            return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn,
+                             call->rank);
+        }
+        for (int i = 0, k = 0; i < p; i++) {
+            if (lay->icounts[i] == 0)
+                continue;
+            a[k] = lay->idispls[i];
+            c[k++] = lay->icounts[i];
+        }
+        rc = safecoll_displs_recover(a, lay->overlap_ok ? NULL : c, nonempty, lay->displs);
+        free(a);
+        free(c);
+        if (rc != MPI_SUCCESS) {
+            char why[512];
+            snprintf(why, sizeof why, "%s", safecoll_last_error());
+            return sc__error(MPI_ERR_ARG,
+                             "%s: rank %d: %s wrapped past INT_MAX and cannot be recovered "
+                             "(%s; entries are counted among the non-empty blocks)",
+                             call->fn, call->rank, lay->displsname, why);
+        }
     }
-    for (int i = 0; i < p; i++)
-        if (lay->displs[i] > call->limit)
+    /* Unpack back to rank order, filling the empty blocks. */
+    for (int i = p - 1, k = nonempty - 1; i >= 0; i--)
+        if (lay->counts[i] != 0)
+            lay->displs[i] = lay->displs[k--];
+    for (int i = 0; i < p; i++) {
+        if (lay->counts[i] != 0) {
+            fill = lay->displs[i];
+            break;
+        }
+    }
+    for (int i = 0; i < p; i++) {
+        if (lay->counts[i] != 0)
+            fill = lay->displs[i];
+        else
+            lay->displs[i] = fill;
+        if (lay->counts[i] != 0 && lay->displs[i] > call->limit)
             lay->nofit = 1;
+    }
     return MPI_SUCCESS;
 }
 
@@ -254,10 +308,10 @@ static void call_free(sc__call *call)
     sc__layout *lays[2] = {&call->lay, &call->rlay};
 
     for (int k = 0; k < 2; k++) {
-        if (lays[k]->owned) {
+        if (lays[k]->owned_counts)
             free(lays[k]->counts);
+        if (lays[k]->owned_displs)
             free(lays[k]->displs);
-        }
     }
     for (size_t i = 0; i < sizeof call->scratch / sizeof call->scratch[0]; i++)
         free(call->scratch[i]);
@@ -276,7 +330,7 @@ static void note_size(sc__call *call, int size)
 static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
 {
     int trig = call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
-    unsigned broken = sc__known_bugs(call, &call->known);
+    unsigned broken = call->ag[SC_AG_ERROR] ? 0 : sc__known_bugs(call, &call->known);
 
     trig = trig || broken != 0;
 
@@ -325,7 +379,8 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
 
     if (ag[SC_AG_ERROR] != 0) {
         int who = (int)ag[SC_AG_ERROR_RANK] - 1;
-        if (who != call->rank)
+        /* A rank that found an error itself keeps its own message. */
+        if (!call->own_error)
             sc__error((int)ag[SC_AG_ERROR], "%s: rank %d reported %s (its message says why)",
                       call->fn, who, sc__error_class_name((int)ag[SC_AG_ERROR]));
         return (int)ag[SC_AG_ERROR];

@@ -41,7 +41,8 @@ typedef struct sc__layout {
     const MPI_Aint *cdispls;
     MPI_Count *counts;
     MPI_Aint *displs;
-    int owned;      /* counts/displs were allocated here */
+    int owned_counts, owned_displs; /* allocated here */
+    const char *displsname; /* the argument's name, for messages */
     int overlap_ok; /* a send side: blocks may overlap, recover without counts */
     int wrapped;    /* detector D fired */
     int bad_index;  /* first wrapped entry, for the log */
@@ -88,6 +89,7 @@ typedef struct sc__call {
     safecoll_strategy strategy;
     MPI_Count limit;
     const char *known;   /* a known MPI bug this call would hit (known.c) */
+    int own_error;       /* this rank found an error itself */
     /* The pattern's plan, made while checking feasibility (in scratch). */
     void *plan;
     /* Memory owned by the call, freed when it ends. */
