@@ -1,0 +1,568 @@
+/*
+ * Unit tests of the configuration API, without an MPI job: strategy and
+ * collective names, forcing strategies (safecoll_strategy_set/get/parse),
+ * the int limit, verbosity, the statistics' argument errors and the
+ * version, each with its accepted values and its malformed ones.
+ *
+ * The environment is read once per process, at the first call of the
+ * library, so every case of SAFECOLL_STRATEGY, SAFECOLL_VERBOSE and
+ * SAFECOLL_INT_LIMIT runs in a fresh process: the test starts this program
+ * again (fork and exec of /proc/self/exe with --env-child) with only that
+ * variable set, and the child prints what the library reports. This works
+ * whether Check forks its tests or not.
+ */
+#define _DEFAULT_SOURCE 1
+
+#include <check.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "safecoll.h"
+
+#define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static const char *const strategy_names[SAFECOLL_NSTRATEGY] = {
+    "auto", "native", "largecount", "bigtype", "segment", "chunk", "p2p",
+};
+
+/* Every test leaves the process as it found it: nothing forced, the
+ * default limit, quiet. */
+static void restore(void)
+{
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_AUTO);
+    safecoll_int_limit_set(INT_MAX);
+    safecoll_verbose_set(0);
+}
+
+static void assert_all(int strategy)
+{
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        ck_assert_msg(safecoll_strategy_get((safecoll_coll)c) == strategy,
+                      "%s is %d, expected %d", safecoll_coll_name((safecoll_coll)c),
+                      safecoll_strategy_get((safecoll_coll)c), strategy);
+}
+
+/* The call failed with MPI_ERR_ARG and said so, naming `what`. */
+#define ASSERT_ARG_ERROR(rc, what)                                                                 \
+    do {                                                                                           \
+        ck_assert_int_eq((rc), MPI_ERR_ARG);                                                       \
+        ck_assert_msg(strstr(safecoll_last_error(), (what)) != NULL,                               \
+                      "message lacks \"%s\": \"%s\"", (what), safecoll_last_error());              \
+    } while (0)
+
+/* ------------------------------------------------------------ names */
+
+START_TEST(names)
+{
+    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
+        ck_assert_str_eq(safecoll_strategy_name((safecoll_strategy)s), strategy_names[s]);
+    ck_assert_ptr_null(safecoll_strategy_name((safecoll_strategy)-1));
+    ck_assert_ptr_null(safecoll_strategy_name(SAFECOLL_NSTRATEGY));
+    ck_assert_ptr_null(safecoll_strategy_name((safecoll_strategy)1000));
+
+    ck_assert_str_eq(safecoll_coll_name(SAFECOLL_COLL_GATHERV), "gatherv");
+    ck_assert_str_eq(safecoll_coll_name(SAFECOLL_COLL_SCATTERV), "scatterv");
+    ck_assert_str_eq(safecoll_coll_name(SAFECOLL_COLL_ALLGATHERV), "allgatherv");
+    ck_assert_str_eq(safecoll_coll_name(SAFECOLL_COLL_ALLTOALLV), "alltoallv");
+    /* Every collective has a distinct, non-empty lower-case name. */
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
+        const char *n = safecoll_coll_name((safecoll_coll)c);
+        ck_assert_msg(n != NULL && n[0] != '\0', "collective %d has no name", c);
+        for (const char *q = n; *q; q++)
+            ck_assert_msg((*q >= 'a' && *q <= 'z') || *q == '_', "name \"%s\"", n);
+        for (int d = 0; d < c; d++)
+            ck_assert_str_ne(n, safecoll_coll_name((safecoll_coll)d));
+    }
+    ck_assert_ptr_null(safecoll_coll_name(SAFECOLL_COLL_ALL));
+    ck_assert_ptr_null(safecoll_coll_name((safecoll_coll)-2));
+    ck_assert_ptr_null(safecoll_coll_name(SAFECOLL_NCOLL));
+}
+END_TEST
+
+/* ------------------------------------------------------------ set / get */
+
+START_TEST(strategy_set_get)
+{
+    restore();
+    assert_all(SAFECOLL_STRATEGY_AUTO);
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+            ck_assert_int_eq(safecoll_strategy_set((safecoll_coll)c, (safecoll_strategy)s),
+                             MPI_SUCCESS);
+            ck_assert_int_eq(safecoll_strategy_get((safecoll_coll)c), s);
+            /* Only that collective changed. */
+            for (int d = 0; d < SAFECOLL_NCOLL; d++)
+                if (d != c)
+                    ck_assert_int_eq(safecoll_strategy_get((safecoll_coll)d),
+                                     d < c ? SAFECOLL_NSTRATEGY - 1 : SAFECOLL_STRATEGY_AUTO);
+        }
+    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        ck_assert_int_eq(safecoll_strategy_set(SAFECOLL_COLL_ALL, (safecoll_strategy)s),
+                         MPI_SUCCESS);
+        assert_all(s);
+    }
+    restore();
+}
+END_TEST
+
+START_TEST(strategy_set_errors)
+{
+    restore();
+    safecoll_strategy_set(SAFECOLL_COLL_SCATTERV, SAFECOLL_STRATEGY_CHUNK);
+    ASSERT_ARG_ERROR(safecoll_strategy_set(SAFECOLL_COLL_GATHERV, (safecoll_strategy)-1),
+                     "safecoll_strategy_set");
+    ASSERT_ARG_ERROR(safecoll_strategy_set(SAFECOLL_COLL_GATHERV, SAFECOLL_NSTRATEGY), "strategy");
+    ASSERT_ARG_ERROR(safecoll_strategy_set(SAFECOLL_NCOLL, SAFECOLL_STRATEGY_P2P), "coll");
+    ASSERT_ARG_ERROR(safecoll_strategy_set((safecoll_coll)-2, SAFECOLL_STRATEGY_P2P), "coll");
+    ASSERT_ARG_ERROR(safecoll_strategy_set(SAFECOLL_COLL_ALL, (safecoll_strategy)99), "strategy");
+    /* Nothing changed. */
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_GATHERV), SAFECOLL_STRATEGY_AUTO);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_SCATTERV), SAFECOLL_STRATEGY_CHUNK);
+    /* get answers -1 for what is not a collective, SAFECOLL_COLL_ALL included. */
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_ALL), -1);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_NCOLL), -1);
+    ck_assert_int_eq(safecoll_strategy_get((safecoll_coll)-5), -1);
+    restore();
+}
+END_TEST
+
+/* ------------------------------------------------------------ parse */
+
+START_TEST(parse_each_value)
+{
+    char spec[96];
+
+    restore();
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+            snprintf(spec, sizeof spec, "%s=%s", safecoll_coll_name((safecoll_coll)c),
+                     strategy_names[s]);
+            ck_assert_msg(safecoll_strategy_parse(spec) == MPI_SUCCESS, "\"%s\": %s", spec,
+                          safecoll_last_error());
+            ck_assert_msg(safecoll_strategy_get((safecoll_coll)c) == s, "\"%s\" gave %d", spec,
+                          safecoll_strategy_get((safecoll_coll)c));
+        }
+    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        snprintf(spec, sizeof spec, "all=%s", strategy_names[s]);
+        ck_assert_int_eq(safecoll_strategy_parse(spec), MPI_SUCCESS);
+        assert_all(s);
+    }
+    restore();
+}
+END_TEST
+
+START_TEST(parse_lists)
+{
+    restore();
+    /* Later entries win; all= sets every collective. */
+    ck_assert_int_eq(safecoll_strategy_parse("all=p2p,gatherv=chunk"), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_GATHERV), SAFECOLL_STRATEGY_CHUNK);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_SCATTERV), SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_ALLTOALLV), SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(safecoll_strategy_parse("gatherv=native,gatherv=segment"), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_GATHERV), SAFECOLL_STRATEGY_SEGMENT);
+    ck_assert_int_eq(safecoll_strategy_parse("scatterv=bigtype,all=auto"), MPI_SUCCESS);
+    assert_all(SAFECOLL_STRATEGY_AUTO);
+    ck_assert_int_eq(
+        safecoll_strategy_parse("gatherv=chunk,scatterv=p2p,allgatherv=segment,alltoallv=bigtype"),
+        MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_GATHERV), SAFECOLL_STRATEGY_CHUNK);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_SCATTERV), SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_ALLGATHERV), SAFECOLL_STRATEGY_SEGMENT);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_ALLTOALLV), SAFECOLL_STRATEGY_BIGTYPE);
+    /* The API replaces what the parser set, and "" changes nothing. */
+    ck_assert_int_eq(safecoll_strategy_set(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_LARGECOUNT),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_strategy_parse(""), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_GATHERV), SAFECOLL_STRATEGY_LARGECOUNT);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_ALLTOALLV), SAFECOLL_STRATEGY_BIGTYPE);
+    restore();
+}
+END_TEST
+
+/* Malformed specifications: MPI_ERR_ARG, a message that names the function
+ * and the problem, and nothing changed, not even by the valid entries
+ * before the bad one. */
+static const struct {
+    const char *spec, *what;
+} bad_specs[] = {
+    {"gatherv", "not collective=strategy"},
+    {"foo=p2p", "unknown collective 'foo'"},
+    {"gatherv=foo", "unknown strategy 'foo'"},
+    {"gatherv=p2p,", "trailing comma"},
+    {"=p2p", "unknown collective ''"},
+    {"gatherv=", "unknown strategy ''"},
+    {",", "not collective=strategy"},
+    {",gatherv=p2p", "not collective=strategy"},
+    {"gatherv=p2p,,scatterv=chunk", "not collective=strategy"},
+    {"Gatherv=p2p", "unknown collective 'Gatherv'"},
+    {"gatherv=P2P", "unknown strategy 'P2P'"},
+    {" gatherv=p2p", "unknown collective ' gatherv'"},
+    {"gatherv=p2p ", "unknown strategy 'p2p '"},
+    {"gatherv =p2p", "unknown collective 'gatherv '"},
+    {"gatherv=p2p=chunk", "unknown strategy 'p2p=chunk'"},
+    {"all", "not collective=strategy"},
+    {"alll=p2p", "unknown collective 'alll'"},
+    {"gatherv=p2p;scatterv=chunk", "unknown strategy"},
+    {"gatherv=p2p,foo=chunk", "unknown collective 'foo'"},
+    {"scatterv=chunk,gatherv=bogus", "unknown strategy 'bogus'"},
+};
+
+START_TEST(parse_errors)
+{
+    restore();
+    safecoll_strategy_set(SAFECOLL_COLL_ALLTOALLV, SAFECOLL_STRATEGY_P2P);
+    for (int i = 0; i < NELEMS(bad_specs); i++) {
+        int rc = safecoll_strategy_parse(bad_specs[i].spec);
+        ck_assert_msg(rc == MPI_ERR_ARG, "\"%s\" returned %d", bad_specs[i].spec, rc);
+        ck_assert_msg(strstr(safecoll_last_error(), "safecoll_strategy_parse") != NULL &&
+                          strstr(safecoll_last_error(), bad_specs[i].what) != NULL,
+                      "\"%s\": message lacks \"%s\": \"%s\"", bad_specs[i].spec,
+                      bad_specs[i].what, safecoll_last_error());
+        for (int c = 0; c < SAFECOLL_NCOLL; c++)
+            ck_assert_msg(safecoll_strategy_get((safecoll_coll)c) ==
+                              (c == SAFECOLL_COLL_ALLTOALLV ? SAFECOLL_STRATEGY_P2P
+                                                            : SAFECOLL_STRATEGY_AUTO),
+                          "\"%s\" changed %s", bad_specs[i].spec,
+                          safecoll_coll_name((safecoll_coll)c));
+    }
+    ASSERT_ARG_ERROR(safecoll_strategy_parse(NULL), "spec is NULL");
+    restore();
+}
+END_TEST
+
+/* ------------------------------------------------------------ limit, verbose */
+
+START_TEST(int_limit)
+{
+    const MPI_Count good[] = {1, 2, 64, 1000000, INT_MAX - 1, INT_MAX};
+    const MPI_Count bad[] = {0, -1, -2147483648LL, (MPI_Count)INT_MAX + 1, 4294967296LL,
+                             LLONG_MAX, LLONG_MIN};
+
+    restore();
+    ck_assert_int_eq(safecoll_int_limit_get(), INT_MAX);
+    for (int i = 0; i < NELEMS(good); i++) {
+        ck_assert_int_eq(safecoll_int_limit_set(good[i]), MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_int_limit_get(), good[i]);
+    }
+    safecoll_int_limit_set(77);
+    for (int i = 0; i < NELEMS(bad); i++) {
+        ASSERT_ARG_ERROR(safecoll_int_limit_set(bad[i]), "safecoll_int_limit_set");
+        ck_assert_int_eq(safecoll_int_limit_get(), 77);
+    }
+    restore();
+    ck_assert_int_eq(safecoll_int_limit_get(), INT_MAX);
+}
+END_TEST
+
+START_TEST(verbose)
+{
+    const int bad[] = {2, -1, 10, INT_MAX, INT_MIN};
+
+    ck_assert_int_eq(safecoll_verbose_set(1), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_verbose_set(0), MPI_SUCCESS);
+    for (int i = 0; i < NELEMS(bad); i++)
+        ASSERT_ARG_ERROR(safecoll_verbose_set(bad[i]), "safecoll_verbose_set");
+    restore();
+}
+END_TEST
+
+/* ------------------------------------------------------------ stats, version */
+
+START_TEST(stats_arguments)
+{
+    safecoll_stats s;
+
+    ASSERT_ARG_ERROR(safecoll_stats_get(SAFECOLL_COLL_GATHERV, NULL), "out is NULL");
+    ASSERT_ARG_ERROR(safecoll_stats_get(SAFECOLL_COLL_ALL, NULL), "out is NULL");
+    memset(&s, 0x5a, sizeof s);
+    ASSERT_ARG_ERROR(safecoll_stats_get(SAFECOLL_NCOLL, &s), "coll");
+    ASSERT_ARG_ERROR(safecoll_stats_get((safecoll_coll)-2, &s), "coll");
+    /* Without a call, every counter is zero, per collective and summed. */
+    safecoll_stats_reset();
+    for (int c = -1; c < SAFECOLL_NCOLL; c++) {
+        memset(&s, 0x5a, sizeof s);
+        ck_assert_int_eq(safecoll_stats_get((safecoll_coll)c, &s), MPI_SUCCESS);
+        ck_assert(s.calls == 0 && s.errors == 0 && s.triggered_d == 0);
+        for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
+            ck_assert(s.by_strategy[k] == 0);
+    }
+}
+END_TEST
+
+START_TEST(version)
+{
+    char expect[32];
+
+    ck_assert_int_eq(SAFECOLL_VERSION_NUMBER, SAFECOLL_VERSION_MAJOR * 10000 +
+                                                  SAFECOLL_VERSION_MINOR * 100 +
+                                                  SAFECOLL_VERSION_PATCH);
+    ck_assert_int_eq(safecoll_version(), SAFECOLL_VERSION_NUMBER);
+    snprintf(expect, sizeof expect, "%d.%d.%d", SAFECOLL_VERSION_MAJOR, SAFECOLL_VERSION_MINOR,
+             SAFECOLL_VERSION_PATCH);
+    ck_assert_str_eq(safecoll_version_string(), expect);
+    ck_assert_ptr_eq(safecoll_version_string(), safecoll_version_string());
+}
+END_TEST
+
+/* ------------------------------------------------------------ environment */
+
+/* What a fresh process with one SAFECOLL_* variable reports. */
+typedef struct child_report {
+    int status;                  /* exit status, -1 if it did not exit */
+    long long limit;
+    int forced[SAFECOLL_NCOLL];
+    char error[700];             /* safecoll_last_error() after the first call */
+    char later_error[700];       /* ... after a later call */
+} child_report;
+
+static const char *const env_vars[] = {"SAFECOLL_STRATEGY", "SAFECOLL_VERBOSE",
+                                       "SAFECOLL_INT_LIMIT"};
+
+/* The child: read the configuration as an application would, first call
+ * first, and print it. */
+static int env_child(void)
+{
+    long long limit = (long long)safecoll_int_limit_get();
+    char first[600];
+
+    snprintf(first, sizeof first, "%s", safecoll_last_error());
+    printf("limit %lld\n", limit);
+    printf("forced");
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        printf(" %d", safecoll_strategy_get((safecoll_coll)c));
+    printf("\nerror %s\n", first);
+    safecoll_stats_reset();
+    printf("later %s\n", safecoll_int_limit_get() > 0 ? safecoll_last_error() : "");
+    return 0;
+}
+
+static child_report run_child(const char *var, const char *value)
+{
+    child_report r;
+    int fds[2], wstatus;
+    pid_t pid;
+    FILE *in;
+    char line[700];
+
+    memset(&r, 0, sizeof r);
+    r.status = -1;
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        char *argv[] = {(char *)"test_config", (char *)"--env-child", NULL};
+        for (int i = 0; i < NELEMS(env_vars); i++)
+            unsetenv(env_vars[i]);
+        if (var != NULL)
+            setenv(var, value, 1);
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    in = fdopen(fds[0], "r");
+    while (fgets(line, sizeof line, in) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        if (strncmp(line, "limit ", 6) == 0) {
+            r.limit = strtoll(line + 6, NULL, 10);
+        } else if (strncmp(line, "forced", 6) == 0) {
+            char *p = line + 6;
+            for (int c = 0; c < SAFECOLL_NCOLL; c++)
+                r.forced[c] = (int)strtol(p, &p, 10);
+        } else if (strncmp(line, "error ", 6) == 0) {
+            snprintf(r.error, sizeof r.error, "%s", line + 6);
+        } else if (strncmp(line, "later ", 6) == 0) {
+            snprintf(r.later_error, sizeof r.later_error, "%s", line + 6);
+        }
+    }
+    fclose(in);
+    ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
+    if (WIFEXITED(wstatus))
+        r.status = WEXITSTATUS(wstatus);
+    return r;
+}
+
+/* A fresh process with no variable: the defaults, no error. */
+START_TEST(env_none)
+{
+    child_report r = run_child(NULL, NULL);
+
+    ck_assert_int_eq(r.status, 0);
+    ck_assert_int_eq(r.limit, INT_MAX);
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        ck_assert_int_eq(r.forced[c], SAFECOLL_STRATEGY_AUTO);
+    ck_assert_str_eq(r.error, "");
+}
+END_TEST
+
+static void assert_env_ok(const char *var, const char *value, const child_report *r)
+{
+    ck_assert_msg(r->status == 0, "%s=%s: the child exited with %d", var, value, r->status);
+    ck_assert_msg(r->error[0] == '\0' && r->later_error[0] == '\0',
+                  "%s=%s: accepted value reported an error: \"%s\"", var, value, r->error);
+}
+
+static void assert_env_bad(const char *var, const char *value, const child_report *r)
+{
+    ck_assert_msg(r->status == 0, "%s=%s: the child exited with %d", var, value, r->status);
+    ck_assert_msg(strstr(r->error, var) != NULL, "%s=\"%s\": the error does not name %s: \"%s\"",
+                  var, value, var, r->error);
+    /* The error stays: every later call reports it again. */
+    ck_assert_msg(strstr(r->later_error, var) != NULL,
+                  "%s=\"%s\": a later call does not report the error: \"%s\"", var, value,
+                  r->later_error);
+    /* Nothing of a malformed value is applied. */
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        ck_assert_msg(r->forced[c] == SAFECOLL_STRATEGY_AUTO, "%s=\"%s\": %s forced to %d", var,
+                      value, safecoll_coll_name((safecoll_coll)c), r->forced[c]);
+    ck_assert_msg(r->limit == INT_MAX, "%s=\"%s\": limit %lld", var, value, r->limit);
+}
+
+/* Every accepted SAFECOLL_STRATEGY entry: each collective with each
+ * strategy, and all= with each strategy. */
+START_TEST(env_strategy_each_value)
+{
+    char spec[96];
+
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+            child_report r;
+            /* Every collective once, every strategy for the four safe ones. */
+            if (c >= 4 && s != (c % (SAFECOLL_NSTRATEGY - 1)) + 1)
+                continue;
+            snprintf(spec, sizeof spec, "%s=%s", safecoll_coll_name((safecoll_coll)c),
+                     strategy_names[s]);
+            r = run_child("SAFECOLL_STRATEGY", spec);
+            assert_env_ok("SAFECOLL_STRATEGY", spec, &r);
+            for (int d = 0; d < SAFECOLL_NCOLL; d++)
+                ck_assert_msg(r.forced[d] == (d == c ? s : SAFECOLL_STRATEGY_AUTO),
+                              "SAFECOLL_STRATEGY=%s: %s is %d", spec,
+                              safecoll_coll_name((safecoll_coll)d), r.forced[d]);
+            ck_assert_int_eq(r.limit, INT_MAX);
+        }
+    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        child_report r;
+        snprintf(spec, sizeof spec, "all=%s", strategy_names[s]);
+        r = run_child("SAFECOLL_STRATEGY", spec);
+        assert_env_ok("SAFECOLL_STRATEGY", spec, &r);
+        for (int d = 0; d < SAFECOLL_NCOLL; d++)
+            ck_assert_int_eq(r.forced[d], s);
+    }
+}
+END_TEST
+
+START_TEST(env_strategy_lists)
+{
+    child_report r = run_child("SAFECOLL_STRATEGY", "all=p2p,gatherv=chunk,alltoallv=native");
+
+    assert_env_ok("SAFECOLL_STRATEGY", "list", &r);
+    ck_assert_int_eq(r.forced[SAFECOLL_COLL_GATHERV], SAFECOLL_STRATEGY_CHUNK);
+    ck_assert_int_eq(r.forced[SAFECOLL_COLL_SCATTERV], SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(r.forced[SAFECOLL_COLL_ALLGATHERV], SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(r.forced[SAFECOLL_COLL_ALLTOALLV], SAFECOLL_STRATEGY_NATIVE);
+    /* An empty variable is an empty list: nothing forced, no error. */
+    r = run_child("SAFECOLL_STRATEGY", "");
+    assert_env_ok("SAFECOLL_STRATEGY", "", &r);
+    for (int d = 0; d < SAFECOLL_NCOLL; d++)
+        ck_assert_int_eq(r.forced[d], SAFECOLL_STRATEGY_AUTO);
+}
+END_TEST
+
+START_TEST(env_strategy_malformed)
+{
+    for (int i = 0; i < NELEMS(bad_specs); i++) {
+        child_report r = run_child("SAFECOLL_STRATEGY", bad_specs[i].spec);
+        assert_env_bad("SAFECOLL_STRATEGY", bad_specs[i].spec, &r);
+        ck_assert_msg(strstr(r.error, bad_specs[i].what) != NULL,
+                      "SAFECOLL_STRATEGY=\"%s\": message lacks \"%s\": \"%s\"",
+                      bad_specs[i].spec, bad_specs[i].what, r.error);
+    }
+}
+END_TEST
+
+START_TEST(env_verbose)
+{
+    const char *good[] = {"0", "1"};
+    const char *bad[] = {"2", "-1", "yes", "=yes", "", " 1", "1 ", "true", "+1", "0x1", "1.0"};
+
+    for (int i = 0; i < NELEMS(good); i++) {
+        child_report r = run_child("SAFECOLL_VERBOSE", good[i]);
+        assert_env_ok("SAFECOLL_VERBOSE", good[i], &r);
+        ck_assert_int_eq(r.limit, INT_MAX);
+    }
+    for (int i = 0; i < NELEMS(bad); i++) {
+        child_report r = run_child("SAFECOLL_VERBOSE", bad[i]);
+        assert_env_bad("SAFECOLL_VERBOSE", bad[i], &r);
+    }
+}
+END_TEST
+
+START_TEST(env_int_limit)
+{
+    const struct {
+        const char *text;
+        long long value;
+    } good[] = {{"1", 1}, {"16", 16}, {"64", 64}, {"2147483646", 2147483646},
+                {"2147483647", 2147483647}};
+    const char *bad[] = {"0", "-1", "2147483648", "12abc", "", "+5", " 5", "5 ", "1e3", "0x10",
+                         "99999999999999999999", "-2147483648", "abc"};
+
+    for (int i = 0; i < NELEMS(good); i++) {
+        child_report r = run_child("SAFECOLL_INT_LIMIT", good[i].text);
+        assert_env_ok("SAFECOLL_INT_LIMIT", good[i].text, &r);
+        ck_assert_msg(r.limit == good[i].value, "SAFECOLL_INT_LIMIT=%s gave %lld", good[i].text,
+                      r.limit);
+    }
+    for (int i = 0; i < NELEMS(bad); i++) {
+        child_report r = run_child("SAFECOLL_INT_LIMIT", bad[i]);
+        assert_env_bad("SAFECOLL_INT_LIMIT", bad[i], &r);
+    }
+}
+END_TEST
+
+static Suite *config_suite(void)
+{
+    Suite *s = suite_create("config");
+    struct {
+        const char *name;
+        const TTest *tests[8];
+    } cases[] = {
+        {"names", {names}},
+        {"strategy", {strategy_set_get, strategy_set_errors, parse_each_value, parse_lists,
+                      parse_errors}},
+        {"settings", {int_limit, verbose, stats_arguments, version}},
+        {"environment", {env_none, env_strategy_each_value, env_strategy_lists,
+                         env_strategy_malformed, env_verbose, env_int_limit}},
+    };
+
+    for (int c = 0; c < NELEMS(cases); c++) {
+        TCase *tc = tcase_create(cases[c].name);
+        tcase_set_timeout(tc, 60);
+        for (int t = 0; t < 8 && cases[c].tests[t] != NULL; t++)
+            tcase_add_test(tc, cases[c].tests[t]);
+        suite_add_tcase(s, tc);
+    }
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    SRunner *sr;
+    int failures;
+
+    if (argc == 2 && strcmp(argv[1], "--env-child") == 0)
+        return env_child();
+    sr = srunner_create(config_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    failures = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failures ? 1 : 0;
+}
