@@ -1,12 +1,14 @@
 # libsafecoll - the one Makefile (plain GNU make).
 #
-#   make                  the libraries: lib/libsafecoll.a, lib/libsafecoll.so*
+#   make                  the libraries: lib/libsafecoll.a, lib/libsafecoll.so*,
+#                         and the command-line tool bin/safecoll
 #   make check            deps, all, unit + MPI tests, examples, symbol check,
-#                         C++ header test, install test, doc; ends with
-#                         "N passed, N failed"
+#                         C++ header test, CLI test, install test, doc; ends
+#                         with "N passed, N failed"
 #   make check-big        the >INT_MAX tests in tests/big/ (slow, needs memory)
 #   make sanitize         everything again in build-san/ with ASan + UBSan, and
 #                         the unit and MPI tests run from there
+#   make fuzz             the bound-file parser under libFuzzer for 60 s (clang)
 #   make bench | doc | demo | demo-native | install | uninstall | clean | deps
 #
 # Quiet unless V=1.  The MPI wrappers are always named through variables
@@ -45,6 +47,7 @@ bindir      ?= $(exec_prefix)/bin
 libdir      ?= $(exec_prefix)/lib
 includedir  ?= $(prefix)/include
 pkgconfigdir ?= $(libdir)/pkgconfig
+datadir     ?= $(prefix)/share
 # lz4's upper-case spellings are accepted too.
 BINDIR      ?= $(bindir)
 LIBDIR      ?= $(libdir)
@@ -97,7 +100,7 @@ LIBS_PRIVATE := $(strip -lpthread $(if $(shell grep -ls '<zlib\.h>' src/*/*.c),-
 TEST_LIBS   := -lpthread -lz -lm
 # Evaluated when a recipe runs, never at parse time (see `deps`).
 CHECK_FLAGS  = `$(PKG_CONFIG) --cflags --libs check`
-RPATH        = -Wl,-rpath,$(CURDIR)/$(B)lib
+RPATH        = -Wl,-rpath,$(abspath $(B)lib)
 
 # ---------------------------------------------------------------- quiet output
 ifeq ($(V),1)
@@ -132,6 +135,11 @@ BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(B)bench/bin/%,$(BENCH_SRCS))
 CXX_BIN   := $(B)tests/bin/cxx/test_header
 HEADERS   := include/safecoll.h $(sort $(wildcard include/safecoll/*.h))
+# bin/safecoll is made of every tools/*.c (one main, in tools/safecoll.c).
+TOOL_SRCS := $(sort $(wildcard tools/*.c))
+TOOL_OBJS := $(patsubst tools/%.c,$(B)obj/tools/%.o,$(TOOL_SRCS))
+TOOL_BIN  := $(B)bin/safecoll
+BOUNDS_OBJS := $(filter $(B)obj/bounds/%,$(LIB_OBJS))
 PC_FILE   := $(B)pkgconfig/safecoll.pc
 
 # Results of `make check`: one line "passed failed skipped label" per step.
@@ -144,14 +152,15 @@ export SAFECOLL_TEST_TIMEOUT
 DEPS_PKGS := make gcc g++ mpich libmpich-dev check pkg-config doxygen zlib1g-dev
 
 .DEFAULT_GOAL := all
-.PHONY: all lib tests examples bench-build deps help \
-        check check-run check-build check-unit check-mpi check-examples \
+.PHONY: all lib bin tests examples bench-build deps help \
+        check check-run check-build check-unit check-mpi check-examples check-cli fuzz \
         check-symbols check-cxx check-install check-doc check-big check-big-run \
         sanitize sanitize-run bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
-all: lib
+all: lib bin
 lib: $(LIBS_ALL)
+bin: $(TOOL_BIN)
 
 $(B)obj/%.o: src/%.c
 	$(call say,CC,$<)
@@ -175,6 +184,20 @@ $(LIB_SO): $(LIB_SO_M)
 	$(Q)ln -sf $(notdir $<) $@
 
 -include $(LIB_OBJS:.o=.d)
+
+# The registry finds the shipped bound file in $(datadir)/safecoll.  The path
+# is compiled into src/bounds/, whose objects also depend on a stamp holding
+# it, so that `make install prefix=/opt` after a plain `make` rebuilds them
+# instead of installing a library that looks in /usr/local.
+SAFECOLL_DATADIR := $(datadir)/safecoll
+DATADIR_STAMP    := $(B)obj/bounds/datadir.stamp
+$(BOUNDS_OBJS): LIB_CFLAGS += -DSAFECOLL_DATADIR=\"$(SAFECOLL_DATADIR)\"
+$(BOUNDS_OBJS): $(DATADIR_STAMP)
+$(DATADIR_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(SAFECOLL_DATADIR)' | cmp -s - $@ || echo '$(SAFECOLL_DATADIR)' > $@
+.PHONY: FORCE
+FORCE:
 
 # ---------------------------------------------------------------- programs
 # Programs are compiled and linked in one step; their header dependencies go
@@ -227,6 +250,20 @@ $(CXX_BIN): tests/cxx/test_header.cpp $(HEADERS) $(LIB_SO)
 
 -include $(wildcard $(B)obj/tests/*/*.d $(B)obj/examples/*.d $(B)obj/bench/*.d)
 
+# The tool is built like user code (public headers only) and links the
+# static library, so that an installed bin/safecoll needs no rpath.
+$(TOOL_OBJS): $(B)obj/tools/%.o: tools/%.c
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPICC) $(EX_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(TOOL_BIN): $(TOOL_OBJS) $(LIB_A)
+	$(call say,LD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(MPICC) $(SAN_FLAGS) $(LDFLAGS) -o $@ $(TOOL_OBJS) $(LIB_A) $(LIBS_PRIVATE)
+
+-include $(TOOL_OBJS:.o=.d)
+
 tests: $(UNIT_BINS) $(MPI_BINS) $(CXX_BIN)
 examples: $(EX_BINS)
 bench-build: $(BENCH_BINS)
@@ -258,7 +295,8 @@ endif
 # `check` installs deps first, then re-enters make so that nothing of the
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
-CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-cxx check-install check-doc
+CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-cxx check-cli \
+               check-install check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -314,9 +352,56 @@ check-install: lib
 	@printf '\n== install ==\n'
 	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' tests/check-install.sh)
 
+check-cli: $(TOOL_BIN)
+	@printf '\n== command-line tool ==\n'
+	@$(call record,cli,tests/check-cli.sh $(TOOL_BIN))
+
 check-doc:
 	@printf '\n== doc ==\n'
 	@$(call record,doc,$(MAKE) $(SILENT) doc)
+
+# ---------------------------------------------------------------- fuzz
+# The bound-file parser under libFuzzer, ASan and UBSan (clang; Debian:
+# clang and libclang-rt-dev).  Only the sources the parser needs are built,
+# straight into one program.  Inputs reach FUZZ_MAX_LEN bytes, past the
+# longest line the parser accepts.  A bounded run: it fails on a crash, a
+# leak, an input slower than FUZZ_TIMEOUT s or memory past FUZZ_RSS MB; the
+# input that did it is left in $(FUZZ_DIR) (rerun: $(FUZZ_BIN) <file>).
+# New inputs go to $(FUZZ_DIR)/corpus; tests/fuzz/corpus holds the seeds.
+FUZZ_CC      ?= clang
+FUZZ_MPI_PC  ?= mpich
+FUZZ_TIME    ?= 60
+FUZZ_TIMEOUT ?= 5
+FUZZ_RSS     ?= 2048
+FUZZ_MAX_LEN ?= 16384
+FUZZ_DIR     := $(B)tests/bin/fuzz
+FUZZ_BIN     := $(FUZZ_DIR)/fuzz_bounds
+FUZZ_SRCS    := tests/fuzz/fuzz_bounds.c $(sort $(wildcard src/bounds/*.c)) \
+                src/core/error.c src/core/config.c src/core/version.c
+FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=undefined -fno-omit-frame-pointer $(WARN_CFLAGS) \
+                -Iinclude -Isrc/core -Isrc/bounds -Isrc
+
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/bounds/*.h src/core/*.h) $(HEADERS)
+	$(call say,CCLD,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRCS) `$(PKG_CONFIG) --cflags --libs $(FUZZ_MPI_PC)`
+
+fuzz: $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_DIR)/corpus
+	@printf '\n== fuzz (%s s) ==\n' '$(FUZZ_TIME)'
+	$(Q)SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS= \
+	    ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \
+	    UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
+	    $(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -rss_limit_mb=$(FUZZ_RSS) \
+	    -timeout=$(FUZZ_TIMEOUT) -max_len=$(FUZZ_MAX_LEN) -dict=tests/fuzz/bounds.dict \
+	    -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/ $(FUZZ_DIR)/corpus tests/fuzz/corpus \
+	    > $(FUZZ_DIR)/fuzz.log 2>&1; st=$$?; \
+	    grep -E '^#[0-9]+.*(DONE|INITED)|^stat::number_of_executed_units|^stat::peak_rss_mb|ERROR|SUMMARY|Test unit written' \
+	        $(FUZZ_DIR)/fuzz.log | sed 's/^/  /'; \
+	    if [ $$st -eq 0 ]; then echo "PASS fuzz (log: $(FUZZ_DIR)/fuzz.log)"; \
+	    else echo "FAIL fuzz: exit $$st (log: $(FUZZ_DIR)/fuzz.log)"; exit 1; fi
 
 # ---------------------------------------------------------------- check-big
 check-big: deps
@@ -392,7 +477,7 @@ $(PC_FILE): pkgconfig/safecoll.pc.in include/safecoll.h Makefile
 	        -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' $< > $@
 
 # The .pc holds the install paths, so it is made again at every install.
-install: lib
+install: lib bin
 	@rm -f $(PC_FILE)
 	$(Q)$(MAKE) $(SILENT) $(PC_FILE)
 	$(call say,INSTALL,$(DESTDIR)$(prefix))
@@ -405,9 +490,9 @@ install: lib
 	$(Q)ln -sf $(notdir $(LIB_SO_V)) $(DESTDIR)$(libdir)/$(notdir $(LIB_SO_M))
 	$(Q)ln -sf $(notdir $(LIB_SO_M)) $(DESTDIR)$(libdir)/$(notdir $(LIB_SO))
 	$(Q)$(INSTALL) -m 644 $(PC_FILE) $(DESTDIR)$(pkgconfigdir)/safecoll.pc
-	$(Q)if [ -x $(B)bin/safecoll ]; then \
-	    $(INSTALL) -d -m 755 $(DESTDIR)$(bindir) && \
-	    $(INSTALL) -m 755 $(B)bin/safecoll $(DESTDIR)$(bindir)/safecoll; fi
+	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/safecoll
+	$(Q)$(INSTALL) -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/safecoll
+	$(Q)$(INSTALL) -m 644 data/known-bounds $(DESTDIR)$(datadir)/safecoll/known-bounds
 
 uninstall:
 	$(call say,RM,$(DESTDIR)$(prefix))
@@ -417,19 +502,24 @@ uninstall:
 	          $(DESTDIR)$(libdir)/libsafecoll.a \
 	          $(DESTDIR)$(pkgconfigdir)/safecoll.pc \
 	          $(DESTDIR)$(bindir)/safecoll \
+	          $(DESTDIR)$(datadir)/safecoll/known-bounds \
 	          $(DESTDIR)$(includedir)/safecoll.h \
 	          $(DESTDIR)$(includedir)/safecoll/*.h
 	$(Q)if [ -d $(DESTDIR)$(includedir)/safecoll ]; then \
 	    rmdir $(DESTDIR)$(includedir)/safecoll || \
 	    echo "uninstall: $(DESTDIR)$(includedir)/safecoll is not empty; left in place" >&2; fi
+	$(Q)if [ -d $(DESTDIR)$(datadir)/safecoll ]; then \
+	    rmdir $(DESTDIR)$(datadir)/safecoll || \
+	    echo "uninstall: $(DESTDIR)$(datadir)/safecoll is not empty; left in place" >&2; fi
 
 # ---------------------------------------------------------------- clean
 clean:
 	$(call say,CLEAN,build outputs)
-	$(Q)rm -rf obj lib tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc $(SANDIR)
+	$(Q)rm -rf obj lib bin tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc $(SANDIR)
 
 help:
-	@sed -n '3,11s/^# \{0,1\}//p' Makefile
+	@sed -n '3,13s/^# \{0,1\}//p' Makefile
 	@echo "Variables: MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC)"
-	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir V=1"
+	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir datadir V=1"
 	@echo "  SAFECOLL_NO_DEPS=1 SAFECOLL_TEST_TIMEOUT=seconds SAFECOLL_DEMO_SMALL=1"
+	@echo "  FUZZ_CC=clang FUZZ_TIME=60 (make fuzz)"

@@ -86,5 +86,6 @@ SAFECOLL_API const char *safecoll_last_error(void);
 #include "safecoll/displs.h"
 #include "safecoll/config.h"
 #include "safecoll/coll.h"
+#include "safecoll/bounds.h"
 
 #endif /* SAFECOLL_H */

@@ -1,0 +1,119 @@
+/*
+ * Internal interface of the bound registry: the record checks and the
+ * parser shared by the file loader, the string loader and the single-line
+ * parser (record.c, parse.c), and the fast path the detectors of the safe
+ * collectives call on every call (registry.c).
+ */
+#ifndef SC_BOUNDS_H
+#define SC_BOUNDS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core.h"
+
+/* MPI_Count is a 64-bit signed integer in every MPI we know; the parser
+ * refuses anything larger than this so that a bound never wraps. */
+#define SC_COUNT_MAX ((MPI_Count)INT64_MAX)
+
+/* "No bound of this class applies", from sc__bounds_limit. */
+#define SC_BOUNDS_NONE ((MPI_Count)-1)
+
+/* Room for the message of one parse error, before file and line are put
+ * in front of it. */
+#define SC_BOUNDS_ERRLEN 256
+
+/* ---- records (record.c) ---- */
+
+/* Checks a record as safecoll_bounds_add documents it. On error writes a
+ * sentence naming the field to err and returns MPI_ERR_ARG. */
+int sc__bound_check(const safecoll_bound *b, char *err, size_t errlen);
+
+/* d is "YYYY-MM-DD" (exactly) and names a day that exists. */
+int sc__bound_valid_date(const char *d);
+
+/* The record applies to (coll, s, P) ignoring its library pattern. */
+int sc__bound_covers(const safecoll_bound *b, safecoll_coll coll, int type_size, int nprocs);
+
+/* The library pattern of the record matches the version string `library`:
+ * empty pattern always, else a byte-exact substring. */
+int sc__bound_library_matches(const safecoll_bound *b, const char *library);
+
+/* Writes the line of a checked record; returns the length it needs (without
+ * NUL), like snprintf. */
+size_t sc__bound_write(const safecoll_bound *b, char *buf, size_t len);
+
+/* ---- parser (parse.c) ---- */
+
+/* One record with where it came from, as the registry keeps it. */
+typedef struct sc__brec {
+    safecoll_bound b;
+    char *origin;  /* "path:line" or "safecoll_bounds_add"; owned */
+    int applies;   /* its library pattern matches the running MPI (registry.c) */
+} sc__brec;
+
+/* A growable array of records. */
+typedef struct sc__bvec {
+    sc__brec *v;
+    size_t n, cap;
+} sc__bvec;
+
+void sc__bvec_free(sc__bvec *vec);
+
+/* Parses one line (no line end, no NUL inside, len bytes). Returns 1 with
+ * *out filled when the line holds a record, 0 for a blank or comment line,
+ * -1 with a message in err when it is malformed. */
+int sc__bounds_parse_line(const char *line, size_t len, safecoll_bound *out, char *err,
+                          size_t errlen);
+
+/* Parses a whole text (text != NULL, len bytes) or a whole open stream
+ * (fp != NULL) into vec, naming records "name:line". On error nothing is
+ * kept in vec, and the message "who: name:line: sentence" (or "who: name:
+ * sentence" for a read error) is recorded with sc__error; returns its
+ * code. */
+int sc__bounds_parse_text(const char *who, const char *name, const char *text, size_t len,
+                          sc__bvec *vec);
+int sc__bounds_parse_stream(const char *who, const char *name, FILE *fp, sc__bvec *vec);
+
+/* The MPI error class of an errno value of a file operation, and its text
+ * (thread-safe; returns buf). */
+int sc__bounds_io_class(int e);
+const char *sc__bounds_strerror(int e, char *buf, size_t len);
+
+/* Opens and parses a file; the code of a failed fopen is mapped to an MPI
+ * error class. `optional` makes a missing file an empty one. */
+int sc__bounds_parse_file(const char *who, const char *path, int optional, sc__bvec *vec);
+
+/* ---- registry (registry.c) ---- */
+
+/* Merges the shipped file and SAFECOLL_BOUNDS once. Returns MPI_SUCCESS or
+ * the error of a missing or malformed file (the message names it), the same
+ * at every call, like sc__config_init. */
+int sc__bounds_init(void);
+
+/* The tightest bound of each class that applies to a call of `coll` with
+ * type size `type_size` and `nprocs` processes under the running MPI
+ * library: the call is affected when its global buffer in elements is
+ * greater than *max_elems, in bytes greater than *max_bytes, or its
+ * per-message count greater than *max_msg. SC_BOUNDS_NONE (-1) when no
+ * record of that class applies. Any output may be NULL. Costs a read lock
+ * and a loop over the few records of this collective, and never
+ * allocates: the safe collectives call it on every call. */
+int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
+                     MPI_Count *max_bytes, MPI_Count *max_msg);
+
+/* Incremented by every change of the registry, so that a caller may cache
+ * what it derived from it. */
+unsigned long sc__bounds_generation(void);
+
+/* For a message after a detector fired: "origin: line" of the tightest
+ * applicable record of class cls whose bound `value` passes. Returns 1 when
+ * one is found, else 0 (buf then holds ""). */
+int sc__bounds_explain(safecoll_coll coll, int type_size, int nprocs, safecoll_bound_class cls,
+                       MPI_Count value, char *buf, size_t len);
+
+/* Tests only: match records against `library` instead of the running MPI's
+ * version string (NULL restores it). */
+int sc__bounds_set_library(const char *library);
+
+#endif /* SC_BOUNDS_H */

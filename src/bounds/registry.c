@@ -1,0 +1,597 @@
+/*
+ * The bound registry: the merged records, the API that edits and queries
+ * them, and the fast path of the detectors.
+ *
+ * Every safe collective asks sc__bounds_limit which bounds apply to its
+ * call, so that question must cost next to nothing whatever the registry
+ * holds. Records are therefore kept twice: in merge order, as the API sees
+ * them, and as a compact index with one slice per collective holding only
+ * the records whose library pattern matches the running MPI. The index is
+ * rebuilt under the write lock by every change (changes are rare: startup,
+ * an API call), so a reader takes the read lock and loops over the few
+ * records of its collective, with no allocation and no string work.
+ *
+ * The sources are merged at first use under pthread_once: the shipped
+ * file, then SAFECOLL_BOUNDS. A missing or malformed file there is kept as
+ * an error that every later call reports, like a malformed SAFECOLL_*
+ * variable in config.c: a bound the user asked for is never dropped
+ * silently.
+ */
+/* glibc: the writer-preferring rwlock initializer (see `lock`); also gives
+ * mkstemp, fchmod and fdopen. */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bounds.h"
+
+/* Set by the Makefile to $(datadir)/safecoll; the fallback only serves
+ * builds that bypass it. */
+#ifndef SAFECOLL_DATADIR
+#define SAFECOLL_DATADIR "/usr/local/share/safecoll"
+#endif
+
+/* One entry of the per-collective index: what a detector needs, nothing
+ * else, so that a slice stays within a cache line or two. */
+typedef struct limit {
+    MPI_Count bound;
+    int cls;
+    int s_min, s_max, p_min, p_max;
+} limit;
+
+/* Every safe collective takes the read lock, from any number of threads,
+ * so with glibc's default (readers first) a change could wait for ever.
+ * Writers go first where the platform lets us say so; nothing here takes
+ * the read lock twice, which is what that kind forbids. */
+#ifdef PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+#else
+static pthread_rwlock_t lock = PTHREAD_RWLOCK_INITIALIZER;
+#endif
+static sc__bvec reg;                           /* the records, merge order */
+static limit *lim;                             /* the index ... */
+static size_t lim_cap;                         /* ... its capacity (>= reg.n) */
+static size_t lim_start[SAFECOLL_NCOLL + 1];   /* slice of collective c: [start[c], start[c+1]) */
+static atomic_ulong generation;
+static char library[MPI_MAX_LIBRARY_VERSION_STRING + 1]; /* the string patterns match */
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_error = MPI_SUCCESS;
+static char init_message[512];
+
+static const char origin_api[] = "safecoll_bounds_add";
+
+/* ---- locking ---- */
+
+static int rdlock(const char *who)
+{
+    if (pthread_rwlock_rdlock(&lock) != 0)
+        return sc__error(MPI_ERR_INTERN, "%s: cannot take the registry's read lock", who);
+    return MPI_SUCCESS;
+}
+
+static int wrlock(const char *who)
+{
+    if (pthread_rwlock_wrlock(&lock) != 0)
+        return sc__error(MPI_ERR_INTERN, "%s: cannot take the registry's write lock", who);
+    return MPI_SUCCESS;
+}
+
+static void unlock(void)
+{
+    pthread_rwlock_unlock(&lock);
+}
+
+/* ---- the index (write lock held) ---- */
+
+static void read_library(void)
+{
+    int len = 0;
+
+    /* Allowed before MPI_Init and after MPI_Finalize (MPI-3.1 sec. 8.1.1). */
+    if (MPI_Get_library_version(library, &len) != MPI_SUCCESS || len < 0)
+        len = 0;
+    library[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING] = '\0';
+}
+
+/* Makes room for an index over n records, before a change is made, so that
+ * the rebuild after it cannot fail half way. */
+static int reserve(size_t n)
+{
+    limit *p;
+
+    if (n <= lim_cap)
+        return 0;
+    if (n < 2 * lim_cap)
+        n = 2 * lim_cap;
+    if ((p = realloc(lim, n * sizeof *p)) == NULL)
+        return -1;
+    lim = p;
+    lim_cap = n;
+    return 0;
+}
+
+static void rebuild(void)
+{
+    size_t fill[SAFECOLL_NCOLL] = {0};
+
+    for (size_t i = 0; i < reg.n; i++)
+        if (reg.v[i].applies)
+            fill[reg.v[i].b.collective]++;
+    lim_start[0] = 0;
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
+        lim_start[c + 1] = lim_start[c] + fill[c];
+        fill[c] = lim_start[c];
+    }
+    for (size_t i = 0; i < reg.n; i++) {
+        const safecoll_bound *b = &reg.v[i].b;
+        if (reg.v[i].applies)
+            lim[fill[b->collective]++] = (limit){b->bound, (int)b->cls, b->s_min, b->s_max,
+                                                 b->p_min, b->p_max};
+    }
+    atomic_fetch_add(&generation, 1);
+}
+
+/* Appends the records of vec (emptied on success, freed on failure). */
+static int merge(const char *who, sc__bvec *vec)
+{
+    int rc;
+
+    if ((rc = wrlock(who)) != MPI_SUCCESS) {
+        sc__bvec_free(vec);
+        return rc;
+    }
+    if (vec->n > SAFECOLL_BOUNDS_MAX - reg.n) {
+        rc = sc__error(MPI_ERR_ARG, "%s: the registry would hold more than %d records", who,
+                       SAFECOLL_BOUNDS_MAX);
+    } else if (reg.n + vec->n > reg.cap) {
+        size_t cap = reg.n + vec->n > 2 * reg.cap ? reg.n + vec->n : 2 * reg.cap;
+        sc__brec *v = realloc(reg.v, cap * sizeof *v);
+        if (v == NULL) {
+            rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", who);
+        } else {
+            reg.v = v;
+            reg.cap = cap;
+        }
+    }
+    if (rc == MPI_SUCCESS && reserve(reg.n + vec->n) != 0)
+        rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", who);
+    if (rc == MPI_SUCCESS) {
+        /* The library test is done once per record, not at every rebuild. */
+        for (size_t i = 0; i < vec->n; i++)
+            vec->v[i].applies = sc__bound_library_matches(&vec->v[i].b, library);
+        if (vec->n > 0)
+            memcpy(reg.v + reg.n, vec->v, vec->n * sizeof *vec->v);
+        reg.n += vec->n;
+        rebuild();
+        free(vec->v);
+        *vec = (sc__bvec){0};
+    }
+    unlock();
+    if (rc != MPI_SUCCESS)
+        sc__bvec_free(vec);
+    return rc;
+}
+
+static void drop_all(void)
+{
+    sc__bvec_free(&reg);
+    rebuild();
+}
+
+/* ---- first use ---- */
+
+static int merge_file(const char *who, const char *path, int optional)
+{
+    sc__bvec vec = {0};
+    int rc = sc__bounds_parse_file(who, path, optional, &vec);
+
+    return rc == MPI_SUCCESS ? merge(who, &vec) : rc;
+}
+
+static int merge_env_list(const char *list)
+{
+    char *copy = strdup(list), *p, *end;
+    int rc = MPI_SUCCESS, entry = 1;
+
+    if (copy == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_BOUNDS: out of memory");
+    for (p = copy; rc == MPI_SUCCESS; p = end + 1, entry++) {
+        end = strchr(p, ':');
+        if (end != NULL)
+            *end = '\0';
+        /* An empty entry is almost always a slip ("a::b", a trailing ':')
+         * that would otherwise hide a file the user meant to name. */
+        if (*p == '\0')
+            rc = sc__error(MPI_ERR_ARG, "SAFECOLL_BOUNDS: entry %d of '%s' is empty", entry,
+                           list);
+        else
+            rc = merge_file("SAFECOLL_BOUNDS", p, 0);
+        if (end == NULL)
+            break;
+    }
+    free(copy);
+    return rc;
+}
+
+static void load_sources(void)
+{
+    const char *known = getenv("SAFECOLL_KNOWN_BOUNDS");
+    const char *list = getenv("SAFECOLL_BOUNDS");
+    int rc = MPI_SUCCESS;
+
+    read_library();
+    /* The shipped file is optional (a build that was never installed has
+     * none); a file named on purpose is not. */
+    if (known == NULL)
+        rc = merge_file("shipped bounds", SAFECOLL_DATADIR "/known-bounds", 1);
+    else if (*known != '\0')
+        rc = merge_file("SAFECOLL_KNOWN_BOUNDS", known, 0);
+    if (rc == MPI_SUCCESS && list != NULL && *list != '\0')
+        rc = merge_env_list(list);
+    if (rc != MPI_SUCCESS) {
+        /* The message was written to this thread's buffer only. */
+        init_error = rc;
+        strncpy(init_message, safecoll_last_error(), sizeof init_message - 1);
+    }
+    pthread_rwlock_wrlock(&lock);
+    if (rc != MPI_SUCCESS)
+        drop_all();
+    else
+        rebuild();
+    pthread_rwlock_unlock(&lock);
+}
+
+int sc__bounds_init(void)
+{
+    pthread_once(&init_once, load_sources);
+    if (init_error != MPI_SUCCESS)
+        return sc__error(init_error, "%s", init_message);
+    return MPI_SUCCESS;
+}
+
+/* ---- editing ---- */
+
+int safecoll_bounds_add(const safecoll_bound *b)
+{
+    char err[SC_BOUNDS_ERRLEN];
+    sc__bvec vec = {0};
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if (b == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_add: b is NULL");
+    if (sc__bound_check(b, err, sizeof err) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_add: %s", err);
+    vec.v = malloc(sizeof *vec.v);
+    if (vec.v == NULL || (vec.v->origin = strdup(origin_api)) == NULL) {
+        free(vec.v);
+        return sc__error(MPI_ERR_NO_MEM, "safecoll_bounds_add: out of memory");
+    }
+    vec.n = vec.cap = 1;
+    vec.v->b = *b;
+    /* One spelling of "any library", as the parser stores it. */
+    if (strcmp(vec.v->b.mpi, "*") == 0)
+        memset(vec.v->b.mpi, 0, sizeof vec.v->b.mpi);
+    return merge("safecoll_bounds_add", &vec);
+}
+
+int safecoll_bounds_remove(size_t index)
+{
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS ||
+        (rc = wrlock("safecoll_bounds_remove")) != MPI_SUCCESS)
+        return rc;
+    if (index >= reg.n) {
+        rc = sc__error(MPI_ERR_ARG,
+                       "safecoll_bounds_remove: index %zu is out of range (%zu records)", index,
+                       reg.n);
+    } else {
+        free(reg.v[index].origin);
+        memmove(reg.v + index, reg.v + index + 1, (reg.n - index - 1) * sizeof *reg.v);
+        reg.n--;
+        rebuild();
+    }
+    unlock();
+    return rc;
+}
+
+int safecoll_bounds_clear(void)
+{
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS ||
+        (rc = wrlock("safecoll_bounds_clear")) != MPI_SUCCESS)
+        return rc;
+    drop_all();
+    unlock();
+    return MPI_SUCCESS;
+}
+
+int safecoll_bounds_load(const char *path)
+{
+    sc__bvec vec = {0};
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if (path == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_load: path is NULL");
+    /* Parsed outside the lock: readers keep going while a file is read. */
+    if ((rc = sc__bounds_parse_file("safecoll_bounds_load", path, 0, &vec)) != MPI_SUCCESS)
+        return rc;
+    return merge("safecoll_bounds_load", &vec);
+}
+
+int safecoll_bounds_load_string(const char *text, const char *name)
+{
+    sc__bvec vec = {0};
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if (text == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_load_string: text is NULL");
+    rc = sc__bounds_parse_text("safecoll_bounds_load_string", name ? name : "<string>", text,
+                               strlen(text), &vec);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return merge("safecoll_bounds_load_string", &vec);
+}
+
+/* ---- saving ---- */
+
+static int io_error(const char *path, const char *what, int e)
+{
+    char why[128];
+
+    return sc__error(sc__bounds_io_class(e), "safecoll_bounds_save: %s: %s: %s", path, what,
+                     sc__bounds_strerror(e, why, sizeof why));
+}
+
+static int write_records(FILE *fp)
+{
+    char line[SAFECOLL_BOUND_LINE_MAX];
+
+    fprintf(fp, "# libsafecoll bound registry, written by safecoll_bounds_save() of "
+                "libsafecoll %s.\n# One record per line; the format is described in "
+                "doc/bounds-format.md.\n",
+            safecoll_version_string());
+    for (size_t i = 0; i < reg.n; i++) {
+        sc__bound_write(&reg.v[i].b, line, sizeof line);
+        fprintf(fp, "%s\n", line);
+    }
+    return ferror(fp) ? -1 : 0;
+}
+
+int safecoll_bounds_save(const char *path)
+{
+    struct stat st;
+    char *tmp;
+    FILE *fp;
+    int rc, fd, e;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if (path == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_save: path is NULL");
+    if (*path == '\0')
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_save: path is empty");
+    /* A temporary file next to the target and a rename: a reader (another
+     * process loading SAFECOLL_BOUNDS) sees the old file or the new one,
+     * never a half-written line that would make its registry fail. */
+    if ((tmp = malloc(strlen(path) + 8)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "safecoll_bounds_save: out of memory");
+    strcpy(tmp, path);
+    strcat(tmp, ".XXXXXX");
+    if ((fd = mkstemp(tmp)) < 0) {
+        rc = io_error(path, "cannot create a temporary file", errno);
+        free(tmp);
+        return rc;
+    }
+    fchmod(fd, stat(path, &st) == 0 ? (st.st_mode & 07777) : 0644);
+    if ((fp = fdopen(fd, "w")) == NULL) {
+        rc = io_error(tmp, "cannot write", errno);
+        close(fd);
+    } else if ((rc = rdlock("safecoll_bounds_save")) == MPI_SUCCESS) {
+        errno = 0;
+        int bad = write_records(fp);
+        unlock();
+        e = errno ? errno : EIO;
+        if (fclose(fp) != 0 && !bad) {
+            bad = 1;
+            e = errno;
+        }
+        if (bad)
+            rc = io_error(tmp, "write error", e);
+        else if (rename(tmp, path) != 0)
+            rc = io_error(path, "cannot rename the temporary file to it", errno);
+    } else {
+        fclose(fp);
+    }
+    if (rc != MPI_SUCCESS)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+/* ---- queries ---- */
+
+int safecoll_bounds_count(size_t *n)
+{
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if (n == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_count: n is NULL");
+    if ((rc = rdlock("safecoll_bounds_count")) != MPI_SUCCESS)
+        return rc;
+    *n = reg.n;
+    unlock();
+    return MPI_SUCCESS;
+}
+
+int safecoll_bounds_get(size_t index, safecoll_bound *out)
+{
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if (out == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_get: out is NULL");
+    if ((rc = rdlock("safecoll_bounds_get")) != MPI_SUCCESS)
+        return rc;
+    if (index >= reg.n)
+        rc = sc__error(MPI_ERR_ARG, "safecoll_bounds_get: index %zu is out of range (%zu records)",
+                       index, reg.n);
+    else
+        *out = reg.v[index].b;
+    unlock();
+    return rc;
+}
+
+int safecoll_bounds_origin(size_t index, char *buf, size_t len)
+{
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if (buf == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_origin: buf is NULL");
+    if (len == 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_origin: len is 0");
+    if ((rc = rdlock("safecoll_bounds_origin")) != MPI_SUCCESS)
+        return rc;
+    if (index >= reg.n)
+        rc = sc__error(MPI_ERR_ARG,
+                       "safecoll_bounds_origin: index %zu is out of range (%zu records)", index,
+                       reg.n);
+    else
+        snprintf(buf, len, "%s", reg.v[index].origin);
+    unlock();
+    return rc;
+}
+
+int safecoll_bounds_match(safecoll_coll coll, int type_size, int nprocs, const char *library_,
+                          size_t *indices, size_t max, size_t *n)
+{
+    size_t found = 0;
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: coll %d is out of range",
+                         (int)coll);
+    if (type_size < 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: type_size %d is negative",
+                         type_size);
+    if (nprocs < 1)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: nprocs %d is not >= 1", nprocs);
+    if (indices == NULL && max > 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: indices is NULL but max is %zu",
+                         max);
+    if (n == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: n is NULL");
+    if ((rc = rdlock("safecoll_bounds_match")) != MPI_SUCCESS)
+        return rc;
+    for (size_t i = 0; i < reg.n; i++) {
+        const safecoll_bound *b = &reg.v[i].b;
+        if (sc__bound_covers(b, coll, type_size, nprocs) &&
+            sc__bound_library_matches(b, library_ ? library_ : library)) {
+            if (found < max)
+                indices[found] = i;
+            found++;
+        }
+    }
+    unlock();
+    *n = found;
+    return MPI_SUCCESS;
+}
+
+/* ---- the detectors' side ---- */
+
+int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
+                     MPI_Count *max_bytes, MPI_Count *max_msg)
+{
+    MPI_Count best[SAFECOLL_NBOUND_CLASS] = {SC_BOUNDS_NONE, SC_BOUNDS_NONE, SC_BOUNDS_NONE};
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
+    if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
+        return sc__error(MPI_ERR_ARG, "sc__bounds_limit: coll %d is out of range", (int)coll);
+    if ((rc = rdlock("sc__bounds_limit")) != MPI_SUCCESS)
+        return rc;
+    for (size_t i = lim_start[coll]; i < lim_start[coll + 1]; i++) {
+        const limit *l = &lim[i];
+        if (type_size >= l->s_min && type_size <= l->s_max && nprocs >= l->p_min &&
+            nprocs <= l->p_max && (best[l->cls] < 0 || l->bound < best[l->cls]))
+            best[l->cls] = l->bound;
+    }
+    unlock();
+    if (max_elems != NULL)
+        *max_elems = best[SAFECOLL_BOUND_G_ELEMENTS];
+    if (max_bytes != NULL)
+        *max_bytes = best[SAFECOLL_BOUND_G_BYTES];
+    if (max_msg != NULL)
+        *max_msg = best[SAFECOLL_BOUND_X];
+    return MPI_SUCCESS;
+}
+
+unsigned long sc__bounds_generation(void)
+{
+    return atomic_load(&generation);
+}
+
+int sc__bounds_explain(safecoll_coll coll, int type_size, int nprocs, safecoll_bound_class cls,
+                       MPI_Count value, char *buf, size_t len)
+{
+    const sc__brec *best = NULL;
+
+    if (len > 0)
+        buf[0] = '\0';
+    if (sc__bounds_init() != MPI_SUCCESS || rdlock("sc__bounds_explain") != MPI_SUCCESS)
+        return 0;
+    for (size_t i = 0; i < reg.n; i++) {
+        const safecoll_bound *b = &reg.v[i].b;
+        if (reg.v[i].applies && b->cls == cls && value > b->bound &&
+            sc__bound_covers(b, coll, type_size, nprocs) &&
+            (best == NULL || b->bound < best->b.bound))
+            best = &reg.v[i];
+    }
+    if (best != NULL && len > 0) {
+        char line[SAFECOLL_BOUND_LINE_MAX];
+        sc__bound_write(&best->b, line, sizeof line);
+        snprintf(buf, len, "%s: %s", best->origin, line);
+    }
+    unlock();
+    return best != NULL;
+}
+
+int sc__bounds_set_library(const char *library_)
+{
+    int rc;
+
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS ||
+        (rc = wrlock("sc__bounds_set_library")) != MPI_SUCCESS)
+        return rc;
+    if (library_ == NULL)
+        read_library();
+    else
+        snprintf(library, sizeof library, "%s", library_);
+    for (size_t i = 0; i < reg.n; i++)
+        reg.v[i].applies = sc__bound_library_matches(&reg.v[i].b, library);
+    rebuild();
+    unlock();
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# The command-line tool: exit codes and messages of `safecoll bounds ...` on
+# good and bad files.  `make check` runs it.
+#
+#   tests/check-cli.sh [bin/safecoll]
+#
+# Exit codes under test: 0 success, 1 invalid data, 2 usage error.  The
+# tool must not depend on the environment's bound files for `check`, `add`
+# and `list FILE`, and must report a broken SAFECOLL_BOUNDS for `list`.
+# Prints one line per failed assertion and "cli: N checks, F failed"; exit
+# status non-zero when anything failed.  KEEP=1 keeps the scratch directory.
+set -u
+
+tool=${1:-bin/safecoll}
+[ -x "$tool" ] || { echo "check-cli: $tool is not built (run make)" >&2; exit 2; }
+case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
+shipped=$(pwd)/data/known-bounds
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/safecoll-cli.XXXXXX") || exit 2
+cleanup() { [ "${KEEP:-0}" = 1 ] || rm -rf "$scratch"; }
+trap cleanup EXIT
+cd "$scratch" || exit 2
+
+checks=0 failed=0
+out=$scratch/out err=$scratch/err
+
+# run EXPECTED_STATUS ARGS...: runs the tool with a clean bound environment
+# unless the caller set one (env VAR=... run ...).
+run() {
+    local want=$1 got
+    shift
+    checks=$((checks + 1))
+    "$tool" "$@" >"$out" 2>"$err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        failed=$((failed + 1))
+        echo "FAIL: safecoll $*: exit $got, expected $want"
+        sed 's/^/    out| /' "$out" | head -5
+        sed 's/^/    err| /' "$err" | head -5
+    fi
+}
+
+# expect FILE(out|err) TEXT: the last run printed TEXT (fixed string) there.
+expect() {
+    local where=$1 text=$2 file
+    file=$out
+    [ "$where" = err ] && file=$err
+    checks=$((checks + 1))
+    if ! grep -qF -- "$text" "$file"; then
+        failed=$((failed + 1))
+        echo "FAIL: std$where lacks \"$text\":"
+        sed 's/^/    | /' "$file" | head -5
+    fi
+}
+
+# expect_lines FILE N: the file has N lines.
+expect_lines() {
+    local n
+    checks=$((checks + 1))
+    n=$(wc -l <"$1")
+    if [ "$n" -ne "$2" ]; then
+        failed=$((failed + 1))
+        echo "FAIL: $(basename "$1") has $n lines, expected $2"
+    fi
+}
+
+export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=
+
+cat >good.bounds <<'EOF'
+# two records, a comment and a blank line
+
+collective=scatter class=G_elements bound=2147483647 P=3- mpi="MPICH Version:\t4.0.2\n" source=tested
+collective=gather class=X bound=124Mi s=1 P=48 note="paper 000"   # trailing comment
+EOF
+printf 'collective=gather class=X bound=1\n\ncollective=gather class=X bund=5\n' >bad.bounds
+
+# --- dispatcher, help, version
+run 0 --help;                     expect out "usage: safecoll COMMAND"
+run 0 --version;                  expect out "safecoll (libsafecoll)"
+run 2;                            expect err "missing command"
+run 2 frob;                       expect err "unknown command 'frob'"
+run 0 bounds --help;              expect out "check FILE..."
+run 2 bounds;                     expect err "bounds: missing command"
+run 2 bounds frob;                expect err "unknown command 'frob'"
+run 0 bounds list --help;         expect out "usage: safecoll bounds list"
+run 0 bounds check --help;        expect out "usage: safecoll bounds check"
+run 0 bounds add --help;          expect out "usage: safecoll bounds add"
+
+# --- check
+run 0 bounds check good.bounds;   expect out "good.bounds: ok: 2 records"
+n=$(grep -c '^collective=' "$shipped")
+run 0 bounds check "$shipped";    expect out "ok: $n records"
+run 1 bounds check bad.bounds;    expect err "bad.bounds:3: unknown key 'bund'"
+run 1 bounds check good.bounds bad.bounds
+expect out "good.bounds: ok: 2 records"
+expect err "bad.bounds:3: unknown key 'bund'"
+run 1 bounds check missing.bounds; expect err "missing.bounds: cannot open: No such file or directory"
+run 2 bounds check;               expect err "no FILE given"
+run 2 bounds check --frob x;      expect err "unknown option '--frob'"
+printf 'collective=gather class=X bound=99999999999999999999\n' >big.bounds
+run 1 bounds check big.bounds;    expect err "big.bounds:1: bound: 99999999999999999999 is out of range"
+printf 'collective=gather class=X bound=1\r\ncollective=bcast class=G_bytes bound=2\r\n' >crlf.bounds
+run 0 bounds check crlf.bounds;   expect out "ok: 2 records"
+# A broken environment must not change what `check` says about a file.
+SAFECOLL_BOUNDS=$scratch/missing.bounds SAFECOLL_KNOWN_BOUNDS=$scratch/bad.bounds \
+    run 0 bounds check good.bounds
+expect out "good.bounds: ok: 2 records"
+
+# --- list
+run 0 bounds list good.bounds
+expect_lines "$out" 2
+expect out "   0  collective=scatter class=G_elements bound=2147483647 P=3- mpi=\"MPICH Version:\\t4.0.2\\n\" source=tested  # good.bounds:3"
+expect out "   1  collective=gather class=X bound=130023424 s=1 P=48 source=user note=\"paper 000\"  # good.bounds:4"
+run 1 bounds list bad.bounds;     expect err "bad.bounds:3: unknown key 'bund'"
+run 0 bounds list;                expect_lines "$out" 0
+SAFECOLL_KNOWN_BOUNDS=$shipped SAFECOLL_BOUNDS=$scratch/good.bounds run 0 bounds list
+expect_lines "$out" $((n + 2))
+expect out "# $shipped:"
+expect out "   $n  collective=scatter"
+SAFECOLL_BOUNDS=$scratch/missing.bounds run 1 bounds list
+expect err "SAFECOLL_BOUNDS: $scratch/missing.bounds: cannot open"
+SAFECOLL_BOUNDS=$scratch/bad.bounds run 1 bounds list
+expect err "SAFECOLL_BOUNDS: $scratch/bad.bounds:3: unknown key 'bund'"
+
+# --- add
+run 0 bounds add --out new.bounds collective=alltoall class=G_bytes bound=2Gi \
+    'mpi=MPICH Version:\t4.0.2\n' source=tested n_s=1Gi delta=64Mi date=2024-02-29 \
+    'note=found by "search"'
+expect out 'collective=alltoall class=G_bytes bound=2147483648 mpi="MPICH Version:\t4.0.2\n" source=tested n_s=1073741824 delta=67108864 date=2024-02-29 note="found by \"search\""'
+expect_lines new.bounds 1
+run 0 bounds add --out=new.bounds collective=bcast class=X bound=0 s=4-8
+expect_lines new.bounds 2
+run 0 bounds check new.bounds;    expect out "new.bounds: ok: 2 records"
+run 1 bounds add --out new.bounds collective=bcast class=X bound=-1
+expect err "bound: -1 is negative"
+run 1 bounds add --out new.bounds collective=barrier class=X bound=1
+expect err "barrier moves no data"
+run 1 bounds add --out new.bounds collective=bcast class=X
+expect err "missing key 'bound'"
+run 1 bounds add --out new.bounds collective=bcast class=X bound=1 date=2023-02-29
+expect err "date: '2023-02-29' is not a valid date"
+run 1 bounds add --out new.bounds collective=bcast bogus
+expect err "'bogus' is not key=value"
+expect_lines new.bounds 2
+run 2 bounds add collective=bcast class=X bound=1;   expect err "--out FILE is required"
+run 2 bounds add --out new.bounds;                   expect err "no key=value given"
+run 2 bounds add --out;                              expect err "--out needs a FILE"
+cp bad.bounds bad2.bounds
+run 1 bounds add --out bad2.bounds collective=bcast class=X bound=1
+expect err "bad2.bounds:3: unknown key 'bund'"
+expect err "nothing added"
+cmp -s bad.bounds bad2.bounds || { failed=$((failed + 1)); echo "FAIL: bad2.bounds was changed"; }
+printf 'collective=gather class=X bound=1' >nonl.bounds
+run 0 bounds add --out nonl.bounds collective=gather class=X bound=2
+expect_lines nonl.bounds 2
+run 0 bounds check nonl.bounds;   expect out "ok: 2 records"
+run 1 bounds add --out "$scratch/no/such/dir/x.bounds" collective=gather class=X bound=2
+expect err "No such file or directory"
+
+echo "  cli: $checks checks, $failed failed"
+[ "$failed" -eq 0 ]
