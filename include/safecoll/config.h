@@ -23,6 +23,8 @@ extern "C" {
  *  | `SAFECOLL_STRATEGY` | `coll=strategy[,coll=strategy...]`, coll a collective name or `all` | safecoll_strategy_set(), safecoll_strategy_parse() |
  *  | `SAFECOLL_VERBOSE` | `0` or `1` | safecoll_verbose_set() |
  *  | `SAFECOLL_INT_LIMIT` | integer in [1, 2147483647] | safecoll_int_limit_set() |
+ *  | `SAFECOLL_BOUNDS` | `:`-separated list of bound files | safecoll_bounds_load() |
+ *  | `SAFECOLL_KNOWN_BOUNDS` | path of the shipped known-bounds file, or empty for none | — |
  *  @{ */
 
 /** The MPI collectives, named as in MPI without the `MPI_` prefix.
@@ -153,6 +155,8 @@ typedef struct safecoll_stats {
     unsigned long long calls;                           /**< safe calls made */
     unsigned long long errors;                          /**< calls that returned an error */
     unsigned long long triggered_d;                     /**< calls where detector D fired */
+    unsigned long long triggered_g;                     /**< calls where detector G fired */
+    unsigned long long triggered_x;                     /**< calls where detector X fired */
     unsigned long long by_strategy[SAFECOLL_NSTRATEGY]; /**< calls executed per strategy */
 } safecoll_stats;
 

@@ -23,6 +23,7 @@ static int ag_feasible(sc__call *call)
     const MPI_Count limit = call->limit;
     long long *nofit = &call->ag[SC_AG_NOFIT];
     allgather_plan *plan;
+    MPI_Count seg_limit;
     int rc;
 
 #if !SC_HAVE_MPI4
@@ -42,14 +43,20 @@ static int ag_feasible(sc__call *call)
     if (plan->g > limit)
         nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
     for (int i = 0; i < p && !nofit[SAFECOLL_STRATEGY_BIGTYPE]; i++)
-        if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g > limit ||
-            lay->displs[i] / plan->g < -limit - 1)
+        /* The end of each block, in big elements, must fit too: under a G
+         * bound the limit is the bound on the whole buffer. */
+        if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g < -limit - 1 ||
+            (lay->displs[i] + (MPI_Aint)lay->counts[i]) / plan->g > limit)
             nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
     plan->seg_start = sc__scratch(call, sizeof(int) * (size_t)(p + 1));
     plan->rebased = sc__scratch(call, sizeof(int) * (size_t)p);
     if (plan->seg_start == NULL || plan->rebased == NULL)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    if (safecoll_displs_segments(lay->displs, lay->counts, p, (MPI_Aint)limit, &plan->nseg,
+    /* For an int, a rebased displacement must fit; under a bound on the
+     * global buffer, every block must also end within it. */
+    seg_limit = call->bound_fired ? limit - lay->max_count : limit;
+    if (seg_limit < 1 ||
+        safecoll_displs_segments(lay->displs, lay->counts, p, (MPI_Aint)seg_limit, &plan->nseg,
                                  plan->seg_start, plan->rebased) != MPI_SUCCESS)
         nofit[SAFECOLL_STRATEGY_SEGMENT] = 1;
     if ((rc = sc__windows(lay->counts, lay->displs, p, limit, &plan->starts, &plan->nwin)) !=

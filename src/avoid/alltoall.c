@@ -24,8 +24,8 @@ static MPI_Count gcd_fits(sc__call *call, const sc__layout *lay, int *fits)
     if (g > call->limit)
         *fits = 0;
     for (int i = 0; i < call->size; i++)
-        if (lay->counts[i] / g > call->limit || lay->displs[i] / g > call->limit ||
-            lay->displs[i] / g < -call->limit - 1)
+        if (lay->counts[i] / g > call->limit || lay->displs[i] / g < -call->limit - 1 ||
+            (lay->displs[i] + (MPI_Aint)lay->counts[i]) / g > call->limit)
             *fits = 0;
     return g;
 }

@@ -62,6 +62,7 @@ static int plan_root(sc__call *call, rooted_plan *plan)
     const int p = call->size;
     const MPI_Count limit = call->limit;
     long long *nofit = &call->ag[SC_AG_NOFIT];
+    MPI_Count seg_limit;
     int rc;
 
     memset(plan, 0, sizeof *plan);
@@ -77,8 +78,10 @@ static int plan_root(sc__call *call, rooted_plan *plan)
     if (plan->g > limit)
         nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
     for (int i = 0; i < p && !nofit[SAFECOLL_STRATEGY_BIGTYPE]; i++)
-        if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g > limit ||
-            lay->displs[i] / plan->g < -limit - 1)
+        /* The end of each block, in big elements, must fit too: under a G
+         * bound the limit is the bound on the whole buffer. */
+        if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g < -limit - 1 ||
+            (lay->displs[i] + (MPI_Aint)lay->counts[i]) / plan->g > limit)
             nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
 
     /* segment: rank ranges whose rebased displacements fit. */
@@ -86,7 +89,11 @@ static int plan_root(sc__call *call, rooted_plan *plan)
     plan->rebased = int_array(call);
     if (plan->seg_start == NULL || plan->rebased == NULL)
         return MPI_ERR_NO_MEM;
-    if (safecoll_displs_segments(lay->displs, lay->counts, p, (MPI_Aint)limit, &plan->nseg,
+    /* For an int, a rebased displacement must fit; under a bound on the
+     * global buffer, every block must also end within it. */
+    seg_limit = call->bound_fired ? limit - lay->max_count : limit;
+    if (seg_limit < 1 ||
+        safecoll_displs_segments(lay->displs, lay->counts, p, (MPI_Aint)seg_limit, &plan->nseg,
                                  plan->seg_start, plan->rebased) != MPI_SUCCESS)
         nofit[SAFECOLL_STRATEGY_SEGMENT] = 1;
     call->ag[SC_AG_NSEG] = plan->nseg;

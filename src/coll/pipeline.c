@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "avoid.h"
+#include "bounds.h"
 #include "pipeline.h"
 
 /* The order in which the automatic choice tries strategies: cheapest first.
@@ -73,7 +74,7 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
 
     /* These errors are the same on every rank (shared environment, same
      * communicator, same root), so each rank can return at once. */
-    if ((rc = sc__config_init()) != MPI_SUCCESS)
+    if ((rc = sc__config_init()) != MPI_SUCCESS || (rc = sc__bounds_init()) != MPI_SUCCESS)
         return rc;
     call->limit = sc__config_int_limit();
     if (comm == MPI_COMM_NULL)
@@ -150,6 +151,8 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
                 goto out;
             }
             total += c;
+            if (c > lay->max_count)
+                lay->max_count = c;
             /* A negative entry is a wrap under the non-negative assumption; on
              * a receive side, so is a block overlapping its predecessor. */
             /* The displacement of an empty block is never used, so it can
@@ -178,6 +181,8 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
                 goto out;
             }
             total += c;
+            if (c > lay->max_count)
+                lay->max_count = c;
             if (c > 0 && (c > limit || d > limit || d < -limit - 1))
                 lay->nofit = 1;
         }
@@ -325,6 +330,55 @@ static void note_size(sc__call *call, int size)
         call->ag[SC_AG_SIZE_NEG] = -size;
 }
 
+/* Detectors G and X (paper 000, Table VIII) for one side of the call that
+ * holds a global buffer: its size in elements (the sum of the counts, which
+ * is n*P for a regular collective, Table V) and in bytes, and its largest
+ * message, against the tightest bounds the registry holds for this
+ * collective, type size and process count. When one fires, the working
+ * limit shrinks to the bound, so that segments, windows and big types are
+ * sized to stay under it. */
+static void detect_bounds(sc__call *call, const sc__layout *lay)
+{
+    MPI_Count me, mb, mm, lim = call->limit;
+    const int s = lay->type_size > 0 ? lay->type_size : 1;
+    const MPI_Count bytes = lay->total * s;
+    const struct {
+        int slot;
+        safecoll_bound_class cls;
+        MPI_Count *bound, value;
+    } tests[] = {
+        {SC_AG_G_ELEMENTS, SAFECOLL_BOUND_G_ELEMENTS, &me, lay->total},
+        {SC_AG_G_BYTES, SAFECOLL_BOUND_G_BYTES, &mb, bytes},
+        {SC_AG_X, SAFECOLL_BOUND_X, &mm, lay->max_count},
+    };
+
+    if (lay->total == 0 ||
+        sc__bounds_limit(call->coll, lay->type_size, call->size, &me, &mb, &mm) != MPI_SUCCESS)
+        return;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        MPI_Count bound = *tests[i].bound;
+        if (bound == SC_BOUNDS_NONE || tests[i].value <= bound)
+            continue;
+        call->ag[tests[i].slot] = 1;
+        if (!call->bound_fired) {
+            call->bound_fired = 1;
+            call->bound_cls = tests[i].cls;
+            call->bound_value = tests[i].value;
+            call->bound_limit = bound;
+            call->bound_size = lay->type_size;
+        }
+    }
+    if (!call->bound_fired)
+        return;
+    if (me != SC_BOUNDS_NONE && me < lim)
+        lim = me;
+    if (mb != SC_BOUNDS_NONE && mb / s < lim)
+        lim = mb / s;
+    if (mm != SC_BOUNDS_NONE && mm < lim)
+        lim = mm;
+    call->limit = lim > 0 ? lim : 1;
+}
+
 /* Step 2, detect: triggers are known from describe; here this rank works
  * out which strategies it could run when one is needed or forced. */
 static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
@@ -332,7 +386,13 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
     int trig = call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
     unsigned broken = call->ag[SC_AG_ERROR] ? 0 : sc__known_bugs(call, &call->known);
 
-    trig = trig || broken != 0;
+    if (!call->ag[SC_AG_ERROR]) {
+        detect_bounds(call, &call->lay);
+        detect_bounds(call, &call->rlay);
+    }
+    trig = trig || broken != 0 || call->bound_fired;
+    call->ag[SC_AG_LIMIT_MAX] = call->limit;
+    call->ag[SC_AG_LIMIT_NEG] = -call->limit;
 
     call->ag[SC_AG_TRIGGER] = trig;
     call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
@@ -356,6 +416,12 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
     for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
         if (broken & (1u << s))
             call->ag[SC_AG_NOFIT + s] = 1;
+    /* No record says that the large-count call is free of the bound, and a
+     * big type leaves the number of bytes as it is. */
+    if (call->bound_fired)
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+    if (call->ag[SC_AG_G_BYTES])
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_BIGTYPE] = 1;
 }
 
 /* Step 3, agree: one allreduce; afterwards every rank holds the same vector
@@ -387,6 +453,16 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
     }
     if (ag[SC_AG_SIZE_MAX] > 0 && ag[SC_AG_SIZE_MAX] != -ag[SC_AG_SIZE_NEG])
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
+    /* Every rank cuts with the smallest working limit. In a rooted
+     * collective the root planned with it (the leaves hold no buffer to
+     * bound); elsewhere ranks planned with their own, so a disagreement
+     * rules out the strategies whose plans depend on it. */
+    call->limit = -ag[SC_AG_LIMIT_NEG];
+    if (ag[SC_AG_LIMIT_MAX] != -ag[SC_AG_LIMIT_NEG] && call->root < 0) {
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_BIGTYPE] = 1;
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_SEGMENT] = 1;
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
+    }
     if (forced != SAFECOLL_STRATEGY_AUTO) {
         if (ops->exec[forced] == NULL)
             return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
@@ -419,7 +495,7 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
 static void log_decision(const sc__call *call)
 {
     int logger = call->root >= 0 ? call->root : 0;
-    char why[96] = "forced";
+    char why[256] = "forced";
 
     if (call->rank != logger)
         return;
@@ -429,6 +505,17 @@ static void log_decision(const sc__call *call)
             snprintf(why, sizeof why, "class D: displs[%d] wrapped past INT_MAX", w->bad_index);
         else
             snprintf(why, sizeof why, "class D: displacements wrapped past INT_MAX");
+    } else if (call->bound_fired) {
+        static const char *const what[] = {"G: global buffer in elements", "G: global buffer in bytes",
+                                           "X: message of"};
+        char origin[160];
+        sc__bounds_explain(call->coll, call->bound_size, call->size, call->bound_cls,
+                           call->bound_value, origin, sizeof origin);
+        snprintf(why, sizeof why, "class %s %lld > bound %lld (%.60s)",
+                 what[call->bound_cls == SAFECOLL_BOUND_G_ELEMENTS ? 0
+                      : call->bound_cls == SAFECOLL_BOUND_G_BYTES  ? 1
+                                                                    : 2],
+                 (long long)call->bound_value, (long long)call->bound_limit, origin);
     } else if (call->known != NULL) {
         snprintf(why, sizeof why, "known MPI bug: %s", call->known);
     } else if (call->ag[SC_AG_TRIGGER]) {
@@ -458,7 +545,10 @@ int sc__run(sc__call *call)
             return rc;
         }
     }
-    sc__stats_count(call->coll, call->strategy, (int)call->ag[SC_AG_WRAPPED],
+    sc__stats_count(call->coll, call->strategy,
+                    (call->ag[SC_AG_WRAPPED] ? SC_TRIG_D : 0) |
+                        (call->ag[SC_AG_G_ELEMENTS] || call->ag[SC_AG_G_BYTES] ? SC_TRIG_G : 0) |
+                        (call->ag[SC_AG_X] ? SC_TRIG_X : 0),
                     rc != MPI_SUCCESS);
     call_free(call);
     if (rc != MPI_SUCCESS)

@@ -48,6 +48,7 @@ typedef struct sc__layout {
     int bad_index;  /* first wrapped entry, for the log */
     int nofit;      /* a 64-bit value does not fit the int limit */
     MPI_Count total; /* sum of the counts */
+    MPI_Count max_count; /* the largest count */
 } sc__layout;
 
 /* The side of a call with one count for this rank. */
@@ -70,6 +71,11 @@ enum {
     SC_AG_NSEG,       /* segments */
     SC_AG_SIZE_MAX,   /* largest type size of non-empty data */
     SC_AG_SIZE_NEG,   /* minus the smallest one */
+    SC_AG_LIMIT_MAX,  /* largest working limit (int limit or a bound) */
+    SC_AG_LIMIT_NEG,  /* minus the smallest one */
+    SC_AG_G_ELEMENTS, /* detector G fired on the global buffer in elements */
+    SC_AG_G_BYTES,    /* ... in bytes */
+    SC_AG_X,          /* detector X fired on a message */
     SC_AG_LEN
 };
 
@@ -90,6 +96,12 @@ typedef struct sc__call {
     MPI_Count limit;
     const char *known;   /* a known MPI bug this call would hit (known.c) */
     int own_error;       /* this rank found an error itself */
+    /* Detectors G and X on this rank: the class that fired first, the
+     * quantity and the bound it passed, for the log. */
+    int bound_fired;
+    safecoll_bound_class bound_cls;
+    MPI_Count bound_value, bound_limit;
+    int bound_size;
     /* The pattern's plan, made while checking feasibility (in scratch). */
     void *plan;
     /* Memory owned by the call, freed when it ends. */

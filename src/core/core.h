@@ -46,8 +46,10 @@ MPI_Count sc__config_int_limit(void);
 
 /* ---- statistics (stats.c) ---- */
 
-void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggered_d,
-                     int error);
+/* Which detectors fired, for sc__stats_count. */
+enum { SC_TRIG_D = 1, SC_TRIG_G = 2, SC_TRIG_X = 4 };
+
+void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error);
 
 /* ---- private communicator (comm.c) ---- */
 
