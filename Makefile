@@ -20,12 +20,17 @@
 MPICC         ?= mpicc.mpich
 MPICXX        ?= mpicxx.mpich
 MPIEXEC       ?= mpiexec.mpich
-MPIEXEC_FLAGS ?=
 AR            ?= ar
 PKG_CONFIG    ?= pkg-config
 DOXYGEN       ?= doxygen
 INSTALL       ?= install
-export MPIEXEC MPIEXEC_FLAGS
+export MPIEXEC
+# MPIEXEC_FLAGS is exported only when given (command line or environment):
+# unset, the test scripts pick what the MPI of $(MPIEXEC) needs, e.g.
+# --oversubscribe for Open MPI (tests/mpi-flags.sh).
+ifneq ($(origin MPIEXEC_FLAGS),undefined)
+export MPIEXEC_FLAGS
+endif
 
 # ---------------------------------------------------------------- version
 # Read from the header, as lz4 does: the header is the one place it lives.
@@ -408,14 +413,15 @@ check-big: deps
 	$(Q)$(MAKE) $(SILENT) check-big-run SUMMARY=$(CURDIR)/$(B)tests/bin/summary-big.txt
 
 # tests/big/run.sh, when present, decides how the programs run (it gets
-# SAFECOLL_BIG_BIN, MPIEXEC, MPIEXEC_FLAGS); else each tests/big/test_*
+# SAFECOLL_BIG_BIN, MPIEXEC, MPIEXEC_FLAGS) and prints the closing
+# "N passed, M failed" line itself; else each tests/big/test_*
 # runs through run-mpi.sh, by default under -n 4, one at a time, with a
 # timeout of SAFECOLL_BIG_TIMEOUT seconds (default 3600).
 check-big-run: lib $(BIG_BINS)
 	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
 	@printf '\n== big tests ==\n'
 	$(Q)if [ -x tests/big/run.sh ]; then \
-	    $(call record,tests/big/run.sh,SAFECOLL_BIG_BIN=$(CURDIR)/$(B)tests/bin/big tests/big/run.sh); \
+	    SAFECOLL_BIG_BIN=$(CURDIR)/$(B)tests/bin/big tests/big/run.sh; exit $$?; \
 	elif [ -n "$(filter $(B)tests/bin/big/test_%,$(BIG_BINS))" ]; then \
 	    SAFECOLL_TEST_TIMEOUT=$${SAFECOLL_BIG_TIMEOUT:-3600} \
 	    tests/run-mpi.sh --src tests/big --default-procs 4 --logs $(B)tests/bin/logs \

@@ -470,9 +470,11 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
                              call->fn, safecoll_strategy_name(forced));
         if (ag[SC_AG_NOFIT + forced])
             return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: the forced strategy %s cannot carry this call (%s)",
+                             "%s: the forced strategy %s cannot carry this call (%s%s)",
                              call->fn, safecoll_strategy_name(forced),
-                             forced == SAFECOLL_STRATEGY_NATIVE
+                             call->known != NULL ? "it would hit a known MPI bug: " : "",
+                             call->known != NULL ? call->known
+                             : forced == SAFECOLL_STRATEGY_NATIVE
                                  ? "counts or displacements do not fit in int"
                                  : "its layout or datatypes do not allow it");
         call->strategy = forced;
