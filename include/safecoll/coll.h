@@ -26,6 +26,13 @@ extern "C" {
  *  rank instead of a hang), and execute the native call or one avoidance
  *  strategy (see safecoll_strategy).
  *
+ *  \note The int entry points take a negative displacement of a non-empty
+ *  block for a wrap (paper 000's assumption: true displacements are
+ *  non-negative), since an int cannot tell the two apart. A program that
+ *  means a negative displacement (a buffer pointer into the middle of its
+ *  data) must use the `_c` entry, whose MPI_Aint displacements are taken
+ *  as they are. Empty blocks are exempt: their displacements are ignored.
+ *
  *  Semantics follow MPI: MPI_IN_PLACE where MPI allows it, any datatype
  *  (derived, non-contiguous, resized, lb != 0), zero counts, any root, any
  *  intracommunicator. Intercommunicators are refused with

@@ -30,6 +30,18 @@ static MPI_Count gcd_fits(sc__call *call, const sc__layout *lay, int *fits)
     return g;
 }
 
+/* The largest piece chunk sends to one peer in a round. Under a bound on
+ * the global buffer a round carries a piece for every peer, so the pieces
+ * share the limit; otherwise each piece only has to fit in it. */
+static MPI_Count piece_size(const sc__call *call, int g_fired)
+{
+    MPI_Count w = call->limit;
+
+    if (g_fired)
+        w = w / call->size > 0 ? w / call->size : 1;
+    return w;
+}
+
 static MPI_Count max_rounds(const sc__layout *lay, int p, MPI_Count w)
 {
     MPI_Count r = 0;
@@ -55,14 +67,15 @@ static int a2a_feasible(sc__call *call)
     if ((rc = sc__layout_view(call, &call->rlay)) != MPI_SUCCESS)
         return rc;
     plan->gr = gcd_fits(call, &call->rlay, &fits);
-    rounds = max_rounds(&call->rlay, call->size, call->limit);
+    const MPI_Count w = piece_size(call, call->ag[SC_AG_G_ELEMENTS] || call->ag[SC_AG_G_BYTES]);
+    rounds = max_rounds(&call->rlay, call->size, w);
     plan->gs = 1;
     if (!call->in_place) {
         if ((rc = sc__layout_view(call, &call->lay)) != MPI_SUCCESS)
             return rc;
         plan->gs = gcd_fits(call, &call->lay, &fits);
-        if (max_rounds(&call->lay, call->size, call->limit) > rounds)
-            rounds = max_rounds(&call->lay, call->size, call->limit);
+        if (max_rounds(&call->lay, call->size, w) > rounds)
+            rounds = max_rounds(&call->lay, call->size, w);
     }
     if (!fits)
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_BIGTYPE] = 1;
@@ -167,7 +180,7 @@ out:
 static int round_types(sc__call *call, const sc__layout *lay, MPI_Count round, int counts[],
                        MPI_Datatype types[])
 {
-    const MPI_Count w = call->limit;
+    const MPI_Count w = piece_size(call, call->ag[SC_AG_G_ELEMENTS] || call->ag[SC_AG_G_BYTES]);
     int rc;
 
     for (int j = 0; j < call->size; j++) {

@@ -157,9 +157,16 @@ static int exec_native(sc__call *call)
             displs[i] = (int)lay->cdispls[i];
         }
     }
-    leafcount = (int)call->leaf.count;
-    rc = rooted_int(call, lay->buf, counts, displs, lay->type, leaf_buf(call, 0), leafcount,
-                    call->leaf.type, call->comm);
+    /* The leaf's count may pass INT_MAX in a _c call: one element of a type
+     * of that many elements carries it with the same signature. */
+    MPI_Datatype lt;
+    int lowned = 0;
+    rc = sc__type_fit(call->leaf.count, call->leaf.type, &leafcount, &lt, &lowned);
+    if (rc == MPI_SUCCESS)
+        rc = rooted_int(call, lay->buf, counts, displs, lay->type, leaf_buf(call, 0),
+                        leafcount, lt, call->comm);
+    if (lowned)
+        MPI_Type_free(&lt);
     free(counts);
     free(displs);
     return rc;
@@ -195,8 +202,10 @@ static int exec_bigtype(sc__call *call)
         MPI_Count g = plan_of(call)->g;
         counts = int_array(call);
         displs = int_array(call);
-        if (counts == NULL || displs == NULL)
-            return MPI_ERR_NO_MEM;
+        if (counts == NULL || displs == NULL) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
         for (int i = 0; i < call->size; i++) {
             counts[i] = (int)(lay->counts[i] / g);
             displs[i] = (int)(lay->displs[i] / g);
@@ -329,6 +338,8 @@ static int exec_p2p(sc__call *call)
         rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
         goto out;
     }
+    for (int i = 0; i < call->size; i++)
+        types[i] = MPI_DATATYPE_NULL;
     for (int i = 0; i < call->size && rc == MPI_SUCCESS; i++) {
         char *at = sc__at(lay->buf, lay->displs[i], lay->extent);
         int n, owned;

@@ -113,10 +113,27 @@ int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count cou
     else if (buf == NULL && count > 0 && leaf->type_size > 0 && is_predefined(type))
         rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", call->fn,
                        call->rank, bufname, countname, (long long)count);
-    if (count > call->limit)
+    /* A leaf count past the limit needs no strategy of its own: every
+     * strategy, the native one included, sends it as one element of a type
+     * of that many elements (sc__type_fit), which matches any description
+     * of the same data at the root. Only a rootless collective, whose leaf
+     * count is also one of the layout's counts, is triggered by it. */
+    if (count > call->limit && call->root < 0)
         call->lay.nofit = 1;
     sc__note_error(call, rc);
     return rc;
+}
+
+/* A hash of the layout, folded block by block. It goes into the
+ * agreement so that ranks can tell whether they all hold the same layout,
+ * and is kept to 62 bits so that its negation cannot overflow. */
+static long long mix(long long h, int i, long long c, long long d)
+{
+    unsigned long long x = (unsigned long long)h ^ ((unsigned long long)i * 0x9e3779b97f4a7c15ull);
+
+    x = (x ^ (unsigned long long)c) * 0xff51afd7ed558ccdull;
+    x = (x ^ (unsigned long long)d) * 0xc4ceb9fe1a85ec53ull;
+    return (long long)((x ^ (x >> 29)) >> 2);
 }
 
 /* One pass over the arrays: validation, detector D and "does not fit". */
@@ -168,6 +185,7 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
             }
             if (c > limit || d > limit)
                 lay->nofit = 1;
+            lay->hash = mix(lay->hash, i, c, d);
             prev_d = d;
             prev_c = c;
         }
@@ -185,6 +203,8 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
                 lay->max_count = c;
             if (c > 0 && (c > limit || d > limit || d < -limit - 1))
                 lay->nofit = 1;
+            if (c > 0)
+                lay->hash = mix(lay->hash, i, c, d);
         }
     }
     lay->total = total;
@@ -393,6 +413,8 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
     trig = trig || broken != 0 || call->bound_fired;
     call->ag[SC_AG_LIMIT_MAX] = call->limit;
     call->ag[SC_AG_LIMIT_NEG] = -call->limit;
+    call->ag[SC_AG_HASH_MAX] = call->lay.hash;
+    call->ag[SC_AG_HASH_NEG] = -call->lay.hash;
 
     call->ag[SC_AG_TRIGGER] = trig;
     call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
@@ -458,6 +480,12 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
      * bound); elsewhere ranks planned with their own, so a disagreement
      * rules out the strategies whose plans depend on it. */
     call->limit = -ag[SC_AG_LIMIT_NEG];
+    /* allgatherv's displacements belong to each rank; segments and windows
+     * are planned from them, so they need every rank to hold the same. */
+    if (call->pattern == SC_PATTERN_ALLGATHER && ag[SC_AG_HASH_MAX] != -ag[SC_AG_HASH_NEG]) {
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_SEGMENT] = 1;
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
+    }
     if (ag[SC_AG_LIMIT_MAX] != -ag[SC_AG_LIMIT_NEG] && call->root < 0) {
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_BIGTYPE] = 1;
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_SEGMENT] = 1;
@@ -492,6 +520,26 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
         }
     }
     return sc__error(MPI_ERR_INTERN, "%s: no strategy can carry this call", call->fn);
+}
+
+/* A rank that saw no trigger of its own skipped planning; when another
+ * rank's trigger chose a strategy other than native, it plans now, against
+ * a copy so that the agreed vector stays as agreed. Its own layout fits the
+ * limit, so every strategy the others allowed is open to it as well. In a
+ * rooted collective only the root plans, and a root always has seen the
+ * trigger itself (leaves never raise one). */
+static int plan_late(sc__call *call, const sc__pattern_ops *ops)
+{
+    long long saved[SC_AG_LEN];
+    int rc;
+
+    if (call->strategy == SAFECOLL_STRATEGY_NATIVE || call->plan != NULL ||
+        (call->root >= 0 && call->rank != call->root))
+        return MPI_SUCCESS;
+    memcpy(saved, call->ag, sizeof saved);
+    rc = ops->feasible(call);
+    memcpy(call->ag, saved, sizeof saved);
+    return rc;
 }
 
 static void log_decision(const sc__call *call)
@@ -538,7 +586,9 @@ int sc__run(sc__call *call)
     if ((rc = agree(call)) == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
         if (sc__config_verbose() && call->strategy != SAFECOLL_STRATEGY_NATIVE)
             log_decision(call);
-        rc = ops->exec[call->strategy](call);
+        rc = plan_late(call, ops);
+        if (rc == MPI_SUCCESS)
+            rc = ops->exec[call->strategy](call);
         /* The native call ran on the caller's communicator, where MPI has
          * already invoked the error handler. */
         if (call->strategy == SAFECOLL_STRATEGY_NATIVE) {

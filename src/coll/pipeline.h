@@ -49,6 +49,7 @@ typedef struct sc__layout {
     int nofit;      /* a 64-bit value does not fit the int limit */
     MPI_Count total; /* sum of the counts */
     MPI_Count max_count; /* the largest count */
+    long long hash;  /* of the non-empty blocks, to tell if ranks agree */
 } sc__layout;
 
 /* The side of a call with one count for this rank. */
@@ -76,6 +77,8 @@ enum {
     SC_AG_G_ELEMENTS, /* detector G fired on the global buffer in elements */
     SC_AG_G_BYTES,    /* ... in bytes */
     SC_AG_X,          /* detector X fired on a message */
+    SC_AG_HASH_MAX,   /* hash of the layout (allgatherv: displs may differ */
+    SC_AG_HASH_NEG,   /* per rank, and plans depend on them) and its minus */
     SC_AG_LEN
 };
 

@@ -16,7 +16,9 @@ int sc__type_count(MPI_Count count, MPI_Datatype type, MPI_Datatype *out)
     int lens[2] = {1, 1}, rc;
     MPI_Aint displs[2];
 
-    if (q > limit)
+    /* Blocks of the limit, at most INT_MAX of them: the limit may be shrunk
+     * for tests, but the count of blocks is an int all the same. */
+    if (q > INT_MAX)
         return sc__error(MPI_ERR_COUNT, "count %lld is too large even in blocks of %lld",
                          (long long)count, (long long)limit);
     if ((rc = MPI_Type_get_extent(type, &lb, &extent)) != MPI_SUCCESS)
