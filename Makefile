@@ -8,8 +8,11 @@
 #   make check-big        the >INT_MAX tests in tests/big/ (slow, needs memory)
 #   make sanitize         everything again in build-san/ with ASan + UBSan, and
 #                         the unit and MPI tests run from there
+#   make check-openmpi    deps-openmpi, then the checks of `make check` but the
+#                         doc against Open MPI, built in build-ompi/
 #   make fuzz             the bound-file parser under libFuzzer for 60 s (clang)
-#   make bench | doc | demo | demo-native | install | uninstall | clean | deps
+#   make bench | doc | demo | demo-native | install | uninstall | clean | deps |
+#        deps-openmpi
 #
 # Quiet unless V=1.  The MPI wrappers are always named through variables
 # (MPICC, MPICXX, MPIEXEC), defaulting to MPICH's, so that a second MPI on
@@ -155,9 +158,20 @@ export SAFECOLL_TEST_TIMEOUT
 
 # Debian packages `make deps` provides.
 DEPS_PKGS := make gcc g++ mpich libmpich-dev check pkg-config doxygen zlib1g-dev
+# The second MPI, for `make check-openmpi` (`make deps-openmpi`).  Installing
+# it makes Debian's plain mpicc/mpiexec point to Open MPI; nothing here uses
+# the plain names.
+OMPI_DEPS_PKGS := openmpi-bin libopenmpi-dev
+OMPI_BUILDDIR  ?= build-ompi
+# Every run of the Open MPI pass takes about a second; a hang should cost a
+# minute, not the 300 s default.
+OMPI_TEST_TIMEOUT ?= 60
+OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi \
+                MPIEXEC=mpiexec.openmpi SAFECOLL_TEST_TIMEOUT=$(OMPI_TEST_TIMEOUT) \
+                SAFECOLL_NO_DEPS=1
 
 .DEFAULT_GOAL := all
-.PHONY: all lib bin tests examples bench-build deps help \
+.PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
         check check-run check-build check-unit check-mpi check-examples check-cli fuzz \
         check-symbols check-cxx check-install check-doc check-big check-big-run \
         sanitize sanitize-run bench demo demo-native doc install uninstall clean
@@ -201,6 +215,16 @@ $(BOUNDS_OBJS): $(DATADIR_STAMP)
 $(DATADIR_STAMP): FORCE
 	@mkdir -p $(@D)
 	@echo '$(SAFECOLL_DATADIR)' | cmp -s - $@ || echo '$(SAFECOLL_DATADIR)' > $@
+
+# Likewise every object depends on a stamp naming the MPI wrappers, so that
+# building the same tree with another MPI (MPICC=mpicc.openmpi) compiles
+# everything again instead of linking objects made for two MPIs; the
+# programs follow through the libraries they link.
+MPI_STAMP := $(B)obj/mpi.stamp
+$(LIB_OBJS) $(TOOL_OBJS): $(MPI_STAMP)
+$(MPI_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(MPICC) $(MPICXX)' | cmp -s - $@ || echo '$(MPICC) $(MPICXX)' > $@
 .PHONY: FORCE
 FORCE:
 
@@ -276,22 +300,34 @@ bench-build: $(BENCH_BINS)
 # ---------------------------------------------------------------- deps
 # Installs what is missing on a Debian machine, and nothing when all is
 # there.  SAFECOLL_NO_DEPS=1 skips the check entirely.
-deps:
-ifneq ($(SAFECOLL_NO_DEPS),1)
+# $(call apt_install,PACKAGES) is the recipe of both deps targets.
+define apt_install
 	$(Q)if ! command -v dpkg >/dev/null 2>&1; then \
-	    echo "deps: not a Debian system; install by hand: $(DEPS_PKGS)"; exit 0; fi; \
+	    echo "$@: not a Debian system; install by hand: $(1)"; exit 0; fi; \
 	missing=; \
-	for p in $(DEPS_PKGS); do \
+	for p in $(1); do \
 	    dpkg -s $$p 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
 	done; \
 	[ -z "$$missing" ] && exit 0; \
 	echo "  DEPS  installing:$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then sudo=; \
 	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
-	else echo "deps: need root or sudo to install:$$missing" >&2; exit 1; fi; \
+	else echo "$@: need root or sudo to install:$$missing" >&2; exit 1; fi; \
 	export DEBIAN_FRONTEND=noninteractive; \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing
+endef
+
+deps:
+ifneq ($(SAFECOLL_NO_DEPS),1)
+	$(call apt_install,$(DEPS_PKGS))
+else
+	@:
+endif
+
+deps-openmpi:
+ifneq ($(SAFECOLL_NO_DEPS),1)
+	$(call apt_install,$(OMPI_DEPS_PKGS))
 else
 	@:
 endif
@@ -319,6 +355,14 @@ check-run:
 	for step in $(CHECK_STEPS); do $(MAKE) $(SILENT) $$step || true; done
 
 check-build: all tests examples
+
+# The same checks against Open MPI (MPI 3.1: no `_c` calls, so no largecount),
+# in their own tree, $(OMPI_BUILDDIR); the doc does not depend on the MPI and
+# is left to `make check`.  Open MPI's mpiexec gets --oversubscribe (and, as
+# root, the allow-run-as-root variables) from tests/mpi-flags.sh.
+check-openmpi: deps deps-openmpi
+	@$(MAKE) $(SILENT) $(OMPI_MAKEVARS) \
+	    CHECK_STEPS='$(filter-out check-doc,$(CHECK_STEPS))' check
 
 # Totals of $(SUMMARY); the closing line is "N passed, N failed" and the
 # status is non-zero when anything failed.
@@ -521,11 +565,13 @@ uninstall:
 # ---------------------------------------------------------------- clean
 clean:
 	$(call say,CLEAN,build outputs)
-	$(Q)rm -rf obj lib bin tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc $(SANDIR)
+	$(Q)rm -rf obj lib bin tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc $(SANDIR) \
+	    $(OMPI_BUILDDIR)
 
 help:
-	@sed -n '3,13s/^# \{0,1\}//p' Makefile
+	@sed -n '3,/^#$$/{/^#$$/!s/^# \{0,1\}//p;}' Makefile
 	@echo "Variables: MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC)"
 	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir datadir V=1"
 	@echo "  SAFECOLL_NO_DEPS=1 SAFECOLL_TEST_TIMEOUT=seconds SAFECOLL_DEMO_SMALL=1"
 	@echo "  FUZZ_CC=clang FUZZ_TIME=60 (make fuzz)"
+	@echo "  OMPI_BUILDDIR=build-ompi OMPI_TEST_TIMEOUT=60 (make check-openmpi)"

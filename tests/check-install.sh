@@ -15,6 +15,9 @@ MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
 top=$(pwd)
+# Open MPI needs --oversubscribe and, as root, two variables.
+# shellcheck source=tests/mpi-flags.sh
+. "$top/tests/mpi-flags.sh"
 
 prefix=/usr/local
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/safecoll-install.XXXXXX")
@@ -112,7 +115,7 @@ resolved=$(LD_LIBRARY_PATH=$lib ldd ./app-shared | awk '$1 ~ /^libsafecoll/ { pr
 run() {
     # shellcheck disable=SC2086
     SAFECOLL_DEMO_SMALL=1 timeout -k 5 "$timeout_s" \
-        "$MPIEXEC" ${MPIEXEC_FLAGS:-} -n 2 "$@" </dev/null >"$scratch/run.log" 2>&1 ||
+        "$MPIEXEC" $MPIEXEC_FLAGS -n 2 "$@" </dev/null >"$scratch/run.log" 2>&1 ||
         { sed 's/^/    | /' "$scratch/run.log"; fail "$* failed under $MPIEXEC -n 2"; }
 }
 step "run both under $MPIEXEC -n 2 (LD_LIBRARY_PATH=${lib#"$root"} in DESTDIR)"

@@ -19,9 +19,9 @@
 #
 # Environment:
 #   MPIEXEC                mpiexec to use (default: mpiexec.mpich)
-#   MPIEXEC_FLAGS          extra flags before -n (default: none; with Open MPI
-#                          as root: --oversubscribe, and the allow-run-as-root
-#                          variables are set)
+#   MPIEXEC_FLAGS          extra flags before -n (when unset: none for MPICH;
+#                          --oversubscribe for Open MPI, and as root the
+#                          allow-run-as-root variables are set: mpi-flags.sh)
 #   SAFECOLL_TEST_TIMEOUT  seconds per run (default 300); a run that exceeds
 #                          it is killed and fails
 #   SAFECOLL_SUMMARY       file to which "passed failed skipped label" is added
@@ -45,17 +45,9 @@ MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
 mkdir -p "$log_dir" || exit 2
 
-# Open MPI refuses to run as root and to start more ranks than cores unless
-# told; MPICH needs nothing.  Only applies when MPIEXEC_FLAGS is unset.
-if [ -z "${MPIEXEC_FLAGS+set}" ]; then
-    MPIEXEC_FLAGS=
-    if "$MPIEXEC" --version 2>/dev/null | grep -qi 'open mpi\|openrte'; then
-        MPIEXEC_FLAGS=--oversubscribe
-        if [ "$(id -u)" = 0 ]; then
-            export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-        fi
-    fi
-fi
+# Open MPI needs --oversubscribe and, as root, two variables (see there).
+# shellcheck source=tests/mpi-flags.sh
+. "$(dirname "$0")/mpi-flags.sh"
 
 # The value of the comment lines `/* KEY: value */` of a source, one a line.
 header_lines() {

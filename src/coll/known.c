@@ -49,6 +49,21 @@ static int allgatherv_c_count_over_int(const sc__call *call)
     return 0;
 }
 
+/* Open MPI 4.1.4's MPI_Allgatherv deadlocks (or, on some ranks, returns
+ * wrong data) when the ranks pass send types of different sizes, which MPI
+ * allows (only the type signatures must match): coll/tuned's fixed decision
+ * (ompi_coll_tuned_allgatherv_intra_dec_fixed) sizes the message as the
+ * local send type's size times the receive counts, so the ranks choose
+ * different algorithms (found by this project's tests on 3 and 4 ranks).
+ * bigtype and segment send a block above the int limit as one element of a
+ * type of the block's size (sc__type_fit) while the other ranks send the
+ * caller's type; chunk and p2p send pieces of the caller's type. The
+ * condition is local; the agreement spreads it to every rank. */
+static int allgatherv_send_type_size(const sc__call *call)
+{
+    return call->size > 1 && !call->in_place && call->leaf.count > call->limit;
+}
+
 static const known_bug known_bugs[] = {
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLGATHER, allgatherv_single,
      BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT) |
@@ -57,6 +72,9 @@ static const known_bug known_bugs[] = {
      "MPI_Allgatherv on one process ignores displs"},
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLGATHER, allgatherv_c_count_over_int,
      BIT(SAFECOLL_STRATEGY_LARGECOUNT), "MPI_Allgatherv_c with a count above INT_MAX crashes"},
+    {"Open MPI v", SC_PATTERN_ALLGATHER, allgatherv_send_type_size,
+     BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_SEGMENT),
+     "MPI_Allgatherv deadlocks when send type sizes differ across ranks"},
 };
 
 static pthread_once_t version_once = PTHREAD_ONCE_INIT;

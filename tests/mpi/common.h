@@ -545,7 +545,8 @@ static inline int tc_bigtype_fits(const tc_layout *l, MPI_Count limit)
     if (g > limit)
         return 0;
     for (int i = 0; i < l->p; i++)
-        if (l->counts[i] > 0 && (l->counts[i] / g > limit || l->displs[i] / g > limit))
+        if (l->counts[i] > 0 &&
+            (l->counts[i] / g > limit || (l->displs[i] + l->counts[i]) / g > limit))
             return 0;
     return 1;
 }
@@ -667,6 +668,23 @@ static inline void tc_config_reset(void)
     safecoll_int_limit_set(INT_MAX);
 }
 
+/* Whether the MPI library has the MPI-4 large-count calls (MPI_Gatherv_c,
+ * ...) that the largecount strategy is made of; the library's own test is
+ * the same (SC_HAVE_MPI4 in src/core/core.h). */
+#if defined(MPI_VERSION) && MPI_VERSION >= 4
+#define TC_HAVE_MPI4 1
+#else
+#define TC_HAVE_MPI4 0
+#endif
+
+/* Whether strategy s cannot exist with this MPI, so that forcing it must be
+ * refused (MPI_ERR_UNSUPPORTED_OPERATION) whatever the call: largecount is
+ * the MPI-4 `_c` call, which an MPI-3 library (Open MPI 4.1) does not have. */
+static inline int tc_missing(int s)
+{
+    return s == SAFECOLL_STRATEGY_LARGECOUNT && !TC_HAVE_MPI4;
+}
+
 /* What the contract says a call must do. The caller gives the facts of the
  * call (all ranks must give the same), and gets MPI_SUCCESS or the error
  * class every rank must return. */
@@ -678,6 +696,9 @@ typedef struct tc_facts {
     int bigtype_fits;   /* every layout of the call fits once divided by its gcd */
     int count_over;     /* a count above the limit (segment cannot split it) */
     int sizes_differ;   /* non-empty data of different element sizes (chunk cannot) */
+    int send_types_differ; /* allgatherv on Open MPI with a block above the limit: bigtype
+                              and segment would send it as one element of a bigger type
+                              than the other ranks' (see tc_openmpi) */
 } tc_facts;
 
 static inline int tc_expect(const tc_facts *f)
@@ -689,11 +710,15 @@ static inline int tc_expect(const tc_facts *f)
     case SAFECOLL_STRATEGY_NATIVE:
         return f->trigger ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
     case SAFECOLL_STRATEGY_LARGECOUNT:
-        return f->known_bug ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
+        return tc_missing(f->strategy) || f->known_bug ? MPI_ERR_UNSUPPORTED_OPERATION
+                                                       : MPI_SUCCESS;
     case SAFECOLL_STRATEGY_BIGTYPE:
-        return f->known_bug || !f->bigtype_fits ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
+        return f->known_bug || f->send_types_differ || !f->bigtype_fits
+                   ? MPI_ERR_UNSUPPORTED_OPERATION
+                   : MPI_SUCCESS;
     case SAFECOLL_STRATEGY_SEGMENT:
-        return f->coll == SAFECOLL_COLL_ALLTOALLV || f->known_bug || f->count_over
+        return f->coll == SAFECOLL_COLL_ALLTOALLV || f->known_bug || f->send_types_differ ||
+                       f->count_over
                    ? MPI_ERR_UNSUPPORTED_OPERATION
                    : MPI_SUCCESS;
     case SAFECOLL_STRATEGY_CHUNK:
@@ -713,6 +738,20 @@ static inline int tc_mpich402(void)
     if (MPI_Get_library_version(v, &len) != MPI_SUCCESS)
         return 0;
     return strstr(v, "MPICH Version:\t4.0.2\n") != NULL;
+}
+
+/* Whether the MPI library is Open MPI, whose MPI_Allgatherv deadlocks when
+ * the ranks' send types differ in size (coll/tuned chooses the algorithm
+ * from the local send type): the library refuses bigtype and segment for
+ * allgatherv there when a rank's block is above the limit, since they would
+ * send it as one element of a type of its whole size (src/coll/known.c). */
+static inline int tc_openmpi(void)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(v, &len) != MPI_SUCCESS)
+        return 0;
+    return strncmp(v, "Open MPI v", 10) == 0;
 }
 
 /* ------------------------------------------------------------ statistics */

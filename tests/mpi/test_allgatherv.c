@@ -58,8 +58,10 @@ static tc_facts facts_of(const acase *c, int p)
     f.bigtype_fits = tc_bigtype_fits(l, c->limit);
     f.count_over = tc_layout_count_over(l, c->limit);
     for (int i = 0; i < p && !c->in_place; i++) {
-        if (leaf_count(c, i) > c->limit)
+        if (leaf_count(c, i) > c->limit) {
             f.trigger = 1;
+            f.send_types_differ = p > 1 && tc_openmpi();
+        }
         if (leaf_count(c, i) > 0 && c->stype->size != c->rtype->size)
             f.sizes_differ = 1;
     }

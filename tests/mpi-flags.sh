@@ -1,0 +1,18 @@
+# shellcheck shell=bash
+# Sourced by the scripts that start MPI jobs (run-mpi.sh, check-install.sh):
+# the launcher flags the MPI of $MPIEXEC needs on this machine.
+#
+# Open MPI refuses to run as root and to start more ranks than cores unless
+# told; MPICH needs nothing.  Only when MPIEXEC_FLAGS is unset (the Makefile
+# exports it only when it was given): then it becomes --oversubscribe for
+# Open MPI, and as root the two allow-run-as-root variables are exported.
+# A set MPIEXEC_FLAGS, even empty, is used as it is.
+if [ -z "${MPIEXEC_FLAGS+set}" ]; then
+    MPIEXEC_FLAGS=
+    if "${MPIEXEC:-mpiexec.mpich}" --version 2>/dev/null | grep -qi 'open mpi\|openrte'; then
+        MPIEXEC_FLAGS=--oversubscribe
+        if [ "$(id -u)" = 0 ]; then
+            export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        fi
+    fi
+fi
