@@ -1,7 +1,8 @@
 /*
  * Strategies of the allgather pattern (allgatherv). Every rank holds the
- * same counts and displacements, so every rank computes the same plan with
- * no message; the send side is one block per rank, or MPI_IN_PLACE, in which
+ * counts and its own displacements (MPI lets them differ between ranks; the
+ * agreement refuses the plans that need them alike when they do), so every
+ * rank plans with no message; the send side is one block per rank, or MPI_IN_PLACE, in which
  * case a rank's block already sits in the receive buffer at its displacement.
  */
 #include <stdlib.h>
@@ -9,62 +10,14 @@
 
 #include "avoid.h"
 
-typedef struct allgather_plan {
-    MPI_Count g;
-    int nseg, *seg_start, *rebased;
-    MPI_Aint *starts;
-    int nwin;
-} allgather_plan;
-
+/* Every rank holds the layout and plans it; ranks whose displacements
+ * differ are told apart by the layout hash of the agreement. */
 static int ag_feasible(sc__call *call)
 {
-    sc__layout *lay = &call->lay;
-    const int p = call->size;
-    const MPI_Count limit = call->limit;
-    long long *nofit = &call->ag[SC_AG_NOFIT];
-    allgather_plan *plan;
-    MPI_Count seg_limit;
-    int rc;
-
 #if !SC_HAVE_MPI4
-    nofit[SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+    call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
 #endif
-    if ((plan = sc__scratch(call, sizeof *plan)) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    memset(plan, 0, sizeof *plan);
-    call->plan = plan;
-    if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
-        return rc;
-    if ((rc = safecoll_displs_gcd(lay->displs, lay->counts, p, &plan->g)) != MPI_SUCCESS)
-        return rc;
-    if (plan->g == 0)
-        plan->g = 1;
-    /* The type of g elements is made with an int count. */
-    if (plan->g > limit)
-        nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
-    for (int i = 0; i < p && !nofit[SAFECOLL_STRATEGY_BIGTYPE]; i++)
-        /* The end of each block, in big elements, must fit too: under a G
-         * bound the limit is the bound on the whole buffer. */
-        if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g < -limit - 1 ||
-            (lay->displs[i] + (MPI_Aint)lay->counts[i]) / plan->g > limit)
-            nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
-    plan->seg_start = sc__scratch(call, sizeof(int) * (size_t)(p + 1));
-    plan->rebased = sc__scratch(call, sizeof(int) * (size_t)p);
-    if (plan->seg_start == NULL || plan->rebased == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    /* For an int, a rebased displacement must fit; under a bound on the
-     * global buffer, every block must also end within it. */
-    seg_limit = call->bound_fired ? limit - lay->max_count : limit;
-    if (seg_limit < 1 ||
-        safecoll_displs_segments(lay->displs, lay->counts, p, (MPI_Aint)seg_limit, &plan->nseg,
-                                 plan->seg_start, plan->rebased) != MPI_SUCCESS)
-        nofit[SAFECOLL_STRATEGY_SEGMENT] = 1;
-    if ((rc = sc__windows(lay->counts, lay->displs, p, limit, &plan->starts, &plan->nwin)) !=
-        MPI_SUCCESS)
-        return rc;
-    if (plan->starts != NULL && sc__scratch_adopt(call, plan->starts) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    return MPI_SUCCESS;
+    return sc__plan_layout(call);
 }
 
 static const void *send_buf(const sc__call *call, MPI_Count offset)
@@ -118,7 +71,7 @@ static int ag_largecount(sc__call *call)
 static int ag_bigtype(sc__call *call)
 {
     sc__layout *lay = &call->lay;
-    allgather_plan *plan = call->plan;
+    sc__layout_plan *plan = call->plan;
     MPI_Datatype big, lt = call->leaf.type;
     int *counts, *displs, ln = 0, lowned = 0, rc;
 
@@ -147,7 +100,7 @@ static int ag_bigtype(sc__call *call)
 static int ag_segment(sc__call *call)
 {
     sc__layout *lay = &call->lay;
-    allgather_plan *plan = call->plan;
+    sc__layout_plan *plan = call->plan;
     int *counts, *displs, rc;
 
     counts = sc__scratch(call, sizeof(int) * (size_t)call->size);
@@ -183,7 +136,7 @@ static int ag_segment(sc__call *call)
 static int ag_chunk(sc__call *call)
 {
     sc__layout *lay = &call->lay;
-    allgather_plan *plan = call->plan;
+    sc__layout_plan *plan = call->plan;
     const MPI_Count w = call->limit;
     const MPI_Aint mine = lay->displs[call->rank];
     int *counts, *displs, rc;

@@ -27,6 +27,22 @@ extern const sc__pattern_ops sc__rooted_ops;
 extern const sc__pattern_ops sc__allgather_ops;
 extern const sc__pattern_ops sc__alltoall_ops;
 
+/* The plan of a layout with one displacement per rank (the root buffer of
+ * gatherv and scatterv, the receive buffer of allgatherv), shared by the
+ * patterns that have one (plan.c). */
+typedef struct sc__layout_plan {
+    MPI_Count g;          /* bigtype: gcd of counts and displacements */
+    int nseg, *seg_start; /* segment: rank ranges, and rebased displacements */
+    int *rebased;
+    MPI_Aint *starts;     /* chunk: window starts */
+    int nwin;
+} sc__layout_plan;
+
+/* Plans bigtype, segment and chunk for call->lay, marks in the agreement
+ * vector what cannot run and records SC_AG_NSEG and SC_AG_ROUNDS; the plan
+ * and its arrays belong to the call (call->plan). */
+int sc__plan_layout(sc__call *call);
+
 /* Windows of the chunk strategy (windows.c): the blocks [displs[i],
  * displs[i]+counts[i]) are covered by windows of at most w elements, each
  * starting at the first element not yet covered, so holes in the layout cost

@@ -47,88 +47,21 @@ static int *int_array(sc__call *call)
     return a;
 }
 
-/* Root-side state computed while checking feasibility, kept for execution. */
-typedef struct rooted_plan {
-    MPI_Count g;          /* bigtype: gcd of counts and displacements */
-    int nseg, *seg_start; /* segment */
-    int *rebased;
-    MPI_Aint *starts;     /* chunk windows */
-    int nwin;
-} rooted_plan;
-
-static int plan_root(sc__call *call, rooted_plan *plan)
+static sc__layout_plan *plan_of(sc__call *call)
 {
-    sc__layout *lay = &call->lay;
-    const int p = call->size;
-    const MPI_Count limit = call->limit;
-    long long *nofit = &call->ag[SC_AG_NOFIT];
-    MPI_Count seg_limit;
-    int rc;
-
-    memset(plan, 0, sizeof *plan);
-    if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
-        return rc;
-
-    /* bigtype: every count and displacement divided by g must fit. */
-    if ((rc = safecoll_displs_gcd(lay->displs, lay->counts, p, &plan->g)) != MPI_SUCCESS)
-        return rc;
-    if (plan->g == 0)
-        plan->g = 1;
-    /* The type of g elements is made with an int count. */
-    if (plan->g > limit)
-        nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
-    for (int i = 0; i < p && !nofit[SAFECOLL_STRATEGY_BIGTYPE]; i++)
-        /* The end of each block, in big elements, must fit too: under a G
-         * bound the limit is the bound on the whole buffer. */
-        if (lay->counts[i] / plan->g > limit || lay->displs[i] / plan->g < -limit - 1 ||
-            (lay->displs[i] + (MPI_Aint)lay->counts[i]) / plan->g > limit)
-            nofit[SAFECOLL_STRATEGY_BIGTYPE] = 1;
-
-    /* segment: rank ranges whose rebased displacements fit. */
-    plan->seg_start = sc__scratch(call, sizeof(int) * (size_t)(p + 1));
-    plan->rebased = int_array(call);
-    if (plan->seg_start == NULL || plan->rebased == NULL)
-        return MPI_ERR_NO_MEM;
-    /* For an int, a rebased displacement must fit; under a bound on the
-     * global buffer, every block must also end within it. */
-    seg_limit = call->bound_fired ? limit - lay->max_count : limit;
-    if (seg_limit < 1 ||
-        safecoll_displs_segments(lay->displs, lay->counts, p, (MPI_Aint)seg_limit, &plan->nseg,
-                                 plan->seg_start, plan->rebased) != MPI_SUCCESS)
-        nofit[SAFECOLL_STRATEGY_SEGMENT] = 1;
-    call->ag[SC_AG_NSEG] = plan->nseg;
-
-    /* chunk: windows of at most the limit over the root buffer. */
-    if ((rc = sc__windows(lay->counts, lay->displs, p, limit, &plan->starts, &plan->nwin)) !=
-        MPI_SUCCESS)
-        return rc;
-    call->ag[SC_AG_ROUNDS] = plan->nwin;
-    return MPI_SUCCESS;
+    return (sc__layout_plan *)call->plan;
 }
 
-static rooted_plan *plan_of(sc__call *call)
-{
-    return (rooted_plan *)call->plan;
-}
-
+/* Only the root holds the layout, so only the root plans; the leaves learn
+ * what they need from the agreement and the executors' broadcasts. */
 static int rooted_feasible(sc__call *call)
 {
-    rooted_plan *plan;
-    int rc;
-
 #if !SC_HAVE_MPI4
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
 #endif
     if (!is_root(call))
         return MPI_SUCCESS;
-    if ((plan = sc__scratch(call, sizeof *plan)) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    call->plan = plan;
-    rc = plan_root(call, plan);
-    /* The window starts were malloc'ed by sc__windows; the call frees them. */
-    if (plan->starts != NULL && sc__scratch_adopt(call, plan->starts) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    return rc;
+    return sc__plan_layout(call);
 }
 
 static int exec_native(sc__call *call)
