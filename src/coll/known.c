@@ -77,26 +77,33 @@ static const known_bug known_bugs[] = {
      "MPI_Allgatherv deadlocks when send type sizes differ across ranks"},
 };
 
-static pthread_once_t version_once = PTHREAD_ONCE_INIT;
-static char version[MPI_MAX_LIBRARY_VERSION_STRING];
+#define NKNOWN (sizeof known_bugs / sizeof known_bugs[0])
 
-static void read_version(void)
+/* Which entries name the running library, worked out once: the version
+ * string does not change while the process runs, and this is on the path
+ * of every safe call. */
+static pthread_once_t version_once = PTHREAD_ONCE_INIT;
+static unsigned char library_matches[NKNOWN];
+
+static void match_library(void)
 {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0;
 
     if (MPI_Get_library_version(version, &len) != MPI_SUCCESS)
-        version[0] = '\0';
+        return;
+    for (size_t i = 0; i < NKNOWN; i++)
+        library_matches[i] = strstr(version, known_bugs[i].library) != NULL;
 }
 
 unsigned sc__known_bugs(const sc__call *call, const char **what)
 {
     unsigned broken = 0;
 
-    pthread_once(&version_once, read_version);
-    for (size_t i = 0; i < sizeof known_bugs / sizeof known_bugs[0]; i++) {
+    pthread_once(&version_once, match_library);
+    for (size_t i = 0; i < NKNOWN; i++) {
         const known_bug *k = &known_bugs[i];
-        if (k->pattern == call->pattern && strstr(version, k->library) != NULL &&
-            k->applies(call)) {
+        if (library_matches[i] && k->pattern == call->pattern && k->applies(call)) {
             broken |= k->broken;
             *what = k->what;
         }

@@ -11,7 +11,8 @@
 #include "core.h"
 
 static int keyval = MPI_KEYVAL_INVALID;
-static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
+static int keyval_rc = MPI_SUCCESS;
+static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 
 static int free_private(MPI_Comm comm, int key, void *value, void *extra)
 {
@@ -25,17 +26,20 @@ static int free_private(MPI_Comm comm, int key, void *value, void *extra)
     return MPI_Comm_free(&priv);
 }
 
+/* The key is made once per process, on the first safe call (MPI is
+ * initialised by then); the first call's result stays for every later one. */
+static void create_keyval(void)
+{
+    keyval_rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL);
+}
+
 int sc__comm_private(MPI_Comm comm, MPI_Comm *priv)
 {
     void *value;
     int found, rc;
 
-    pthread_mutex_lock(&keyval_lock);
-    if (keyval == MPI_KEYVAL_INVALID)
-        rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL);
-    else
-        rc = MPI_SUCCESS;
-    pthread_mutex_unlock(&keyval_lock);
+    pthread_once(&keyval_once, create_keyval);
+    rc = keyval_rc;
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "cannot create the attribute key for the private communicator");
 
