@@ -59,7 +59,7 @@ static int type_info(sc__call *call, MPI_Datatype type, const char *name, MPI_Ai
 int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
               int large, MPI_Comm comm, int root)
 {
-    int inter, rc;
+    int inter, rc, setup;
 
     memset(call, 0, sizeof *call);
     call->coll = coll;
@@ -72,10 +72,12 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
     call->strategy = SAFECOLL_STRATEGY_NATIVE;
     call->lay.bad_index = call->rlay.bad_index = -1;
 
-    /* These errors are the same on every rank (shared environment, same
-     * communicator, same root), so each rank can return at once. */
-    if ((rc = sc__config_init()) != MPI_SUCCESS || (rc = sc__bounds_init()) != MPI_SUCCESS)
-        return rc;
+    /* A malformed SAFECOLL_* variable or bound file may be seen on some
+     * ranks only (a file readable on one node), so it is kept for the
+     * agreement, like bad input; the errors below are the same on every
+     * rank (same communicator, same root), so each rank returns at once. */
+    if ((setup = sc__config_init()) == MPI_SUCCESS)
+        setup = sc__bounds_init();
     call->limit = sc__config_int_limit();
     if (comm == MPI_COMM_NULL)
         return sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
@@ -92,6 +94,10 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
                          fn, root, call->size);
     if ((rc = sc__comm_private(comm, &call->priv)) != MPI_SUCCESS)
         return rc;
+    if (setup != MPI_SUCCESS) {
+        /* Its message was recorded by the failing init; keep it. */
+        sc__note_error(call, setup);
+    }
     return MPI_SUCCESS;
 }
 
@@ -415,6 +421,8 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
     call->ag[SC_AG_LIMIT_NEG] = -call->limit;
     call->ag[SC_AG_HASH_MAX] = call->lay.hash;
     call->ag[SC_AG_HASH_NEG] = -call->lay.hash;
+    call->ag[SC_AG_FORCED_MAX] = forced;
+    call->ag[SC_AG_FORCED_NEG] = -(long long)forced;
 
     call->ag[SC_AG_TRIGGER] = trig;
     call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
@@ -473,6 +481,13 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
                       call->fn, who, sc__error_class_name((int)ag[SC_AG_ERROR]));
         return (int)ag[SC_AG_ERROR];
     }
+    /* A strategy forced through the API on some ranks only would make the
+     * ranks run different code: refuse it on every rank. */
+    if (ag[SC_AG_FORCED_MAX] != -ag[SC_AG_FORCED_NEG])
+        return sc__error(MPI_ERR_ARG,
+                         "%s: the ranks force different strategies (%s on some, %s on others)",
+                         call->fn, safecoll_strategy_name((safecoll_strategy)-ag[SC_AG_FORCED_NEG]),
+                         safecoll_strategy_name((safecoll_strategy)ag[SC_AG_FORCED_MAX]));
     if (ag[SC_AG_SIZE_MAX] > 0 && ag[SC_AG_SIZE_MAX] != -ag[SC_AG_SIZE_NEG])
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
     /* Every rank cuts with the smallest working limit. In a rooted

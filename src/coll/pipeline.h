@@ -79,6 +79,8 @@ enum {
     SC_AG_X,          /* detector X fired on a message */
     SC_AG_HASH_MAX,   /* hash of the layout (allgatherv: displs may differ */
     SC_AG_HASH_NEG,   /* per rank, and plans depend on them) and its minus */
+    SC_AG_FORCED_MAX, /* the strategy forced on this rank, and its minus, */
+    SC_AG_FORCED_NEG, /* so that ranks forcing different ones are told */
     SC_AG_LEN
 };
 

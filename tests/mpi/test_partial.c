@@ -183,6 +183,36 @@ START_TEST(leaf_count_many_blocks)
 }
 END_TEST
 
+/* A strategy forced through the API on one rank only: every rank refuses
+ * the call with MPI_ERR_ARG instead of running different code, and the
+ * next call, with the settings alike again, works. */
+START_TEST(strategy_forced_on_one_rank)
+{
+    int counts[64], displs[64], sbuf[2] = {rank, rank}, rbuf[128], rc, lo, hi;
+
+    reset();
+    for (int i = 0; i < size; i++) {
+        counts[i] = 2;
+        displs[i] = 2 * i;
+    }
+    if (rank == size - 1)
+        safecoll_strategy_set(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_P2P);
+    rc = safecoll_gatherv(sbuf, 2, MPI_INT, rbuf, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    ck_assert_msg(lo == MPI_ERR_ARG && hi == MPI_ERR_ARG, "rank %d: returned %d (min %d max %d)",
+                  rank, rc, lo, hi);
+    ck_assert_msg(strstr(safecoll_last_error(), "force different strategies") != NULL, "%s",
+                  safecoll_last_error());
+    reset();
+    rc = safecoll_gatherv(sbuf, 2, MPI_INT, rbuf, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
+    if (rank == 0)
+        for (int i = 0; i < size; i++)
+            ck_assert_int_eq(rbuf[2 * i + 1], i);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     int failed, any;
@@ -197,6 +227,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, alltoallv_trigger_on_some_ranks);
     tcase_add_test(tc, allgatherv_layouts_differ);
     tcase_add_test(tc, leaf_count_many_blocks);
+    tcase_add_test(tc, strategy_forced_on_one_rank);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
