@@ -149,6 +149,9 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
 {
     const int p = call->size;
     const MPI_Count limit = call->limit;
+    /* Only allgatherv's ranks may hold different layouts (its displacements
+     * are each rank's own), so only there is the layout hashed. */
+    const int hash = call->pattern == SC_PATTERN_ALLGATHER;
     MPI_Count total = 0;
     int rc;
 
@@ -176,12 +179,12 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
             total += c;
             if (c > lay->max_count)
                 lay->max_count = c;
-            /* A negative entry is a wrap under the non-negative assumption; on
-             * a receive side, so is a block overlapping its predecessor. */
             /* The displacement of an empty block is never used, so it can
              * neither be a wrap nor fail to fit. */
             if (c == 0)
                 continue;
+            /* A negative entry is a wrap under the non-negative assumption; on
+             * a receive side, so is a block overlapping its predecessor. */
             if (!lay->wrapped &&
                 (d < 0 || (!lay->overlap_ok && prev_c > 0 &&
                            (long long)d < (long long)prev_d + prev_c &&
@@ -191,7 +194,8 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
             }
             if (c > limit || d > limit)
                 lay->nofit = 1;
-            lay->hash = mix(lay->hash, i, c, d);
+            if (hash)
+                lay->hash = mix(lay->hash, i, c, d);
             prev_d = d;
             prev_c = c;
         }
@@ -207,9 +211,11 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
             total += c;
             if (c > lay->max_count)
                 lay->max_count = c;
-            if (c > 0 && (c > limit || d > limit || d < -limit - 1))
+            if (c == 0)
+                continue;
+            if (c > limit || d > limit || d < -limit - 1)
                 lay->nofit = 1;
-            if (c > 0)
+            if (hash)
                 lay->hash = mix(lay->hash, i, c, d);
         }
     }
@@ -410,9 +416,11 @@ static void detect_bounds(sc__call *call, const sc__layout *lay)
 static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
 {
     int trig = call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
-    unsigned broken = call->ag[SC_AG_ERROR] ? 0 : sc__known_bugs(call, &call->known);
+    unsigned broken = 0;
 
+    /* After an error the arrays may be missing: nothing more to look at. */
     if (!call->ag[SC_AG_ERROR]) {
+        broken = sc__known_bugs(call, &call->known);
         detect_bounds(call, &call->lay);
         detect_bounds(call, &call->rlay);
     }
