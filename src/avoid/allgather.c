@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "avoid.h"
+#include "nb.h"
 
 /* Every rank holds the layout and plans it; ranks whose displacements
  * differ are told apart by the layout hash of the agreement. */
@@ -33,7 +34,7 @@ static int ag_native(sc__call *call)
     int *counts, *displs, rc;
 
     if (!call->large)
-        return MPI_Allgatherv(send_buf(call, 0), (int)call->leaf.count, call->leaf.type,
+        return SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), (int)call->leaf.count, call->leaf.type,
                               lay->buf, lay->icounts, lay->idispls, lay->type, call->comm);
     counts = malloc(sizeof(int) * (size_t)call->size);
     displs = malloc(sizeof(int) * (size_t)call->size);
@@ -48,7 +49,7 @@ static int ag_native(sc__call *call)
         counts[i] = (int)lay->ccounts[i];
         displs[i] = (int)lay->cdispls[i];
     }
-    rc = MPI_Allgatherv(send_buf(call, 0), (int)call->leaf.count, call->leaf.type, lay->buf,
+    rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), (int)call->leaf.count, call->leaf.type, lay->buf,
                         counts, displs, lay->type, call->comm);
     free(counts);
     free(displs);
@@ -63,7 +64,7 @@ static int ag_largecount(sc__call *call)
 
     if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
         return rc;
-    return MPI_Allgatherv_c(send_buf(call, 0), call->leaf.count, call->leaf.type, lay->buf,
+    return SC_COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, send_buf(call, 0), call->leaf.count, call->leaf.type, lay->buf,
                             lay->counts, lay->displs, lay->type, call->priv);
 }
 #endif
@@ -88,7 +89,7 @@ static int ag_bigtype(sc__call *call)
         return rc;
     if ((rc = MPI_Type_contiguous((int)plan->g, lay->type, &big)) == MPI_SUCCESS &&
         (rc = MPI_Type_commit(&big)) == MPI_SUCCESS) {
-        rc = MPI_Allgatherv(send_buf(call, 0), ln, lt, lay->buf, counts, displs, big,
+        rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), ln, lt, lay->buf, counts, displs, big,
                             call->priv);
         MPI_Type_free(&big);
     }
@@ -122,7 +123,7 @@ static int ag_segment(sc__call *call)
                                                   call->leaf.type, &ln, &lt, &lowned)) !=
                                    MPI_SUCCESS)
             return rc;
-        rc = MPI_Allgatherv(send_buf(call, 0), ln, lt,
+        rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), ln, lt,
                             sc__at(lay->buf, lay->displs[s0], lay->extent), counts, displs,
                             lay->type, call->priv);
         if (lowned)
@@ -156,7 +157,7 @@ static int ag_chunk(sc__call *call)
         }
         if (!call->in_place)
             len = sc__piece(mine, call->leaf.count, ws, w, &off);
-        rc = MPI_Allgatherv(send_buf(call, off), (int)len, call->leaf.type,
+        rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, off), (int)len, call->leaf.type,
                             sc__at(lay->buf, ws, lay->extent), counts, displs, lay->type,
                             call->priv);
         if (rc != MPI_SUCCESS)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "avoid.h"
+#include "nb.h"
 
 typedef struct alltoall_plan {
     MPI_Count gs, gr; /* bigtype: gcd of the send side and of the receive side */
@@ -123,7 +124,7 @@ static int a2a_native(sc__call *call)
         rc_ = c;
         rd = d;
     }
-    return MPI_Alltoallv(send_buf(call), sc, sd, s->type, r->buf, rc_, rd, r->type, call->comm);
+    return SC_COLL(MPI_Alltoallv, MPI_Ialltoallv, send_buf(call), sc, sd, s->type, r->buf, rc_, rd, r->type, call->comm);
 }
 
 #if SC_HAVE_MPI4
@@ -136,7 +137,7 @@ static int a2a_largecount(sc__call *call)
         return rc;
     if (!call->in_place && (rc = sc__layout_view(call, s)) != MPI_SUCCESS)
         return rc;
-    return MPI_Alltoallv_c(send_buf(call), s->counts, s->displs, s->type, r->buf, r->counts,
+    return SC_COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, send_buf(call), s->counts, s->displs, s->type, r->buf, r->counts,
                            r->displs, r->type, call->priv);
 }
 #endif
@@ -165,7 +166,7 @@ static int a2a_bigtype(sc__call *call)
                                 MPI_SUCCESS ||
                             (rc = MPI_Type_commit(&st)) != MPI_SUCCESS))
         goto out;
-    rc = MPI_Alltoallv(send_buf(call), sc, sd, call->in_place ? rt : st, r->buf, rc_, rd, rt,
+    rc = SC_COLL(MPI_Alltoallv, MPI_Ialltoallv, send_buf(call), sc, sd, call->in_place ? rt : st, r->buf, rc_, rd, rt,
                        call->priv);
 out:
     if (st != MPI_DATATYPE_NULL)
@@ -240,7 +241,7 @@ static int a2a_chunk(sc__call *call)
                 if (stypes[j] == MPI_DATATYPE_NULL)
                     stypes[j] = MPI_BYTE;
             }
-            rc = MPI_Alltoallw(send_buf(call), scnt, zero, stypes, call->rlay.buf, rcnt, zero,
+            rc = SC_COLL(MPI_Alltoallw, MPI_Ialltoallw, send_buf(call), scnt, zero, stypes, call->rlay.buf, rcnt, zero,
                                rtypes, call->priv);
         }
         free_types(rtypes, p, MPI_BYTE);
@@ -277,8 +278,8 @@ static int a2a_p2p(sc__call *call)
              * lowest rank with work left always finds its partner ready, so
              * the schedule cannot deadlock. */
             if (j != me)
-                rc = MPI_Sendrecv_replace(rat, rn, rt, j, SC_TAG_P2P, j, SC_TAG_P2P,
-                                          call->priv, MPI_STATUS_IGNORE);
+                rc = SC_SENDRECV_REPLACE(rat, rn, rt, j, SC_TAG_P2P, j, SC_TAG_P2P,
+                                         call->priv);
             continue;
         }
         if ((rc = sc__type_fit(s->counts[j], s->type, &sn, &st, &sowned)) != MPI_SUCCESS)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "avoid.h"
+#include "nb.h"
 
 static int is_gather(const sc__call *call)
 {
@@ -25,9 +26,9 @@ static int rooted_int(const sc__call *call, char *rootbuf, const int counts[],
                       int leafcount, MPI_Datatype leaftype, MPI_Comm comm)
 {
     if (is_gather(call))
-        return MPI_Gatherv(leafbuf, leafcount, leaftype, rootbuf, counts, displs, roottype,
+        return SC_COLL(MPI_Gatherv, MPI_Igatherv, leafbuf, leafcount, leaftype, rootbuf, counts, displs, roottype,
                            call->root, comm);
-    return MPI_Scatterv(rootbuf, counts, displs, roottype, (void *)leafbuf, leafcount, leaftype,
+    return SC_COLL(MPI_Scatterv, MPI_Iscatterv, rootbuf, counts, displs, roottype, (void *)leafbuf, leafcount, leaftype,
                         call->root, comm);
 }
 
@@ -114,9 +115,9 @@ static int exec_largecount(sc__call *call)
     if (is_root(call) && (rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
         return rc;
     if (is_gather(call))
-        return MPI_Gatherv_c(leaf_buf(call, 0), call->leaf.count, call->leaf.type, lay->buf,
+        return SC_COLL(MPI_Gatherv_c, MPI_Igatherv_c, leaf_buf(call, 0), call->leaf.count, call->leaf.type, lay->buf,
                              lay->counts, lay->displs, lay->type, call->root, call->priv);
-    return MPI_Scatterv_c(lay->buf, lay->counts, lay->displs, lay->type,
+    return SC_COLL(MPI_Scatterv_c, MPI_Iscatterv_c, lay->buf, lay->counts, lay->displs, lay->type,
                           (void *)leaf_buf(call, 0), call->leaf.count, call->leaf.type,
                           call->root, call->priv);
 }
@@ -175,7 +176,7 @@ static int exec_segment(sc__call *call)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
     }
     /* Only the root knows the segments; one small broadcast tells the rest. */
-    if ((rc = MPI_Bcast(seg_start, nseg + 1, MPI_INT, call->root, call->priv)) != MPI_SUCCESS)
+    if ((rc = SC_COLL(MPI_Bcast, MPI_Ibcast, seg_start, nseg + 1, MPI_INT, call->root, call->priv)) != MPI_SUCCESS)
         return rc;
     for (int k = 0; k < nseg; k++) {
         int s0 = seg_start[k], s1 = seg_start[k + 1];
@@ -224,9 +225,9 @@ static int exec_chunk(sc__call *call)
     }
     /* Each rank needs the windows and where its own block lies in the root
      * buffer to cut its block the way the root cuts the layout. */
-    if ((rc = MPI_Bcast(starts, nwin, MPI_AINT, call->root, call->priv)) != MPI_SUCCESS)
+    if ((rc = SC_COLL(MPI_Bcast, MPI_Ibcast, starts, nwin, MPI_AINT, call->root, call->priv)) != MPI_SUCCESS)
         return rc;
-    if ((rc = MPI_Scatter(is_root(call) ? lay->displs : NULL, 1, MPI_AINT, &mine, 1, MPI_AINT,
+    if ((rc = SC_COLL(MPI_Scatter, MPI_Iscatter, is_root(call) ? lay->displs : NULL, 1, MPI_AINT, &mine, 1, MPI_AINT,
                           call->root, call->priv)) != MPI_SUCCESS)
         return rc;
     for (int k = 0; k < nwin; k++) {
@@ -259,10 +260,9 @@ static int exec_p2p(sc__call *call)
         return rc;
     if (!is_root(call)) {
         if (is_gather(call))
-            rc = MPI_Send(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv);
+            rc = SC_SEND(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv);
         else
-            rc = MPI_Recv(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv,
-                          MPI_STATUS_IGNORE);
+            rc = SC_RECV(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv);
         goto out;
     }
     reqs = sc__scratch(call, sizeof *reqs * (size_t)(call->size + 1));

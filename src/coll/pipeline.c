@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "avoid.h"
+#include "nb.h"
 #include "bounds.h"
 #include "pipeline.h"
 
@@ -470,7 +471,7 @@ static int agree(sc__call *call)
     int rc;
 
     memcpy(in, call->ag, sizeof in);
-    rc = MPI_Allreduce(in, call->ag, SC_AG_LEN, MPI_LONG_LONG, MPI_MAX, call->priv);
+    rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, in, call->ag, SC_AG_LEN, MPI_LONG_LONG, MPI_MAX, call->priv);
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "%s: rank %d: the agreement message failed", call->fn,
                          call->rank);
@@ -626,8 +627,46 @@ int sc__run(sc__call *call)
                         (call->ag[SC_AG_X] ? SC_TRIG_X : 0),
                     rc != MPI_SUCCESS);
     call_free(call);
-    if (rc != MPI_SUCCESS)
+    /* A non-blocking call reports through its request instead. */
+    if (rc != MPI_SUCCESS && !call->nb)
         MPI_Comm_call_errhandler(call->comm, rc);
+    return rc;
+}
+
+static int run_body(void *arg)
+{
+    return sc__run((sc__call *)arg);
+}
+
+int sc__run_nb(sc__call *call, MPI_Request *request)
+{
+    sc__call *copy;
+    MPI_Comm user = call->comm;
+    int rc;
+
+    if (request == NULL) {
+        rc = sc__error(MPI_ERR_REQUEST, "%s: rank %d: request is NULL", call->fn, call->rank);
+        return sc__fail_early(call, rc);
+    }
+    *request = MPI_REQUEST_NULL;
+    if ((copy = malloc(sizeof *copy)) == NULL) {
+        rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
+        return sc__fail_early(call, rc);
+    }
+    *copy = *call;
+    if ((rc = sc__comm_private_nb(user, &copy->priv)) != MPI_SUCCESS) {
+        free(copy);
+        return sc__fail_early(call, rc);
+    }
+    /* Everything the coroutine sends, the native call included, goes on
+     * the second duplicate: its traffic starts at times that differ from
+     * rank to rank, and so must not share a communicator with the caller's
+     * or the blocking calls' collectives. */
+    copy->comm = copy->priv;
+    copy->nb = 1;
+    rc = sc__nb_start(user, run_body, copy, free, request);
+    if (rc != MPI_SUCCESS)
+        MPI_Comm_call_errhandler(user, rc);
     return rc;
 }
 

@@ -89,6 +89,7 @@ typedef struct sc__call {
     sc__pattern pattern;
     const char *fn;      /* the public name, for messages */
     int large;           /* called through the _c entry */
+    int nb;              /* runs in the coroutine of a non-blocking call */
     MPI_Comm comm, priv;
     int rank, size, root; /* root is -1 for rootless collectives */
     int in_place;
@@ -117,8 +118,26 @@ typedef struct sc__call {
  * would hit one with this call, as bits; *what names the bug. */
 unsigned sc__known_bugs(const sc__call *call, const char **what);
 
+/* Regular collectives (regular.c). The size of the basic type `type` is
+ * built of (1 when it mixes sizes). */
+int sc__basic_size(MPI_Datatype type);
+
+/* Whether a regular call must go through the pipeline: a strategy is
+ * forced for coll, or its message of bytes_per_msg bytes passes the int
+ * limit in basic elements, or the registry holds a bound of coll that the
+ * call passes (the global buffer being global_msgs messages, Table V:
+ * nprocs for gather, scatter, allgather, alltoall and reduce_scatter_block,
+ * 1 for bcast, reduce, allreduce, scan, exscan). Every rank gets the same
+ * answer with no message, since MPI makes these inputs global. */
+int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                          MPI_Datatype type, int nprocs);
+
 /* Pipeline steps (pipeline.c). */
 int sc__run(sc__call *call);
+/* The same, non-blocking: the pipeline runs behind *request (nb.h), on the
+ * communicator's second private duplicate. Errors found before that are
+ * returned at once. */
+int sc__run_nb(sc__call *call, MPI_Request *request);
 int sc__layout_view(sc__call *call, sc__layout *lay);
 int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
                   MPI_Datatype type, const char *bufname, const char *countname,

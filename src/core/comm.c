@@ -9,8 +9,12 @@
 #include <pthread.h>
 
 #include "core.h"
+#include "nb.h"
 
-static int keyval = MPI_KEYVAL_INVALID;
+/* Two duplicates: one for blocking calls, one for the coroutines of
+ * non-blocking ones (nb.c), whose traffic starts at times that differ from
+ * rank to rank and so must never share a communicator with blocking calls. */
+static int keyval[2] = {MPI_KEYVAL_INVALID, MPI_KEYVAL_INVALID};
 static int keyval_rc = MPI_SUCCESS;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 
@@ -30,10 +34,13 @@ static int free_private(MPI_Comm comm, int key, void *value, void *extra)
  * initialised by then); the first call's result stays for every later one. */
 static void create_keyval(void)
 {
-    keyval_rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval, NULL);
+    keyval_rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval[0], NULL);
+    if (keyval_rc == MPI_SUCCESS)
+        keyval_rc =
+            MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_private, &keyval[1], NULL);
 }
 
-int sc__comm_private(MPI_Comm comm, MPI_Comm *priv)
+static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv)
 {
     void *value;
     int found, rc;
@@ -43,7 +50,7 @@ int sc__comm_private(MPI_Comm comm, MPI_Comm *priv)
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "cannot create the attribute key for the private communicator");
 
-    rc = MPI_Comm_get_attr(comm, keyval, &value, &found);
+    rc = MPI_Comm_get_attr(comm, keyval[which], &value, &found);
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "cannot read the private communicator attribute");
     if (found) {
@@ -54,12 +61,22 @@ int sc__comm_private(MPI_Comm comm, MPI_Comm *priv)
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "cannot duplicate the communicator");
     MPI_Comm_set_errhandler(*priv, MPI_ERRORS_RETURN);
-    rc = MPI_Comm_set_attr(comm, keyval, (void *)(intptr_t)*priv);
+    rc = MPI_Comm_set_attr(comm, keyval[which], (void *)(intptr_t)*priv);
     if (rc != MPI_SUCCESS) {
         MPI_Comm_free(priv);
         return sc__error(rc, "cannot cache the private communicator");
     }
     return MPI_SUCCESS;
+}
+
+int sc__comm_private(MPI_Comm comm, MPI_Comm *priv)
+{
+    return comm_private(comm, 0, priv);
+}
+
+int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv)
+{
+    return comm_private(comm, 1, priv);
 }
 
 /* MPICH declares MPI_Waitall's status array with an access attribute, and
@@ -71,6 +88,8 @@ int sc__comm_private(MPI_Comm comm, MPI_Comm *priv)
 #endif
 int sc__waitall(int n, MPI_Request reqs[])
 {
+    if (sc__nb_active())
+        return sc__nb_waitall(n, reqs);
     return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
 }
 #if defined(__GNUC__) && !defined(__clang__)

@@ -59,7 +59,12 @@ void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int trigger
  * caller's back; errors are handed to the caller's handler instead. */
 int sc__comm_private(MPI_Comm comm, MPI_Comm *priv);
 
-/* MPI_Waitall ignoring statuses. */
+/* A second private duplicate, for the traffic of non-blocking safe
+ * collectives (nb.c). */
+int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv);
+
+/* MPI_Waitall ignoring statuses; in the coroutine of a non-blocking safe
+ * collective it tests and yields instead (nb.c). */
 int sc__waitall(int n, MPI_Request reqs[]);
 
 /* ---- datatypes (types.c) ---- */

@@ -1,0 +1,83 @@
+/*
+ * Non-blocking execution of the pipeline (nb.c).
+ *
+ * A safe `i` collective returns one MPI_Request that completes under plain
+ * MPI_Wait / MPI_Test / MPI_Waitall. Behind it, the very same pipeline code
+ * as the blocking call runs (detect, agree, decide, execute any strategy),
+ * but on a coroutine of its own: each blocking MPI call of that code is
+ * written with the macros below, which in a coroutine start the
+ * non-blocking MPI call instead and yield until it completes. The user's
+ * MPI_Wait/MPI_Test drive the coroutine through an extended generalized
+ * request (MPICH's MPIX_Grequest_start poll function). Outside a coroutine
+ * the macros are the plain blocking calls, at no cost.
+ *
+ * Strategy code therefore never says whether it runs blocking or not; it
+ * must only use SC_COLL / SC_SEND / SC_RECV / sc__waitall for anything that
+ * waits on other ranks.
+ */
+#ifndef SC_NB_H
+#define SC_NB_H
+
+#include "core.h"
+
+/* Non-zero inside the coroutine of a non-blocking safe collective. */
+int sc__nb_active(void);
+
+/* The request slot of the running coroutine, for SC_COLL. */
+MPI_Request *sc__nb_slot(void);
+
+/* Completes the request in the running coroutine's slot (yielding while it
+ * is pending) when rc, the code of the call that started it, is
+ * MPI_SUCCESS; returns the first error. */
+int sc__nb_finish(int rc);
+
+/* A blocking collective call written once for both modes, e.g.
+ *   SC_COLL(MPI_Gatherv, MPI_Igatherv, sbuf, n, t, rbuf, counts, displs, t, root, comm)
+ * runs MPI_Gatherv(...) outside a coroutine and MPI_Igatherv(..., &slot)
+ * plus a yielding wait inside one. */
+#define SC_COLL(blocking, nonblocking, ...)                                                   \
+    (sc__nb_active() ? sc__nb_finish(nonblocking(__VA_ARGS__, sc__nb_slot()))                 \
+                     : blocking(__VA_ARGS__))
+
+/* Point-to-point the same way (no status is kept). */
+#define SC_SEND(buf, n, type, dest, tag, comm)                                                \
+    (sc__nb_active() ? sc__nb_finish(MPI_Isend(buf, n, type, dest, tag, comm, sc__nb_slot()))  \
+                     : MPI_Send(buf, n, type, dest, tag, comm))
+#define SC_RECV(buf, n, type, src, tag, comm)                                                 \
+    (sc__nb_active() ? sc__nb_finish(MPI_Irecv(buf, n, type, src, tag, comm, sc__nb_slot()))   \
+                     : MPI_Recv(buf, n, type, src, tag, comm, MPI_STATUS_IGNORE))
+
+/* MPI_Sendrecv_replace; its non-blocking form is MPI-4's, and only MPI-4
+ * libraries run coroutines (nb.c). */
+#if SC_HAVE_MPI4
+#define SC_SENDRECV_REPLACE(buf, n, type, dest, stag, src, rtag, comm)                        \
+    (sc__nb_active() ? sc__nb_finish(MPI_Isendrecv_replace(buf, n, type, dest, stag, src,     \
+                                                           rtag, comm, sc__nb_slot()))        \
+                     : MPI_Sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm,        \
+                                            MPI_STATUS_IGNORE))
+#else
+#define SC_SENDRECV_REPLACE(buf, n, type, dest, stag, src, rtag, comm)                        \
+    MPI_Sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm, MPI_STATUS_IGNORE)
+#endif
+
+/* sc__waitall (core.h) yields too when called in a coroutine: it calls
+ * this one there. */
+int sc__nb_waitall(int n, MPI_Request reqs[]);
+
+/* Runs the body on a coroutine driven by the returned request. The body
+ * gets `arg` and returns an MPI error code, which becomes the request's
+ * status (MPI_Wait returns it). `comm` is the caller's communicator: ops on
+ * the same communicator run one after the other, in the order they were
+ * started, which is the same on every rank (MPI's rule for collectives), so
+ * the collectives they make on the private communicator match. The body
+ * must use sc__comm_private_nb() traffic only. free_arg releases `arg` when
+ * the request is freed. On an MPI library without extended generalized
+ * requests, the body runs to completion here and the request returned is
+ * already complete (see doc/guide.md, "Non-blocking collectives"). */
+int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
+                 MPI_Request *request);
+
+/* 1 when sc__nb_start gives real overlap on this MPI library. */
+int sc__nb_overlaps(void);
+
+#endif /* SC_NB_H */
