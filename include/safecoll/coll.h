@@ -89,6 +89,72 @@ SAFECOLL_API int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendc
                                       const MPI_Aint rdispls[], MPI_Datatype recvtype,
                                       MPI_Comm comm);
 
+/** \name Non-blocking irregular collectives
+ *  Each returns one MPI_Request that completes under plain MPI_Wait,
+ *  MPI_Test, MPI_Waitall, MPI_Testany... with no other call required. The
+ *  pipeline runs behind it, detection, agreement and any strategy included:
+ *  later steps progress inside the caller's tests and waits on the request
+ *  (MPICH; see the guide for the overlap each strategy keeps, and for MPI
+ *  libraries without extended generalized requests, where the call
+ *  completes before it returns). Errors found while it runs are the
+ *  request's status (MPI_Wait returns them). As in MPI, the arrays and
+ *  buffers must stay untouched until the request completes.
+ *  @{ */
+
+/** \brief Safe MPI_Igatherv: non-blocking, one request that completes under
+ *  MPI_Wait/MPI_Test. Parameters as MPI_Igatherv. */
+SAFECOLL_API int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Igatherv_c: 64-bit counts and displacements, non-blocking,
+ *  on any MPI >= 3. */
+SAFECOLL_API int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Iscatterv: non-blocking, one request that completes under
+ *  MPI_Wait/MPI_Test. Parameters as MPI_Iscatterv. */
+SAFECOLL_API int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
+                                    const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                    MPI_Request *request);
+
+/** \brief Safe MPI_Iscatterv_c: 64-bit counts and displacements, non-blocking,
+ *  on any MPI >= 3. */
+SAFECOLL_API int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                      const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                                      MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                      MPI_Request *request);
+
+/** \brief Safe MPI_Iallgatherv: non-blocking, one request that completes under
+ *  MPI_Wait/MPI_Test. Parameters as MPI_Iallgatherv. */
+SAFECOLL_API int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                      void *recvbuf, const int recvcounts[], const int displs[],
+                                      MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Iallgatherv_c: 64-bit counts and displacements, non-blocking,
+ *  on any MPI >= 3. */
+SAFECOLL_API int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Ialltoallv: non-blocking, one request that completes under
+ *  MPI_Wait/MPI_Test. Parameters as MPI_Ialltoallv. */
+SAFECOLL_API int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
+                                     const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                     const int recvcounts[], const int rdispls[],
+                                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Ialltoallv_c: 64-bit counts and displacements, non-blocking,
+ *  on any MPI >= 3. */
+SAFECOLL_API int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                       const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                       const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+
+/** @} */
+
 /** @} */
 
 #ifdef __cplusplus

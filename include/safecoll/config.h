@@ -150,6 +150,19 @@ SAFECOLL_API int safecoll_int_limit_set(MPI_Count limit);
  */
 SAFECOLL_API MPI_Count safecoll_int_limit_get(void);
 
+/**
+ * \brief Whether the non-blocking safe collectives overlap on this MPI.
+ *
+ * 1 when the MPI library has extended generalized requests (MPICH's
+ * MPIX_Grequest_start): a safe `i` collective then returns as soon as its
+ * first MPI operation is started, and the rest progresses inside the
+ * caller's MPI_Test/MPI_Wait calls on its request. 0 otherwise (Open MPI
+ * 4.1): a safe `i` collective that needs the agreement or an avoidance
+ * completes before it returns, and its request is already complete; an
+ * untriggered regular `i` collective still returns MPI's own request.
+ */
+SAFECOLL_API int safecoll_nonblocking_overlaps(void);
+
 /** Counters of the decisions of one collective. */
 typedef struct safecoll_stats {
     unsigned long long calls;                           /**< safe calls made */

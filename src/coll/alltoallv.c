@@ -52,3 +52,51 @@ int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     call.rlay.cdispls = rdispls;
     return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
 }
+
+int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
+                          const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    sc__call call;
+    int rc;
+
+    if (request != NULL)
+        *request = MPI_REQUEST_NULL;
+    rc = sc__begin(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL, "safecoll_ialltoallv", 0, comm,
+                   -1);
+    if (rc == MPI_SUCCESS && request == NULL)
+        rc = sc__error(MPI_ERR_REQUEST, "safecoll_ialltoallv: request is NULL");
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.request = request;
+    call.lay.icounts = sendcounts;
+    call.lay.idispls = sdispls;
+    call.rlay.icounts = recvcounts;
+    call.rlay.idispls = rdispls;
+    return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+}
+
+int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    sc__call call;
+    int rc;
+
+    if (request != NULL)
+        *request = MPI_REQUEST_NULL;
+    rc = sc__begin(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL, "safecoll_ialltoallv_c", 1, comm,
+                   -1);
+    if (rc == MPI_SUCCESS && request == NULL)
+        rc = sc__error(MPI_ERR_REQUEST, "safecoll_ialltoallv_c: request is NULL");
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.request = request;
+    call.lay.ccounts = sendcounts;
+    call.lay.cdispls = sdispls;
+    call.rlay.ccounts = recvcounts;
+    call.rlay.cdispls = rdispls;
+    return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+}

@@ -606,6 +606,8 @@ int sc__run(sc__call *call)
     safecoll_strategy forced = sc__config_forced(call->coll);
     int rc;
 
+    if (call->request != NULL && !call->nb)
+        return sc__run_nb(call, call->request);
     detect(call, ops, forced);
     if ((rc = agree(call)) == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
         if (sc__config_verbose() && call->strategy != SAFECOLL_STRATEGY_NATIVE)

@@ -90,6 +90,7 @@ typedef struct sc__call {
     const char *fn;      /* the public name, for messages */
     int large;           /* called through the _c entry */
     int nb;              /* runs in the coroutine of a non-blocking call */
+    MPI_Request *request; /* an `i` entry's request: sc__run goes non-blocking */
     MPI_Comm comm, priv;
     int rank, size, root; /* root is -1 for rootless collectives */
     int in_place;
@@ -133,10 +134,12 @@ int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count
                           MPI_Datatype type, int nprocs);
 
 /* Pipeline steps (pipeline.c). */
+/* Runs the pipeline; when call->request is set (an `i` entry), runs it
+ * non-blocking through sc__run_nb instead. */
 int sc__run(sc__call *call);
-/* The same, non-blocking: the pipeline runs behind *request (nb.h), on the
- * communicator's second private duplicate. Errors found before that are
- * returned at once. */
+/* The pipeline behind *request (nb.h), on the communicator's second
+ * private duplicate. Errors found before it starts are returned at once;
+ * the others become the request's status. */
 int sc__run_nb(sc__call *call, MPI_Request *request);
 int sc__layout_view(sc__call *call, sc__layout *lay);
 int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,

@@ -60,3 +60,47 @@ int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
     call.lay.cdispls = displs;
     return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
 }
+
+int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
+                         const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    sc__call call;
+    int rc;
+
+    if (request != NULL)
+        *request = MPI_REQUEST_NULL;
+    rc = sc__begin(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv", 0, comm,
+                   root);
+    if (rc == MPI_SUCCESS && request == NULL)
+        rc = sc__error(MPI_ERR_REQUEST, "safecoll_iscatterv: request is NULL");
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.request = request;
+    call.lay.icounts = sendcounts;
+    call.lay.idispls = displs;
+    return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+}
+
+int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    sc__call call;
+    int rc;
+
+    if (request != NULL)
+        *request = MPI_REQUEST_NULL;
+    rc = sc__begin(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv_c", 1, comm,
+                   root);
+    if (rc == MPI_SUCCESS && request == NULL)
+        rc = sc__error(MPI_ERR_REQUEST, "safecoll_iscatterv_c: request is NULL");
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.request = request;
+    call.lay.ccounts = sendcounts;
+    call.lay.cdispls = displs;
+    return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+}

@@ -1,29 +1,409 @@
-/* Placeholder engine: runs the body at once (replaced below in this session). */
+/*
+ * The engine of the non-blocking safe collectives (see nb.h).
+ *
+ * Each operation is a coroutine (POSIX ucontext) running the same pipeline
+ * code as the blocking call, on a stack of its own. Its request is an
+ * extended generalized request (MPICH's MPIX_Grequest_start): when the
+ * caller tests or waits on it, MPI calls our poll or wait function, which
+ * resumes the coroutines; a coroutine runs until its next MPI operation is
+ * pending (it then yields) or until it ends (the request is then completed
+ * with MPI_Grequest_complete).
+ *
+ * Order. Operations are kept in one list in the order they were started.
+ * Operations on the same communicator run one after the other: the first
+ * must end before the next one starts. Since MPI makes every rank start
+ * collectives on a communicator in the same order, every rank then makes
+ * the library's own collectives on the private communicator in the same
+ * order, whatever order the caller waits in. Operations on different
+ * communicators progress independently.
+ *
+ * Threads. One mutex guards the list; the poll function only tries it (a
+ * thread already progressing does the work), so that MPI calls made from a
+ * coroutine, which may poll generalized requests in turn, never deadlock.
+ *
+ * MPI libraries without extended generalized requests (Open MPI 4.1) run
+ * the operation to completion when it starts and return a completed
+ * generalized request: correct, but with no overlap.
+ */
+#define _GNU_SOURCE 1
+
+#include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
 
 #include "nb.h"
 
-int sc__nb_active(void) { return 0; }
-MPI_Request *sc__nb_slot(void) { return NULL; }
-int sc__nb_finish(int rc) { return rc; }
-int sc__nb_overlaps(void) { return 0; }
-int sc__nb_waitall(int n, MPI_Request reqs[]) { (void)n; (void)reqs; return MPI_ERR_INTERN; }
+#if defined(MPICH) && defined(MPICH_NUMVERSION) && SC_HAVE_MPI4
+#define SC_HAVE_GREQX 1
+#else
+#define SC_HAVE_GREQX 0
+#endif
 
-static int q_fn(void *s, MPI_Status *st) { (void)s; MPI_Status_set_elements(st, MPI_BYTE, 0); MPI_Status_set_cancelled(st, 0); return MPI_SUCCESS; }
-static int f_fn(void *s) { (void)s; return MPI_SUCCESS; }
-static int c_fn(void *s, int c) { (void)s; (void)c; return MPI_SUCCESS; }
+#if defined(__SANITIZE_ADDRESS__)
+#define SC_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SC_ASAN 1
+#endif
+#endif
+#ifndef SC_ASAN
+#define SC_ASAN 0
+#endif
+
+#if SC_ASAN
+void __sanitizer_start_switch_fiber(void **fake_stack_save, const void *bottom, size_t size);
+void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_old,
+                                     size_t *size_old);
+/* The sanitizer's frames are larger. */
+#define STACK_SIZE ((size_t)8 << 20)
+#else
+#define STACK_SIZE ((size_t)1 << 20)
+#endif
+
+typedef struct nb_op {
+    ucontext_t ctx;     /* the coroutine */
+    ucontext_t *back;   /* where it yields to: the resumer */
+    char *stack;        /* mapped, with a guard page at the bottom */
+    size_t stack_size;
+    int (*body)(void *);
+    void *arg;
+    void (*free_arg)(void *);
+    MPI_Comm comm;      /* the caller's, for the order */
+    MPI_Request greq;
+    MPI_Request slot;   /* the pending call of SC_COLL / SC_SEND / SC_RECV */
+    int started, done, completed, rc;
+    struct nb_op *prev, *next;
+#if SC_ASAN
+    void *fake;
+    const void *back_bottom;
+    size_t back_size;
+#endif
+} nb_op;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static nb_op *head, *tail;
+static _Thread_local nb_op *current;
+
+/* Read afresh after every switch: a coroutine may be resumed on another
+ * thread than the one it yielded on, and a compiler may keep the address
+ * of a thread-local variable across a call it cannot see through. */
+__attribute__((noinline)) static nb_op *cur(void)
+{
+    return current;
+}
+
+__attribute__((noinline)) static void set_cur(nb_op *op)
+{
+    current = op;
+}
+
+int sc__nb_active(void)
+{
+    return cur() != NULL;
+}
+
+MPI_Request *sc__nb_slot(void)
+{
+    return &cur()->slot;
+}
+
+int sc__nb_overlaps(void)
+{
+    return SC_HAVE_GREQX;
+}
+
+int safecoll_nonblocking_overlaps(void)
+{
+    return SC_HAVE_GREQX;
+}
+
+/* ------------------------------------------------------------ switching */
+
+static void yield(nb_op *op)
+{
+#if SC_ASAN
+    __sanitizer_start_switch_fiber(&op->fake, op->back_bottom, op->back_size);
+#endif
+    swapcontext(&op->ctx, op->back);
+#if SC_ASAN
+    __sanitizer_finish_switch_fiber(op->fake, &op->back_bottom, &op->back_size);
+#endif
+}
+
+static void trampoline(unsigned hi, unsigned lo)
+{
+    nb_op *op = (nb_op *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
+
+#if SC_ASAN
+    __sanitizer_finish_switch_fiber(NULL, &op->back_bottom, &op->back_size);
+#endif
+    op->rc = op->body(op->arg);
+    op->done = 1;
+#if SC_ASAN
+    /* NULL: this stack is not coming back. */
+    __sanitizer_start_switch_fiber(NULL, op->back_bottom, op->back_size);
+#endif
+    setcontext(op->back);
+}
+
+/* Runs op until it yields or ends. */
+static void resume(nb_op *op)
+{
+    ucontext_t here;
+    nb_op *prev = cur();
+#if SC_ASAN
+    void *fake = NULL;
+#endif
+
+    op->back = &here;
+    set_cur(op);
+#if SC_ASAN
+    __sanitizer_start_switch_fiber(&fake, op->stack + getpagesize(),
+                                   op->stack_size - (size_t)getpagesize());
+#endif
+    swapcontext(&here, &op->ctx);
+#if SC_ASAN
+    __sanitizer_finish_switch_fiber(fake, NULL, NULL);
+#endif
+    set_cur(prev);
+}
+
+/* ------------------------------------------------------------ waiting */
+
+int sc__nb_finish(int rc)
+{
+    nb_op *op = cur();
+    int flag = 0;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (;;) {
+        if ((rc = MPI_Test(&op->slot, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS || flag)
+            return rc;
+        yield(op);
+    }
+}
+
+/* MPICH declares MPI_Testall's status array with an access attribute that
+ * GCC 12 takes MPI_STATUSES_IGNORE for a zero-sized array with (as in
+ * comm.c). */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#endif
+int sc__nb_waitall(int n, MPI_Request reqs[])
+{
+    nb_op *op = cur();
+    int flag = 0, rc;
+
+    for (;;) {
+        if ((rc = MPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS || flag)
+            return rc;
+        yield(op);
+    }
+}
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+/* ------------------------------------------------------------ the list */
+
+static void unlink_op(nb_op *op)
+{
+    if (op->prev != NULL)
+        op->prev->next = op->next;
+    else
+        head = op->next;
+    if (op->next != NULL)
+        op->next->prev = op->prev;
+    else
+        tail = op->prev;
+    op->prev = op->next = NULL;
+}
+
+static int blocked(const nb_op *op)
+{
+    for (const nb_op *e = op->prev; e != NULL; e = e->prev)
+        if (e->comm == op->comm)
+            return 1;
+    return 0;
+}
+
+/* Resumes every operation that may run; completes those that end. Called
+ * with the lock held. */
+static void progress(void)
+{
+    nb_op *op = head;
+
+    while (op != NULL) {
+        nb_op *next;
+        if (!blocked(op)) {
+            if (!op->done)
+                resume(op);
+            if (op->done) {
+                next = op->next;
+                unlink_op(op);
+                op->completed = 1;
+                /* The caller may have freed the request already; then MPI
+                 * calls free_fn from here, and op is gone. */
+                MPI_Grequest_complete(op->greq);
+                op = next;
+                continue;
+            }
+        }
+        op = op->next;
+    }
+}
+
+/* ------------------------------------------------------------ the request */
+
+static int query_fn(void *state, MPI_Status *status)
+{
+    nb_op *op = state;
+
+    MPI_Status_set_elements(status, MPI_BYTE, 0);
+    MPI_Status_set_cancelled(status, 0);
+    status->MPI_SOURCE = MPI_UNDEFINED;
+    status->MPI_TAG = MPI_UNDEFINED;
+    status->MPI_ERROR = op->rc;
+    /* Returned too: MPI_Wait and MPI_Test return it, and MPI_Waitall puts
+     * it in the status (MPICH 4.0 as MPI_ERR_OTHER there). */
+    return op->rc;
+}
+
+static int free_fn(void *state)
+{
+    nb_op *op = state;
+
+    if (op->stack != NULL)
+        munmap(op->stack, op->stack_size);
+    if (op->free_arg != NULL)
+        op->free_arg(op->arg);
+    free(op);
+    return MPI_SUCCESS;
+}
+
+static int cancel_fn(void *state, int complete)
+{
+    /* A collective cannot be cancelled; MPI then leaves it to complete. */
+    (void)state;
+    (void)complete;
+    return MPI_SUCCESS;
+}
+
+#if SC_HAVE_GREQX
+static int poll_fn(void *state, MPI_Status *status)
+{
+    (void)state;
+    (void)status;
+    if (pthread_mutex_trylock(&lock) == 0) {
+        progress();
+        pthread_mutex_unlock(&lock);
+    }
+    return MPI_SUCCESS;
+}
+
+static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
+{
+    (void)timeout;
+    (void)status;
+    for (int i = 0; i < count; i++) {
+        nb_op *op = states[i];
+        while (!op->completed) {
+            if (pthread_mutex_trylock(&lock) == 0) {
+                progress();
+                pthread_mutex_unlock(&lock);
+            }
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* A stack with a guard page below it, so an overflow faults instead of
+ * corrupting memory; pages are committed only as they are used. */
+static int make_stack(nb_op *op)
+{
+    size_t page = (size_t)getpagesize();
+    void *mem = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+
+    if (mem == MAP_FAILED)
+        return -1;
+    if (mprotect(mem, page, PROT_NONE) != 0) {
+        munmap(mem, STACK_SIZE);
+        return -1;
+    }
+    op->stack = mem;
+    op->stack_size = STACK_SIZE;
+    if (getcontext(&op->ctx) != 0)
+        return -1;
+    op->ctx.uc_stack.ss_sp = op->stack + page;
+    op->ctx.uc_stack.ss_size = op->stack_size - page;
+    op->ctx.uc_link = NULL;
+    makecontext(&op->ctx, (void (*)(void))trampoline, 2, (unsigned)((uintptr_t)op >> 32),
+                (unsigned)((uintptr_t)op & 0xffffffffu));
+    return 0;
+}
+#endif
 
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
                  MPI_Request *request)
 {
-    int rc = body(arg);
-    (void)comm;
-    if (free_arg)
-        free_arg(arg);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    rc = MPI_Grequest_start(q_fn, f_fn, c_fn, NULL, request);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Grequest_complete(*request);
-    return rc;
+    nb_op *op = calloc(1, sizeof *op);
+    int rc;
+
+    if (op == NULL) {
+        /* Nothing can carry the request; the body frees what it holds. */
+        rc = body(arg);
+        if (free_arg != NULL)
+            free_arg(arg);
+        return rc != MPI_SUCCESS
+                   ? rc
+                   : sc__error(MPI_ERR_NO_MEM, "out of memory for a non-blocking operation");
+    }
+    op->body = body;
+    op->arg = arg;
+    op->free_arg = free_arg;
+    op->comm = comm;
+    op->slot = MPI_REQUEST_NULL;
+#if SC_HAVE_GREQX
+    if (make_stack(op) == 0) {
+        rc = MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, op, request);
+        if (rc != MPI_SUCCESS) {
+            free_fn(op);
+            return sc__error(rc, "cannot start a generalized request");
+        }
+        op->greq = *request;
+        pthread_mutex_lock(&lock);
+        op->prev = tail;
+        if (tail != NULL)
+            tail->next = op;
+        else
+            head = op;
+        tail = op;
+        /* The operation starts now when nothing before it holds its
+         * communicator, and runs until it has to wait. */
+        progress();
+        pthread_mutex_unlock(&lock);
+        return MPI_SUCCESS;
+    }
+    if (op->stack != NULL) {
+        munmap(op->stack, op->stack_size);
+        op->stack = NULL;
+    }
+#endif
+    /* No coroutine here: run it now, and hand back a completed request
+     * that carries its result. */
+    op->rc = body(arg);
+    op->done = op->completed = 1;
+    rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, op, request);
+    if (rc != MPI_SUCCESS) {
+        free_fn(op);
+        return sc__error(rc, "cannot start a generalized request");
+    }
+    return MPI_Grequest_complete(*request);
 }

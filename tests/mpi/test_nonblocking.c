@@ -1,0 +1,426 @@
+/*
+ * The non-blocking irregular collectives (safecoll_igatherv, iscatterv,
+ * iallgatherv, ialltoallv and their _c forms): one request per call that
+ * completes under plain MPI_Wait / MPI_Waitall / MPI_Testany, whatever
+ * strategy runs behind it. Every strategy is forced in turn under a small
+ * int limit; three calls are outstanding at once, with point-to-point
+ * traffic on the same communicator between them, and are completed in
+ * another order than they were started. The reference is the native MPI
+ * call on the same arguments (the limit is artificial, so MPI can carry
+ * them). Errors found on one rank become the status of every rank's
+ * request, without a hang.
+ */
+/* mpi-procs: 1 2 3 4 8 */
+#include "common.h"
+
+enum { NOPS = 3 };
+/* Blocks of 8, 16 or 24 MPI_INTs with holes of 8 between them: the gcd is
+ * 8 (bigtype fits), every block fits the limit (segment fits), and from 3
+ * ranks on the layout passes it (a trigger). */
+#define LIMIT 40
+
+typedef struct vcall {
+    safecoll_coll coll;
+    int p, me;
+    int counts[TC_MAXP], displs[TC_MAXP];   /* the layout (root, allgatherv, alltoallv recv) */
+    int scounts[TC_MAXP], sdispls[TC_MAXP]; /* alltoallv's send side */
+    MPI_Count ccounts[TC_MAXP], cscounts[TC_MAXP];
+    MPI_Aint cdispls[TC_MAXP], csdispls[TC_MAXP];
+    int leaf;                                 /* this rank's block */
+    size_t sbytes, rbytes;
+    int *send, *recv, *ref;
+} vcall;
+
+static int blk(int i, int j)
+{
+    return 8 + 8 * ((i + j) % 3);
+}
+
+static void vcall_make(vcall *v, safecoll_coll coll, int seed)
+{
+    int at = 0, sat = 0, root = 0;
+
+    memset(v, 0, sizeof *v);
+    v->coll = coll;
+    v->p = tc_size(MPI_COMM_WORLD);
+    v->me = tc_rank(MPI_COMM_WORLD);
+    for (int i = 0; i < v->p; i++) {
+        /* alltoallv: rank me receives blk(i, me) from i and sends blk(me, i). */
+        v->counts[i] = coll == SAFECOLL_COLL_IALLTOALLV ? blk(i, v->me) : blk(i, 0);
+        v->displs[i] = at;
+        at += v->counts[i] + 8;
+        v->scounts[i] = blk(v->me, i);
+        v->sdispls[i] = sat;
+        sat += v->scounts[i] + 8;
+        v->ccounts[i] = v->counts[i];
+        v->cdispls[i] = v->displs[i];
+        v->cscounts[i] = v->scounts[i];
+        v->csdispls[i] = v->sdispls[i];
+    }
+    v->leaf = blk(v->me, 0);
+    switch (coll) {
+    case SAFECOLL_COLL_IGATHERV:
+        v->sbytes = sizeof(int) * (size_t)v->leaf;
+        v->rbytes = v->me == root ? sizeof(int) * (size_t)at : 4;
+        break;
+    case SAFECOLL_COLL_ISCATTERV:
+        v->sbytes = v->me == root ? sizeof(int) * (size_t)at : 4;
+        v->rbytes = sizeof(int) * (size_t)v->leaf;
+        break;
+    case SAFECOLL_COLL_IALLGATHERV:
+        v->sbytes = sizeof(int) * (size_t)v->leaf;
+        v->rbytes = sizeof(int) * (size_t)at;
+        break;
+    default:
+        v->sbytes = sizeof(int) * (size_t)sat;
+        v->rbytes = sizeof(int) * (size_t)at;
+        break;
+    }
+    v->send = tc_alloc(v->sbytes);
+    tc_fill(v->send, v->sbytes, seed * 31 + v->me);
+    v->recv = tc_sent(v->rbytes);
+    v->ref = tc_sent(v->rbytes);
+}
+
+static void vcall_free(vcall *v)
+{
+    free(v->send);
+    free(v->recv);
+    free(v->ref);
+}
+
+/* The reference: the native MPI call. */
+static void vcall_native(vcall *v)
+{
+    switch (v->coll) {
+    case SAFECOLL_COLL_IGATHERV:
+        MPI_Gatherv(v->send, v->leaf, MPI_INT, v->ref, v->counts, v->displs, MPI_INT, 0,
+                    MPI_COMM_WORLD);
+        break;
+    case SAFECOLL_COLL_ISCATTERV:
+        MPI_Scatterv(v->send, v->counts, v->displs, MPI_INT, v->ref, v->leaf, MPI_INT, 0,
+                     MPI_COMM_WORLD);
+        break;
+    case SAFECOLL_COLL_IALLGATHERV:
+        MPI_Allgatherv(v->send, v->leaf, MPI_INT, v->ref, v->counts, v->displs, MPI_INT,
+                       MPI_COMM_WORLD);
+        break;
+    default:
+        MPI_Alltoallv(v->send, v->scounts, v->sdispls, MPI_INT, v->ref, v->counts, v->displs,
+                      MPI_INT, MPI_COMM_WORLD);
+        break;
+    }
+}
+
+/* The safe non-blocking call, int (large = 0) or _c (large = 1). */
+static int vcall_start(vcall *v, int large, MPI_Request *req)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+
+    switch (v->coll) {
+    case SAFECOLL_COLL_IGATHERV:
+        return large ? safecoll_igatherv_c(v->send, v->leaf, MPI_INT, v->recv, v->ccounts,
+                                           v->cdispls, MPI_INT, 0, w, req)
+                     : safecoll_igatherv(v->send, v->leaf, MPI_INT, v->recv, v->counts,
+                                         v->displs, MPI_INT, 0, w, req);
+    case SAFECOLL_COLL_ISCATTERV:
+        return large ? safecoll_iscatterv_c(v->send, v->ccounts, v->cdispls, MPI_INT, v->recv,
+                                            v->leaf, MPI_INT, 0, w, req)
+                     : safecoll_iscatterv(v->send, v->counts, v->displs, MPI_INT, v->recv,
+                                          v->leaf, MPI_INT, 0, w, req);
+    case SAFECOLL_COLL_IALLGATHERV:
+        return large ? safecoll_iallgatherv_c(v->send, v->leaf, MPI_INT, v->recv, v->ccounts,
+                                              v->cdispls, MPI_INT, w, req)
+                     : safecoll_iallgatherv(v->send, v->leaf, MPI_INT, v->recv, v->counts,
+                                            v->displs, MPI_INT, w, req);
+    default:
+        return large ? safecoll_ialltoallv_c(v->send, v->cscounts, v->csdispls, MPI_INT,
+                                             v->recv, v->ccounts, v->cdispls, MPI_INT, w, req)
+                     : safecoll_ialltoallv(v->send, v->scounts, v->sdispls, MPI_INT, v->recv,
+                                           v->counts, v->displs, MPI_INT, w, req);
+    }
+}
+
+static const safecoll_coll icolls[] = {SAFECOLL_COLL_IGATHERV, SAFECOLL_COLL_ISCATTERV,
+                                       SAFECOLL_COLL_IALLGATHERV, SAFECOLL_COLL_IALLTOALLV};
+
+/* Whether a displacement of a layout significant on some rank passes the
+ * limit (the counts never do). */
+static int above_limit(const vcall *v)
+{
+    int local = 0, any = 0;
+    int sig = v->coll == SAFECOLL_COLL_IALLGATHERV || v->coll == SAFECOLL_COLL_IALLTOALLV ||
+              v->me == 0;
+
+    for (int i = 0; i < v->p && sig; i++)
+        local |= v->displs[i] > LIMIT ||
+                 (v->coll == SAFECOLL_COLL_IALLTOALLV && v->sdispls[i] > LIMIT);
+    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    return any;
+}
+
+/* Whether forcing s on coll must be refused with this layout. */
+static int refused(const vcall *v, int s)
+{
+    if (tc_missing(s))
+        return 1;
+    if (s == SAFECOLL_STRATEGY_SEGMENT && v->coll == SAFECOLL_COLL_IALLTOALLV)
+        return 1;
+    /* The native call cannot carry a layout above the limit. */
+    return s == SAFECOLL_STRATEGY_NATIVE && above_limit(v);
+}
+
+/* Three outstanding calls per strategy with a ring of point-to-point
+ * messages in between, completed last to first in one of three ways. */
+static void run_matrix(tc_ctx *t, int large, int how)
+{
+    const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
+
+    for (size_t c = 0; c < sizeof icolls / sizeof icolls[0]; c++) {
+        for (int s = SAFECOLL_STRATEGY_AUTO; s < SAFECOLL_NSTRATEGY; s++) {
+            vcall v[NOPS];
+            MPI_Request reqs[NOPS + 2];
+            int rcs[NOPS], token_out = me, token_in = -1, expect_refusal = 0;
+            int nreq = 0;
+
+            tc_config(t, icolls[c], s, LIMIT);
+            for (int k = 0; k < NOPS; k++) {
+                vcall_make(&v[k], icolls[c], k + 1 + 10 * s);
+                vcall_native(&v[k]);
+                expect_refusal = refused(&v[k], s);
+                rcs[k] = vcall_start(&v[k], large, &reqs[k]);
+                TC_CHECK(t, rcs[k] == MPI_SUCCESS, "%s/%s op %d: start returned %s",
+                         safecoll_coll_name(icolls[c]), tc_sname(s), k,
+                         tc_class_name(tc_class(rcs[k])));
+                if (k == 0) {
+                    MPI_Irecv(&token_in, 1, MPI_INT, (me + p - 1) % p, 7, MPI_COMM_WORLD,
+                              &reqs[NOPS]);
+                    MPI_Isend(&token_out, 1, MPI_INT, (me + 1) % p, 7, MPI_COMM_WORLD,
+                              &reqs[NOPS + 1]);
+                }
+            }
+            nreq = NOPS + 2;
+            if (how == 0) {
+                /* MPI_Wait, last started first. */
+                MPI_Wait(&reqs[NOPS + 1], MPI_STATUS_IGNORE);
+                MPI_Wait(&reqs[NOPS], MPI_STATUS_IGNORE);
+                for (int k = NOPS - 1; k >= 0; k--) {
+                    MPI_Status st;
+                    rcs[k] = MPI_Wait(&reqs[k], &st);
+                }
+            } else if (how == 1) {
+                MPI_Status st[NOPS + 2];
+                int rc = MPI_Waitall(nreq, reqs, st);
+                if (tc_class(rc) == MPI_ERR_IN_STATUS)
+                    for (int k = NOPS; k < nreq; k++)
+                        if (tc_class(st[k].MPI_ERROR) == MPI_ERR_PENDING)
+                            MPI_Wait(&reqs[k], MPI_STATUS_IGNORE);
+                /* The statuses hold errors only with MPI_ERR_IN_STATUS.
+                 * MPICH 4.0 reports the error of a generalized request
+                 * there as MPI_ERR_OTHER, whatever its class: only that
+                 * an error came through is checked then. */
+                for (int k = 0; k < NOPS; k++) {
+                    rcs[k] = tc_class(rc) == MPI_ERR_IN_STATUS ? st[k].MPI_ERROR : rc;
+                    /* MPICH stops at the first error; the rest are still
+                     * active, as MPI_ERR_PENDING says. */
+                    if (tc_class(rcs[k]) == MPI_ERR_PENDING)
+                        rcs[k] = MPI_Wait(&reqs[k], MPI_STATUS_IGNORE);
+                    if (tc_class(rcs[k]) == MPI_ERR_OTHER)
+                        rcs[k] = MPI_ERR_UNSUPPORTED_OPERATION;
+                }
+            } else {
+                int left = nreq;
+                while (left > 0) {
+                    int idx, flag = 0;
+                    MPI_Status st;
+                    int rc = MPI_Testany(nreq, reqs, &idx, &flag, &st);
+                    if (flag && idx != MPI_UNDEFINED && idx < NOPS)
+                        rcs[idx] = rc;
+                    if (flag && idx != MPI_UNDEFINED)
+                        left--;
+                    if (flag && idx == MPI_UNDEFINED)
+                        break;
+                }
+            }
+            TC_CHECK(t, token_in == (me + p - 1) % p, "%s/%s: ring token %d, expected %d",
+                     safecoll_coll_name(icolls[c]), tc_sname(s), token_in, (me + p - 1) % p);
+            for (int k = 0; k < NOPS; k++) {
+                if (expect_refusal) {
+                    TC_CHECK(t, tc_class(rcs[k]) == MPI_ERR_UNSUPPORTED_OPERATION,
+                             "%s/%s (large %d) op %d: expected a refusal, got %s",
+                             safecoll_coll_name(icolls[c]), tc_sname(s), large, k,
+                             tc_class_name(tc_class(rcs[k])));
+                } else {
+                    long long d = tc_diff(v[k].recv, v[k].ref, v[k].rbytes);
+                    TC_CHECK(t, rcs[k] == MPI_SUCCESS, "%s/%s (large %d) op %d: status %s (%s)",
+                             safecoll_coll_name(icolls[c]), tc_sname(s), large, k,
+                             tc_class_name(tc_class(rcs[k])),
+                             rcs[k] != MPI_SUCCESS ? safecoll_last_error() : "");
+                    TC_CHECK(t, rcs[k] != MPI_SUCCESS || d < 0,
+                             "%s/%s (large %d, how %d) op %d: byte %lld differs from the native "
+                             "call",
+                             safecoll_coll_name(icolls[c]), tc_sname(s), large, how, k, d);
+                }
+                vcall_free(&v[k]);
+            }
+            tc_config_reset();
+        }
+    }
+}
+
+START_TEST(wait_in_reverse)
+{
+    tc_ctx t;
+
+    tc_begin(&t, "wait_in_reverse");
+    run_matrix(&t, 0, 0);
+    tc_end(&t);
+}
+END_TEST
+
+START_TEST(waitall_large)
+{
+    tc_ctx t;
+
+    tc_begin(&t, "waitall_large");
+    run_matrix(&t, 1, 1);
+    tc_end(&t);
+}
+END_TEST
+
+START_TEST(testany)
+{
+    tc_ctx t;
+
+    tc_begin(&t, "testany");
+    run_matrix(&t, 0, 2);
+    tc_end(&t);
+}
+END_TEST
+
+/* A bad count on the last rank: every rank's request ends with an error
+ * (that rank's own class), none hangs, and a later call works. */
+START_TEST(error_in_status)
+{
+    tc_ctx t;
+    const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
+    int counts[TC_MAXP], displs[TC_MAXP], send[4] = {1, 2, 3, 4}, *recv;
+    MPI_Request req;
+    MPI_Status st;
+
+    tc_begin(&t, "error_in_status");
+    recv = tc_sent(sizeof(int) * 4 * (size_t)p);
+    for (int i = 0; i < p; i++) {
+        counts[i] = 4;
+        displs[i] = 4 * i;
+    }
+    if (me == p - 1)
+        counts[0] = -1;
+    int rc = safecoll_iallgatherv(send, 4, MPI_INT, recv, counts, displs, MPI_INT,
+                                  MPI_COMM_WORLD, &req);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "start returned %s", tc_class_name(tc_class(rc)));
+    rc = MPI_Wait(&req, &st);
+    TC_CHECK(&t, tc_class(rc) == MPI_ERR_COUNT || tc_class(st.MPI_ERROR) == MPI_ERR_COUNT,
+             "wait returned %s, status %s; expected MPI_ERR_COUNT", tc_class_name(tc_class(rc)),
+             tc_class_name(tc_class(st.MPI_ERROR)));
+    TC_CHECK(&t, req == MPI_REQUEST_NULL, "the request was not freed");
+    counts[0] = 4;
+    rc = safecoll_iallgatherv(send, 4, MPI_INT, recv, counts, displs, MPI_INT, MPI_COMM_WORLD,
+                              &req);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "the call after the error failed: %s",
+             tc_class_name(tc_class(rc)));
+    for (int i = 0; i < 4 * p; i++)
+        TC_CHECK(&t, recv[i] == send[i % 4], "recv[%d] = %d", i, recv[i]);
+    /* A NULL request is refused at once. */
+    rc = safecoll_igatherv(send, 4, MPI_INT, recv, counts, displs, MPI_INT, 0, MPI_COMM_WORLD,
+                           NULL);
+    free(recv);
+    TC_CHECK(&t, tc_class(rc) == MPI_ERR_REQUEST, "a NULL request gave %s",
+             tc_class_name(tc_class(rc)));
+    tc_end(&t);
+}
+END_TEST
+
+/* Starting a safe i-collective is local: rank 0 starts one (chunk, so
+ * the agreement and several rounds run behind it) and only then sends a
+ * synchronous message that rank 1 receives before it starts the same
+ * collective. Blocking at the start would deadlock (the run times out). */
+START_TEST(start_is_local)
+{
+    tc_ctx t;
+    const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
+    vcall v;
+    MPI_Request req = MPI_REQUEST_NULL;
+    int token = 42, got = 0, rc = MPI_SUCCESS;
+
+    tc_begin(&t, "start_is_local");
+    if (!safecoll_nonblocking_overlaps() || p < 2) {
+        tc_end(&t);
+        return;
+    }
+    tc_config(&t, SAFECOLL_COLL_IGATHERV, SAFECOLL_STRATEGY_CHUNK, LIMIT);
+    vcall_make(&v, SAFECOLL_COLL_IGATHERV, 9);
+    vcall_native(&v);
+    if (me == 1) {
+        MPI_Recv(&got, 1, MPI_INT, 0, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        rc = vcall_start(&v, 0, &req);
+    } else {
+        rc = vcall_start(&v, 0, &req);
+        if (me == 0)
+            MPI_Ssend(&token, 1, MPI_INT, 1, 11, MPI_COMM_WORLD);
+    }
+    TC_CHECK(&t, rc == MPI_SUCCESS, "start: %s", tc_class_name(tc_class(rc)));
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "wait: %s", tc_class_name(tc_class(rc)));
+    TC_CHECK(&t, me != 1 || got == 42, "token %d", got);
+    TC_CHECK(&t, tc_diff(v.recv, v.ref, v.rbytes) < 0, "wrong data");
+    vcall_free(&v);
+    tc_config_reset();
+    tc_end(&t);
+}
+END_TEST
+
+/* The statistics count the i-forms as their own collectives. */
+START_TEST(stats_of_i_forms)
+{
+    tc_ctx t;
+    safecoll_stats before = tc_stats(SAFECOLL_COLL_IGATHERV), after;
+    vcall v;
+    MPI_Request req;
+
+    tc_begin(&t, "stats_of_i_forms");
+    tc_config(&t, SAFECOLL_COLL_IGATHERV, SAFECOLL_STRATEGY_P2P, LIMIT);
+    vcall_make(&v, SAFECOLL_COLL_IGATHERV, 5);
+    vcall_native(&v);
+    if (vcall_start(&v, 0, &req) == MPI_SUCCESS)
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    after = tc_stats(SAFECOLL_COLL_IGATHERV);
+    TC_CHECK(&t, after.calls == before.calls + 1, "calls %llu -> %llu",
+             (unsigned long long)before.calls, (unsigned long long)after.calls);
+    TC_CHECK(&t,
+             after.by_strategy[SAFECOLL_STRATEGY_P2P] ==
+                 before.by_strategy[SAFECOLL_STRATEGY_P2P] + 1,
+             "p2p was not counted");
+    TC_CHECK(&t, tc_diff(v.recv, v.ref, v.rbytes) < 0, "wrong data");
+    vcall_free(&v);
+    tc_config_reset();
+    tc_end(&t);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("nonblocking");
+    const TTest *const tests[] = {wait_in_reverse, waitall_large, testany,
+                                         error_in_status, stats_of_i_forms, start_is_local};
+
+    tc_add(s, "nonblocking", tests, TC_NELEMS(tests));
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    return tc_main(argc, argv, make_suite);
+}
