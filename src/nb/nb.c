@@ -84,8 +84,10 @@ typedef struct nb_op {
 #endif
 } nb_op;
 
+#if SC_HAVE_GREQX
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static nb_op *head, *tail;
+#endif
 static _Thread_local nb_op *current;
 
 /* Read afresh after every switch: a coroutine may be resumed on another
@@ -96,10 +98,12 @@ __attribute__((noinline)) static nb_op *cur(void)
     return current;
 }
 
+#if SC_HAVE_GREQX
 __attribute__((noinline)) static void set_cur(nb_op *op)
 {
     current = op;
 }
+#endif
 
 int sc__nb_active(void)
 {
@@ -122,6 +126,14 @@ int safecoll_nonblocking_overlaps(void)
 }
 
 /* ------------------------------------------------------------ switching */
+
+#if !SC_HAVE_GREQX
+/* Never called: without coroutines nothing runs in one. */
+static void yield(nb_op *op)
+{
+    (void)op;
+}
+#else
 
 static void yield(nb_op *op)
 {
@@ -172,6 +184,8 @@ static void resume(nb_op *op)
     set_cur(prev);
 }
 
+#endif /* SC_HAVE_GREQX */
+
 /* ------------------------------------------------------------ waiting */
 
 int sc__nb_finish(int rc)
@@ -211,6 +225,8 @@ int sc__nb_waitall(int n, MPI_Request reqs[])
 #endif
 
 /* ------------------------------------------------------------ the list */
+
+#if SC_HAVE_GREQX
 
 static void unlink_op(nb_op *op)
 {
@@ -258,6 +274,8 @@ static void progress(void)
         op = op->next;
     }
 }
+
+#endif /* SC_HAVE_GREQX */
 
 /* ------------------------------------------------------------ the request */
 
