@@ -44,6 +44,7 @@ export MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE=${MPIR_CVAR_ALLGATHERV_PIPELINE_MS
 # name  program  mode  GB-needed  strategies
 configs=(
     "gatherv-dense         test_gatherv    dense    6.5  auto largecount bigtype segment chunk p2p"
+    "igatherv-dense        test_gatherv    idense   6.5  auto largecount bigtype segment chunk p2p"
     "scatterv-dense        test_scatterv   dense    6.5  auto largecount bigtype segment chunk p2p"
     "allgatherv-dense      test_allgatherv dense   14.5  auto largecount bigtype segment chunk p2p"
     "allgatherv-inplace-sparse test_allgatherv inplace 1.2 auto largecount bigtype segment chunk p2p"

@@ -12,16 +12,31 @@
  *                        at displs {0, 100M, 2.3G, 2.4G}. Allocates what
  *                        each rank sends (2.5 GB in all) and 2.5 GB at the
  *                        root: 5.0 GB.
+ *   test_gatherv idense  as dense, through safecoll_igatherv and MPI_Wait:
+ *                        the non-blocking engine with every strategy at
+ *                        real size.
  *
  * The strategy comes from SAFECOLL_STRATEGY; the root checks every byte.
  */
 #include "big.h"
 
+/* The non-blocking call and its wait, as one call to time. */
+static int igatherv_wait(const void *sendbuf, int n, void *recvbuf, const int counts[],
+                         const int displs[], int root)
+{
+    MPI_Request req;
+    int rc = safecoll_igatherv(sendbuf, n, MPI_CHAR, recvbuf, counts, displs, MPI_CHAR, root,
+                               MPI_COMM_WORLD, &req);
+
+    return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
     const char *forced = big_init(&argc, &argv);
     const char *mode = argc > 1 ? argv[1] : "dense";
-    int dense = strcmp(mode, "dense") == 0, rc, bad = 0, root;
+    int nb = strcmp(mode, "idense") == 0;
+    int dense = nb || strcmp(mode, "dense") == 0, rc, bad = 0, root;
     MPI_Count counts[4];
     MPI_Aint displs[4];
     int icounts[4], idispls[4];
@@ -49,7 +64,7 @@ int main(int argc, char **argv)
         }
     } else {
         if (big_rank == 0)
-            printf("test_gatherv: unknown mode '%s' (dense or c)\n", mode);
+            printf("test_gatherv: unknown mode '%s' (dense, idense or c)\n", mode);
         MPI_Finalize();
         return 2;
     }
@@ -65,7 +80,10 @@ int main(int argc, char **argv)
         big_phase("zeroed");
     }
 
-    if (dense)
+    if (nb)
+        BIG_TIMED(t, rc,
+                  igatherv_wait(sendbuf, icounts[big_rank], recvbuf, icounts, idispls, root));
+    else if (dense)
         BIG_TIMED(t, rc,
                   safecoll_gatherv(sendbuf, icounts[big_rank], MPI_CHAR, recvbuf, icounts,
                                    idispls, MPI_CHAR, root, MPI_COMM_WORLD));
@@ -80,6 +98,7 @@ int main(int argc, char **argv)
             bad = big_check_block(recvbuf + displs[i], (MPI_Aint)counts[i], i, 0, 0,
                                   "block of rank", i);
     big_phase("checked");
-    return big_finish(dense ? "gatherv-dense" : "gatherv_c-bigcount", SAFECOLL_COLL_GATHERV,
+    return big_finish(nb ? "igatherv-dense" : dense ? "gatherv-dense" : "gatherv_c-bigcount",
+                      nb ? SAFECOLL_COLL_IGATHERV : SAFECOLL_COLL_GATHERV,
                       forced, rc, bad, dense, t);
 }
