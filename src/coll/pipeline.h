@@ -25,6 +25,7 @@ typedef enum sc__pattern {
     SC_PATTERN_SCATTER,   /* rooted, one-to-many: scatterv */
     SC_PATTERN_ALLGATHER, /* allgatherv */
     SC_PATTERN_ALLTOALL,  /* alltoallv */
+    SC_PATTERN_BCAST,     /* bcast: one buffer, the same on every rank */
 } sc__pattern;
 
 /* One side of a call that has a count and a displacement per rank. The int
@@ -131,6 +132,20 @@ int sc__basic_size(MPI_Datatype type);
  * answer with no message, since MPI makes these inputs global. */
 int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
                           MPI_Datatype type, int nprocs);
+
+/* Describe steps of the v-collectives (gatherv.c, scatterv.c,
+ * allgatherv.c, alltoallv.c), shared with the regular collectives that
+ * become v-calls when triggered: after sc__begin and with call->lay (and
+ * call->rlay) counts and displacements set, they describe the buffers and
+ * leave the call ready for sc__run or sc__run_nb. */
+void sc__describe_gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype);
+void sc__describe_scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype);
+void sc__describe_allgatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype);
+void sc__describe_alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Datatype recvtype);
 
 /* Pipeline steps (pipeline.c). */
 int sc__run(sc__call *call);
