@@ -157,6 +157,156 @@ SAFECOLL_API int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count send
 
 /** @} */
 
+/** \defgroup regular Safe regular collectives
+ *  \brief Drop-in replacements for MPI's regular collectives, blocking and
+ *  non-blocking.
+ *
+ *  Each function takes exactly the parameters of the MPI function of the
+ *  same name and gives exactly its result. The `_c` variants take
+ *  `MPI_Count` counts like MPI-4's large-count calls and work on any
+ *  MPI >= 3. The `i` variants take MPI's parameters plus the request, which
+ *  completes under MPI_Wait, MPI_Test and their relatives like any MPI
+ *  request.
+ *
+ *  The inputs of a regular collective are global (MPI makes every rank pass
+ *  the same type signature and root), so each rank decides alone, with no
+ *  message, whether the call needs an avoidance: when the count in basic
+ *  elements exceeds the int limit, or the call passes a bound of the
+ *  registry (the global buffer being P messages for gather, scatter,
+ *  allgather and alltoall, one for bcast), or a strategy other than native
+ *  is forced. Otherwise the native MPI call runs on the caller's
+ *  communicator (for the `i` variants, MPI's own request is returned), at
+ *  the cost of a few comparisons. A triggered gather, scatter, allgather or
+ *  alltoall runs as the v-call it is (n elements per rank at displacement
+ *  i*n) through the pipeline of the \ref coll "irregular collectives", with
+ *  all their strategies; a triggered bcast has strategies of its own
+ *  (largecount, bigtype, chunk and p2p; segment does not apply). A barrier
+ *  carries no data: its safe version is the native call, and a forced
+ *  strategy other than native is refused.
+ *
+ *  The blocking and non-blocking forms are distinct collectives for
+ *  forced strategies, statistics and bounds (e.g. SAFECOLL_COLL_GATHER and
+ *  SAFECOLL_COLL_IGATHER).
+ *
+ *  Errors a rank can see alone (MPI_COMM_NULL, an intercommunicator, a root
+ *  out of range, a negative count, a NULL buffer of a predefined type with
+ *  a non-zero count, MPI_IN_PLACE where MPI does not allow it, a NULL
+ *  request) are returned at once by that rank, as MPI would; errors of a
+ *  triggered call are agreed on, as in the irregular collectives.
+ *
+ *  \return MPI_SUCCESS or an MPI error code (see \ref errors); the
+ *  communicator's error handler is invoked once on error, as MPI would.
+ *  @{ */
+
+/** \brief Safe MPI_Gather. Parameters as MPI_Gather. */
+SAFECOLL_API int safecoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm);
+
+/** \brief Safe MPI_Gather_c: 64-bit counts on any MPI >= 3. */
+SAFECOLL_API int safecoll_gather_c(const void *sendbuf, MPI_Count sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                   MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/** \brief Safe MPI_Igather. Parameters as MPI_Igather. */
+SAFECOLL_API int safecoll_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  int root, MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Igather_c: 64-bit counts on any MPI >= 3. */
+SAFECOLL_API int safecoll_igather_c(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                    MPI_Request *request);
+
+/** \brief Safe MPI_Scatter. Parameters as MPI_Scatter. */
+SAFECOLL_API int safecoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                                  MPI_Comm comm);
+
+/** \brief Safe MPI_Scatter_c: 64-bit counts on any MPI >= 3. */
+SAFECOLL_API int safecoll_scatter_c(const void *sendbuf, MPI_Count sendcount,
+                                    MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                    MPI_Datatype recvtype, int root, MPI_Comm comm);
+
+/** \brief Safe MPI_Iscatter. Parameters as MPI_Iscatter. */
+SAFECOLL_API int safecoll_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   int root, MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Iscatter_c: 64-bit counts on any MPI >= 3. */
+SAFECOLL_API int safecoll_iscatter_c(const void *sendbuf, MPI_Count sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype recvtype, int root, MPI_Comm comm,
+                                     MPI_Request *request);
+
+/** \brief Safe MPI_Allgather. Parameters as MPI_Allgather. */
+SAFECOLL_API int safecoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm);
+
+/** \brief Safe MPI_Allgather_c: 64-bit counts on any MPI >= 3. */
+SAFECOLL_API int safecoll_allgather_c(const void *sendbuf, MPI_Count sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf,
+                                      MPI_Count recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm);
+
+/** \brief Safe MPI_Iallgather. Parameters as MPI_Iallgather. */
+SAFECOLL_API int safecoll_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                     MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Iallgather_c: 64-bit counts on any MPI >= 3. */
+SAFECOLL_API int safecoll_iallgather_c(const void *sendbuf, MPI_Count sendcount,
+                                       MPI_Datatype sendtype, void *recvbuf,
+                                       MPI_Count recvcount, MPI_Datatype recvtype,
+                                       MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Alltoall. Parameters as MPI_Alltoall. */
+SAFECOLL_API int safecoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                   MPI_Comm comm);
+
+/** \brief Safe MPI_Alltoall_c: 64-bit counts on any MPI >= 3. */
+SAFECOLL_API int safecoll_alltoall_c(const void *sendbuf, MPI_Count sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                     MPI_Datatype recvtype, MPI_Comm comm);
+
+/** \brief Safe MPI_Ialltoall. Parameters as MPI_Ialltoall. */
+SAFECOLL_API int safecoll_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                    void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                    MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Ialltoall_c: 64-bit counts on any MPI >= 3. */
+SAFECOLL_API int safecoll_ialltoall_c(const void *sendbuf, MPI_Count sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                                      MPI_Datatype recvtype, MPI_Comm comm,
+                                      MPI_Request *request);
+
+/** \brief Safe MPI_Bcast. Parameters as MPI_Bcast. */
+SAFECOLL_API int safecoll_bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                                MPI_Comm comm);
+
+/** \brief Safe MPI_Bcast_c: a 64-bit count on any MPI >= 3. */
+SAFECOLL_API int safecoll_bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
+                                  int root, MPI_Comm comm);
+
+/** \brief Safe MPI_Ibcast. Parameters as MPI_Ibcast. */
+SAFECOLL_API int safecoll_ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                                 MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Ibcast_c: a 64-bit count on any MPI >= 3. */
+SAFECOLL_API int safecoll_ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
+                                   int root, MPI_Comm comm, MPI_Request *request);
+
+/** \brief Safe MPI_Barrier: the native call, counted in the statistics. */
+SAFECOLL_API int safecoll_barrier(MPI_Comm comm);
+
+/** \brief Safe MPI_Ibarrier: the native call, counted in the statistics. */
+SAFECOLL_API int safecoll_ibarrier(MPI_Comm comm, MPI_Request *request);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,7 +2,8 @@
  * Which strategy applies to which pattern (paper 000, Table X, extended):
  * a strategy applies to a pattern when the pattern's ops have an executor
  * for it. segment does not apply to all-to-all (splitting P there leads to
- * complex, error-prone logic for no gain over chunk), and largecount exists
+ * complex, error-prone logic for no gain over chunk) nor to bcast (one
+ * block, not one per rank), and largecount exists
  * only where MPI-4's `_c` calls do.
  */
 #include "avoid.h"
@@ -12,4 +13,5 @@ const sc__pattern_ops *const sc__patterns[] = {
     [SC_PATTERN_SCATTER] = &sc__rooted_ops,
     [SC_PATTERN_ALLGATHER] = &sc__allgather_ops,
     [SC_PATTERN_ALLTOALL] = &sc__alltoall_ops,
+    [SC_PATTERN_BCAST] = &sc__bcast_ops,
 };

@@ -2,19 +2,18 @@
  * receive arrays. */
 #include "pipeline.h"
 
-static int allgatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
-                      MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
+void sc__describe_allgatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
 {
     sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
                     "recvtype");
     if (sendbuf == MPI_IN_PLACE) {
         call->in_place = 1;
         call->leaf.type = recvtype;
-        return sc__run(call);
+        return;
     }
     sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
                   "sendtype");
-    return sc__run(call);
 }
 
 int safecoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -29,7 +28,8 @@ int safecoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
         return sc__fail_early(&call, rc);
     call.lay.icounts = recvcounts;
     call.lay.idispls = displs;
-    return allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    sc__describe_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -44,7 +44,8 @@ int safecoll_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
         return sc__fail_early(&call, rc);
     call.lay.ccounts = recvcounts;
     call.lay.cdispls = displs;
-    return allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    sc__describe_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

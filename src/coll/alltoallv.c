@@ -2,8 +2,8 @@
  * and receive arrays; send blocks may overlap, receive blocks may not. */
 #include "pipeline.h"
 
-static int alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, void *recvbuf,
-                     MPI_Datatype recvtype)
+void sc__describe_alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Datatype recvtype)
 {
     call->lay.overlap_ok = 1;
     if (sendbuf == MPI_IN_PLACE)
@@ -15,7 +15,6 @@ static int alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
                     "recvtype");
     if (call->in_place)
         call->lay.type = recvtype;
-    return sc__run(call);
 }
 
 int safecoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -32,7 +31,8 @@ int safecoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sd
     call.lay.idispls = sdispls;
     call.rlay.icounts = recvcounts;
     call.rlay.idispls = rdispls;
-    return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+    sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -50,7 +50,8 @@ int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     call.lay.cdispls = sdispls;
     call.rlay.ccounts = recvcounts;
     call.rlay.cdispls = rdispls;
-    return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+    sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],

@@ -2,8 +2,8 @@
  * shared pipeline. Only the root holds the receive arrays. */
 #include "pipeline.h"
 
-static int gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
-                   MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
+void sc__describe_gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
 {
     if (call->rank == call->root) {
         sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
@@ -13,7 +13,7 @@ static int gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
              * are not significant, as in MPI. */
             call->in_place = 1;
             call->leaf.type = recvtype;
-            return sc__run(call);
+            return;
         }
     } else {
         /* Not significant here, but the native call gets them as given. */
@@ -24,11 +24,10 @@ static int gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
         sc__note_error(call, sc__error(MPI_ERR_BUFFER,
                                        "%s: rank %d: MPI_IN_PLACE is valid only at the root",
                                        call->fn, call->rank));
-        return sc__run(call);
+        return;
     }
     sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
                   "sendtype");
-    return sc__run(call);
 }
 
 int safecoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -43,7 +42,8 @@ int safecoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
         return sc__fail_early(&call, rc);
     call.lay.icounts = recvcounts;
     call.lay.idispls = displs;
-    return gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    sc__describe_gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -58,7 +58,8 @@ int safecoll_gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
         return sc__fail_early(&call, rc);
     call.lay.ccounts = recvcounts;
     call.lay.cdispls = displs;
-    return gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    sc__describe_gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

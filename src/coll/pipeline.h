@@ -25,6 +25,7 @@ typedef enum sc__pattern {
     SC_PATTERN_SCATTER,   /* rooted, one-to-many: scatterv */
     SC_PATTERN_ALLGATHER, /* allgatherv */
     SC_PATTERN_ALLTOALL,  /* alltoallv */
+    SC_PATTERN_BCAST,     /* bcast: one buffer, the same on every rank */
 } sc__pattern;
 
 /* One side of a call that has a count and a displacement per rank. The int
@@ -132,6 +133,66 @@ int sc__basic_size(MPI_Datatype type);
  * answer with no message, since MPI makes these inputs global. */
 int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
                           MPI_Datatype type, int nprocs);
+
+/* Describe steps of the v-collectives (gatherv.c, scatterv.c,
+ * allgatherv.c, alltoallv.c), shared with the regular collectives that
+ * become v-calls when triggered: after sc__begin and with call->lay (and
+ * call->rlay) counts and displacements set, they describe the buffers and
+ * leave the call ready for sc__run or sc__run_nb. */
+void sc__describe_gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype);
+void sc__describe_scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype);
+void sc__describe_allgatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype);
+void sc__describe_alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
+                            void *recvbuf, MPI_Datatype recvtype);
+/* bcast (bcast.c): the buffer is the leaf, and also a layout of one block
+ * so that the detectors see its global buffer. */
+void sc__describe_bcast(sc__call *call, void *buffer, MPI_Count count, MPI_Datatype type);
+
+/* The path of a regular call (regular.c): 1 when it must go through the
+ * pipeline (a strategy other than native is forced, or the call passes the
+ * int limit or a bound, as sc__regular_triggered tells), 0 when the native
+ * call serves. Reads the environment and the registry on first use. */
+int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                         MPI_Datatype type, int nprocs);
+
+/* The root argument of sc__regular_begin for rootless collectives. */
+#define SC_NO_ROOT INT_MIN
+
+/* The fast path's cheap checks of a regular call, with the errors
+ * sc__begin gives: comm, and root unless it is SC_NO_ROOT. Fills *rank and
+ * *size; on error, counts it and calls the error handler. */
+int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int root, int *rank,
+                      int *size);
+
+/* Checks one significant side of a regular call (count, datatype, NULL
+ * buffer of a predefined type) and gives its size in bytes. Returns an MPI
+ * error code, its message recorded; the caller hands it to
+ * sc__regular_fail. */
+int sc__regular_side(const char *fn, int rank, const void *buf, MPI_Count count,
+                     MPI_Datatype type, const char *bufname, const char *countname,
+                     const char *typename_, MPI_Count *bytes);
+
+/* Counts an error of a regular call found before it ran and invokes the
+ * communicator's error handler; returns rc. */
+int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc);
+
+/* The layout of a regular call as a v-call's: n elements for every rank at
+ * displacement i*n, as 64-bit arrays in the call's scratch memory (the
+ * non-blocking path copies the call and runs it later). */
+int sc__regular_layout(sc__call *call, sc__layout *lay, MPI_Count n);
+
+/* sc__run, or sc__run_nb when request is not NULL. */
+int sc__regular_run(sc__call *call, MPI_Request *request);
+
+/* Counts a native regular call in the statistics; returns rc. */
+int sc__regular_native_done(safecoll_coll coll, int rc);
+
+/* A count that is not significant on this rank, passed to the native int
+ * call: as is when it fits in int, else 0. */
+int sc__fit_int(MPI_Count count);
 
 /* Pipeline steps (pipeline.c). */
 /* Runs the pipeline; when call->request is set (an `i` entry), runs it

@@ -9,6 +9,7 @@
  * Only a triggered call (rare, and large) pays for the agreement and a
  * strategy; every other call is the native call after a few comparisons.
  */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "bounds.h"
@@ -59,14 +60,13 @@ int sc__basic_size(MPI_Datatype type)
     return basic_size(type, 0);
 }
 
-int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                          MPI_Datatype type, int nprocs)
+/* The limit and the registry's bounds alone, without a forced strategy. */
+static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                   MPI_Datatype type, int nprocs)
 {
     MPI_Count n, me, mb, mm;
     int s;
 
-    if (sc__config_forced(coll) != SAFECOLL_STRATEGY_AUTO)
-        return 1;
     if (bytes_per_msg == 0)
         return 0;
     /* The cheap cases first: a predefined type is its own basic type. */
@@ -83,4 +83,124 @@ int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count
     if (mm != SC_BOUNDS_NONE && n > mm)
         return 1;
     return 0;
+}
+
+int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                          MPI_Datatype type, int nprocs)
+{
+    if (sc__config_forced(coll) != SAFECOLL_STRATEGY_AUTO)
+        return 1;
+    return exceeds(coll, bytes_per_msg, global_msgs, type, nprocs);
+}
+
+int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                         MPI_Datatype type, int nprocs)
+{
+    safecoll_strategy forced;
+
+    /* A malformed environment or bound file is reported by the pipeline,
+     * which makes it every rank's error. */
+    if (sc__config_init() != MPI_SUCCESS || sc__bounds_init() != MPI_SUCCESS)
+        return 1;
+    forced = sc__config_forced(coll);
+    /* A forced native call that cannot carry the call goes to the
+     * pipeline too, which refuses it with a clear message. */
+    if (forced != SAFECOLL_STRATEGY_AUTO && forced != SAFECOLL_STRATEGY_NATIVE)
+        return 1;
+    return exceeds(coll, bytes_per_msg, global_msgs, type, nprocs);
+}
+
+int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc)
+{
+    sc__stats_count(coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
+    if (comm == MPI_COMM_NULL || rc == MPI_ERR_COMM)
+        MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
+    else
+        MPI_Comm_call_errhandler(comm, rc);
+    return rc;
+}
+
+int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int root, int *rank,
+                      int *size)
+{
+    int inter, rc;
+
+    if (comm == MPI_COMM_NULL)
+        rc = sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
+    else if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        rc = sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
+    else if (inter)
+        rc = sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
+                       "%s: intercommunicators are not supported", fn);
+    else if (MPI_Comm_rank(comm, rank) != MPI_SUCCESS || MPI_Comm_size(comm, size) != MPI_SUCCESS)
+        rc = sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
+    else if (root != SC_NO_ROOT && (root < 0 || root >= *size))
+        rc = sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
+                       fn, root, *size);
+    else
+        return MPI_SUCCESS;
+    return sc__regular_fail(coll, comm, rc);
+}
+
+int sc__regular_side(const char *fn, int rank, const void *buf, MPI_Count count,
+                     MPI_Datatype type, const char *bufname, const char *countname,
+                     const char *typename_, MPI_Count *bytes)
+{
+    MPI_Count size;
+    int ni, na, nd, combiner;
+
+    if (count < 0)
+        return sc__error(MPI_ERR_COUNT, "%s: rank %d: %s is negative (%lld)", fn, rank,
+                         countname, (long long)count);
+    if (type == MPI_DATATYPE_NULL)
+        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is MPI_DATATYPE_NULL", fn, rank,
+                         typename_);
+    if (MPI_Type_size_x(type, &size) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is not a valid datatype", fn, rank,
+                         typename_);
+    /* A derived type may address absolute memory from MPI_BOTTOM (NULL);
+     * a predefined one cannot. */
+    if (buf == NULL && count > 0 && size > 0 &&
+        MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
+        combiner == MPI_COMBINER_NAMED)
+        return sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", fn, rank,
+                         bufname, countname, (long long)count);
+    *bytes = count * size;
+    return MPI_SUCCESS;
+}
+
+int sc__regular_layout(sc__call *call, sc__layout *lay, MPI_Count n)
+{
+    const int p = call->size;
+    MPI_Count *counts = sc__scratch(call, sizeof *counts * (size_t)p);
+    MPI_Aint *displs = sc__scratch(call, sizeof *displs * (size_t)p);
+
+    if (counts == NULL || displs == NULL) {
+        int rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
+        sc__note_error(call, rc);
+        return rc;
+    }
+    for (int i = 0; i < p; i++) {
+        counts[i] = n;
+        displs[i] = (MPI_Aint)i * (MPI_Aint)n;
+    }
+    lay->ccounts = counts;
+    lay->cdispls = displs;
+    return MPI_SUCCESS;
+}
+
+int sc__regular_run(sc__call *call, MPI_Request *request)
+{
+    return request != NULL ? sc__run_nb(call, request) : sc__run(call);
+}
+
+int sc__regular_native_done(safecoll_coll coll, int rc)
+{
+    sc__stats_count(coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
+    return rc;
+}
+
+int sc__fit_int(MPI_Count count)
+{
+    return count >= INT_MIN && count <= INT_MAX ? (int)count : 0;
 }

@@ -3,8 +3,8 @@
  * recovered without the counts. */
 #include "pipeline.h"
 
-static int scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, void *recvbuf,
-                    MPI_Count recvcount, MPI_Datatype recvtype)
+void sc__describe_scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
+                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype)
 {
     if (call->rank == call->root) {
         call->lay.overlap_ok = 1;
@@ -13,7 +13,7 @@ static int scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, 
         if (recvbuf == MPI_IN_PLACE) {
             call->in_place = 1;
             call->leaf.type = sendtype;
-            return sc__run(call);
+            return;
         }
     } else {
         /* Not significant here, but the native call gets them as given. */
@@ -24,11 +24,10 @@ static int scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype, 
         sc__note_error(call, sc__error(MPI_ERR_BUFFER,
                                        "%s: rank %d: MPI_IN_PLACE is valid only at the root",
                                        call->fn, call->rank));
-        return sc__run(call);
+        return;
     }
     sc__leaf_init(call, &call->leaf, recvbuf, recvcount, recvtype, "recvbuf", "recvcount",
                   "recvtype");
-    return sc__run(call);
 }
 
 int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
@@ -43,7 +42,8 @@ int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int dis
         return sc__fail_early(&call, rc);
     call.lay.icounts = sendcounts;
     call.lay.idispls = displs;
-    return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -58,7 +58,8 @@ int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
         return sc__fail_early(&call, rc);
     call.lay.ccounts = sendcounts;
     call.lay.cdispls = displs;
-    return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],

@@ -1,0 +1,122 @@
+/*
+ * Strategies of the bcast pattern. The buffer (call->leaf) is the whole
+ * message and every rank holds its own description of it (same type
+ * signature), so every rank can run every strategy with no plan: what can
+ * go wrong is the size of the one message, which largecount, bigtype and
+ * chunk carry differently, and p2p avoids the collective altogether.
+ * segment does not apply: there is one block, not one per rank.
+ */
+#include "avoid.h"
+#include "nb.h"
+
+static int bcast_feasible(sc__call *call)
+{
+    const MPI_Count w = call->limit;
+
+#if !SC_HAVE_MPI4
+    call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+#endif
+    call->ag[SC_AG_ROUNDS] = (call->leaf.count + w - 1) / w;
+    /* Nothing to plan; a non-NULL plan tells plan_late so. */
+    call->plan = call;
+    return MPI_SUCCESS;
+}
+
+static int bcast_native(sc__call *call)
+{
+    MPI_Datatype t;
+    int n, owned, rc;
+
+    if ((rc = sc__type_fit(call->leaf.count, call->leaf.type, &n, &t, &owned)) != MPI_SUCCESS)
+        return rc;
+    rc = SC_COLL(MPI_Bcast, MPI_Ibcast, call->leaf.buf, n, t, call->root, call->comm);
+    if (owned)
+        MPI_Type_free(&t);
+    return rc;
+}
+
+#if SC_HAVE_MPI4
+static int bcast_largecount(sc__call *call)
+{
+    return SC_COLL(MPI_Bcast_c, MPI_Ibcast_c, call->leaf.buf, call->leaf.count, call->leaf.type,
+                   call->root, call->priv);
+}
+#endif
+
+/* The whole buffer as one element of a type of count elements: the same
+ * signature on every rank, whatever type each rank describes it with. */
+static int bcast_bigtype(sc__call *call)
+{
+    MPI_Datatype big;
+    int rc;
+
+    if (call->leaf.count == 0)
+        return SC_COLL(MPI_Bcast, MPI_Ibcast, call->leaf.buf, 0, call->leaf.type, call->root,
+                       call->priv);
+    if ((rc = sc__type_count(call->leaf.count, call->leaf.type, &big)) != MPI_SUCCESS)
+        return rc;
+    rc = SC_COLL(MPI_Bcast, MPI_Ibcast, call->leaf.buf, 1, big, call->root, call->priv);
+    MPI_Type_free(&big);
+    return rc;
+}
+
+/* Rounds of at most the agreed limit along the element axis; every rank
+ * has the same element size (the agreement refuses chunk otherwise), so
+ * the rounds cut every rank's description at the same bytes. */
+static int bcast_chunk(sc__call *call)
+{
+    const MPI_Count w = call->limit;
+
+    for (MPI_Count off = 0; off < call->leaf.count; off += w) {
+        MPI_Count len = call->leaf.count - off < w ? call->leaf.count - off : w;
+        int rc = SC_COLL(MPI_Bcast, MPI_Ibcast, sc__at(call->leaf.buf, off, call->leaf.extent),
+                         (int)len, call->leaf.type, call->root, call->priv);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The root sends the buffer to every other rank. */
+static int bcast_p2p(sc__call *call)
+{
+    MPI_Request *reqs;
+    MPI_Datatype t;
+    int n, owned, rc, nreq = 0;
+
+    if ((rc = sc__type_fit(call->leaf.count, call->leaf.type, &n, &t, &owned)) != MPI_SUCCESS)
+        return rc;
+    if (call->rank != call->root) {
+        rc = SC_RECV(call->leaf.buf, n, t, call->root, SC_TAG_P2P, call->priv);
+        goto out;
+    }
+    if ((reqs = sc__scratch(call, sizeof *reqs * (size_t)call->size)) == NULL) {
+        rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+        goto out;
+    }
+    for (int i = 0; i < call->size && rc == MPI_SUCCESS; i++)
+        if (i != call->root)
+            rc = MPI_Isend(call->leaf.buf, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
+    if (nreq > 0) {
+        int wrc = sc__waitall(nreq, reqs);
+        if (rc == MPI_SUCCESS)
+            rc = wrc;
+    }
+out:
+    if (owned)
+        MPI_Type_free(&t);
+    return rc;
+}
+
+const sc__pattern_ops sc__bcast_ops = {
+    .feasible = bcast_feasible,
+    .exec = {
+        [SAFECOLL_STRATEGY_NATIVE] = bcast_native,
+#if SC_HAVE_MPI4
+        [SAFECOLL_STRATEGY_LARGECOUNT] = bcast_largecount,
+#endif
+        [SAFECOLL_STRATEGY_BIGTYPE] = bcast_bigtype,
+        [SAFECOLL_STRATEGY_CHUNK] = bcast_chunk,
+        [SAFECOLL_STRATEGY_P2P] = bcast_p2p,
+    },
+};

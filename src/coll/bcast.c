@@ -1,0 +1,93 @@
+/*
+ * safecoll_bcast, safecoll_bcast_c, safecoll_ibcast, safecoll_ibcast_c:
+ * the native call unless triggered or forced (the global buffer is the one
+ * message, Table V: s*n), else the bcast pattern's strategies
+ * (src/avoid/bcast.c) through the pipeline.
+ */
+#include "pipeline.h"
+
+static int native(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    MPI_Datatype t = type;
+    int n, owned = 0, rc;
+
+    if ((rc = sc__type_fit(count, type, &n, &t, &owned)) == MPI_SUCCESS)
+        rc = request != NULL ? MPI_Ibcast(buffer, n, t, root, comm, request)
+                             : MPI_Bcast(buffer, n, t, root, comm);
+    if (owned)
+        MPI_Type_free(&t);
+    return rc;
+}
+
+static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count,
+                 MPI_Datatype type, int root, MPI_Comm comm, int nb, MPI_Request *request)
+{
+    MPI_Count bytes = 0;
+    sc__call call;
+    int rank, size, rc;
+
+    if ((rc = sc__regular_begin(coll, fn, comm, root, &rank, &size)) != MPI_SUCCESS)
+        return rc;
+    if (nb && request == NULL)
+        rc = sc__error(MPI_ERR_REQUEST, "%s: rank %d: request is NULL", fn, rank);
+    else if (buffer == MPI_IN_PLACE)
+        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: buffer cannot be MPI_IN_PLACE", fn, rank);
+    else
+        rc = sc__regular_side(fn, rank, buffer, count, type, "buffer", "count", "datatype",
+                              &bytes);
+    if (rc != MPI_SUCCESS)
+        return sc__regular_fail(coll, comm, rc);
+    if (!sc__regular_pipeline(coll, bytes, 1, type, size))
+        return sc__regular_native_done(coll, native(buffer, count, type, root, comm,
+                                                    nb ? request : NULL));
+    if ((rc = sc__begin(&call, coll, SC_PATTERN_BCAST, fn, 1, comm, root)) != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    sc__describe_bcast(&call, buffer, count, type);
+    return sc__regular_run(&call, nb ? request : NULL);
+}
+
+void sc__describe_bcast(sc__call *call, void *buffer, MPI_Count count, MPI_Datatype type)
+{
+    sc__layout *lay = &call->lay;
+
+    if (sc__leaf_init(call, &call->leaf, buffer, count, type, "buffer", "count", "datatype") !=
+        MPI_SUCCESS)
+        return;
+    /* The buffer is also the global buffer the detectors look at: one
+     * message of count elements (Table V). */
+    lay->buf = buffer;
+    lay->type = type;
+    lay->extent = call->leaf.extent;
+    lay->type_size = call->leaf.type_size;
+    lay->total = count;
+    lay->max_count = count;
+    lay->nofit = count > call->limit;
+}
+
+int safecoll_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    return bcast(SAFECOLL_COLL_BCAST, "safecoll_bcast", buffer, count, datatype, root, comm, 0,
+                 NULL);
+}
+
+int safecoll_bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                     MPI_Comm comm)
+{
+    return bcast(SAFECOLL_COLL_BCAST, "safecoll_bcast_c", buffer, count, datatype, root, comm,
+                 0, NULL);
+}
+
+int safecoll_ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    return bcast(SAFECOLL_COLL_IBCAST, "safecoll_ibcast", buffer, count, datatype, root, comm,
+                 1, request);
+}
+
+int safecoll_ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
+                      MPI_Comm comm, MPI_Request *request)
+{
+    return bcast(SAFECOLL_COLL_IBCAST, "safecoll_ibcast_c", buffer, count, datatype, root, comm,
+                 1, request);
+}
