@@ -66,7 +66,8 @@ int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     call.request = request;
     call.lay.icounts = recvcounts;
     call.lay.idispls = displs;
-    return allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    sc__describe_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -87,5 +88,6 @@ int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     call.request = request;
     call.lay.ccounts = recvcounts;
     call.lay.cdispls = displs;
-    return allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    sc__describe_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }

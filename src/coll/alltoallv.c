@@ -75,7 +75,8 @@ int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
     call.lay.idispls = sdispls;
     call.rlay.icounts = recvcounts;
     call.rlay.idispls = rdispls;
-    return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+    sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -99,5 +100,6 @@ int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     call.lay.cdispls = sdispls;
     call.rlay.ccounts = recvcounts;
     call.rlay.cdispls = rdispls;
-    return alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+    sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }

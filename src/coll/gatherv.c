@@ -80,7 +80,8 @@ int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     call.request = request;
     call.lay.icounts = recvcounts;
     call.lay.idispls = displs;
-    return gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    sc__describe_gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -101,5 +102,6 @@ int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
     call.request = request;
     call.lay.ccounts = recvcounts;
     call.lay.cdispls = displs;
-    return gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    sc__describe_gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
+    return sc__run(&call);
 }

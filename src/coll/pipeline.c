@@ -80,6 +80,7 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
     if ((setup = sc__config_init()) == MPI_SUCCESS)
         setup = sc__bounds_init();
     call->limit = sc__config_int_limit();
+    call->forced = sc__config_forced(coll);
     if (comm == MPI_COMM_NULL)
         return sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
@@ -603,7 +604,7 @@ static void log_decision(const sc__call *call)
 int sc__run(sc__call *call)
 {
     const sc__pattern_ops *ops = sc__patterns[call->pattern];
-    safecoll_strategy forced = sc__config_forced(call->coll);
+    safecoll_strategy forced = call->forced;
     int rc;
 
     if (call->request != NULL && !call->nb)

@@ -101,6 +101,9 @@ typedef struct sc__call {
     /* Detection and agreement. */
     long long ag[SC_AG_LEN];
     safecoll_strategy strategy;
+    safecoll_strategy forced; /* read when the call starts: a non-blocking
+                                 call runs later, under whatever the
+                                 configuration is by then */
     MPI_Count limit;
     const char *known;   /* a known MPI bug this call would hit (known.c) */
     int own_error;       /* this rank found an error itself */

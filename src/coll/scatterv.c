@@ -81,7 +81,8 @@ int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
     call.request = request;
     call.lay.icounts = sendcounts;
     call.lay.idispls = displs;
-    return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    return sc__run(&call);
 }
 
 int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -103,5 +104,6 @@ int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
     call.request = request;
     call.lay.ccounts = sendcounts;
     call.lay.cdispls = displs;
-    return scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
+    return sc__run(&call);
 }

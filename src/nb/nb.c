@@ -224,6 +224,38 @@ int sc__nb_waitall(int n, MPI_Request reqs[])
 #pragma GCC diagnostic pop
 #endif
 
+int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
+                            int rtag, MPI_Comm comm)
+{
+    MPI_Count lb, true_extent, span;
+    MPI_Aint elb, extent;
+    MPI_Request reqs[2];
+    char *copy;
+    int rc;
+
+    if ((rc = MPI_Type_get_true_extent_x(type, &lb, &true_extent)) != MPI_SUCCESS ||
+        (rc = MPI_Type_get_extent(type, &elb, &extent)) != MPI_SUCCESS)
+        return rc;
+    (void)elb;
+    span = n > 0 ? (MPI_Count)(n - 1) * extent + true_extent : 0;
+    if (span < 0 || (copy = malloc(span > 0 ? (size_t)span : 1)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "out of memory for a copy of %lld bytes",
+                         (long long)span);
+    /* The bytes the n elements span, so that the copy has the same layout
+     * relative to (copy - lb) as the block relative to buf. */
+    memcpy(copy, (char *)buf + lb, (size_t)span);
+    rc = MPI_Irecv(buf, n, type, src, rtag, comm, &reqs[0]);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Isend(copy - lb, n, type, dest, stag, comm, &reqs[1]);
+        if (rc == MPI_SUCCESS)
+            rc = sc__nb_waitall(2, reqs);
+        else
+            sc__nb_waitall(1, reqs);
+    }
+    free(copy);
+    return rc;
+}
+
 /* ------------------------------------------------------------ the list */
 
 #if SC_HAVE_GREQX
