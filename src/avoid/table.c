@@ -3,7 +3,9 @@
  * a strategy applies to a pattern when the pattern's ops have an executor
  * for it. segment does not apply to all-to-all (splitting P there leads to
  * complex, error-prone logic for no gain over chunk), and largecount exists
- * only where MPI-4's `_c` calls do.
+ * only where MPI-4's `_c` calls do. alltoallw has neither bigtype nor
+ * segment: its per-peer types and byte displacements leave no common unit
+ * to divide by (see alltoallw.c).
  */
 #include "avoid.h"
 
@@ -12,4 +14,5 @@ const sc__pattern_ops *const sc__patterns[] = {
     [SC_PATTERN_SCATTER] = &sc__rooted_ops,
     [SC_PATTERN_ALLGATHER] = &sc__allgather_ops,
     [SC_PATTERN_ALLTOALL] = &sc__alltoall_ops,
+    [SC_PATTERN_ALLTOALLW] = &sc__alltoallw_ops,
 };
