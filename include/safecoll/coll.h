@@ -141,8 +141,7 @@ SAFECOLL_API int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendc
  *  argument arrays and buffers must stay valid and untouched until it has
  *  completed, as MPI requires. An error found by every rank before the
  *  call starts is returned at once; later errors are returned when the
- *  request completes.
- *  \param[out] request  the request of the operation */
+ *  request completes. `request` receives the request of the operation. */
 SAFECOLL_API int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[],
                                      const int sdispls[], const MPI_Datatype sendtypes[],
                                      void *recvbuf, const int recvcounts[], const int rdispls[],
@@ -150,8 +149,7 @@ SAFECOLL_API int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[]
                                      MPI_Request *request);
 
 /** \brief Safe MPI_Ialltoallw_c: 64-bit counts and byte displacements on any
- *  MPI >= 3; completes as safecoll_ialltoallw().
- *  \param[out] request  the request of the operation */
+ *  MPI >= 3; completes as safecoll_ialltoallw(). */
 SAFECOLL_API int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
                                        const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
                                        void *recvbuf, const MPI_Count recvcounts[],
