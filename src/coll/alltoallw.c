@@ -68,7 +68,8 @@ static int describe_side(sc__call *call, sc__layout *lay, const void *buf,
         if (c == 0)
             continue;
         if (types[i] == MPI_DATATYPE_NULL) {
-            rc = sc__error(MPI_ERR_TYPE, "%s: rank %d: %s[%d] is MPI_DATATYPE_NULL but %s[%d] is %lld",
+            rc = sc__error(MPI_ERR_TYPE,
+                           "%s: rank %d: %s[%d] is MPI_DATATYPE_NULL but %s[%d] is %lld",
                            call->fn, call->rank, typesname, i, countsname, i, (long long)c);
             goto out;
         }
@@ -79,7 +80,8 @@ static int describe_side(sc__call *call, sc__layout *lay, const void *buf,
             goto out;
         }
         if (sz > 0 && c > (MPI_Count)(INT64_MAX / 2) / sz) {
-            rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s[%d] (%lld) times its type's size overflows",
+            rc = sc__error(MPI_ERR_COUNT,
+                           "%s: rank %d: %s[%d] (%lld) times its type's size overflows",
                            call->fn, call->rank, countsname, i, (long long)c);
             goto out;
         }
