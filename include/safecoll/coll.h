@@ -307,6 +307,73 @@ SAFECOLL_API int safecoll_ibarrier(MPI_Comm comm, MPI_Request *request);
 
 /** @} */
 
+/** \defgroup coll_alltoallw Safe alltoallw
+ *  \brief MPI_Alltoallw and MPI_Ialltoallw with a datatype per peer and
+ *  byte displacements, safe past the int limit.
+ *
+ *  Parameters, order and results are MPI's. As in MPI, `sdispls` and
+ *  `rdispls` are in bytes, and the type of a block whose count is 0 is not
+ *  looked at (it may be MPI_DATATYPE_NULL). The calls take the same four
+ *  steps as the other safe collectives (see \ref coll): a count or a byte
+ *  displacement that does not fit in `int`, or a registry bound on the
+ *  global buffer, measured in bytes as for MPI_BYTE, makes them avoid the
+ *  plain call. Strategies: native, largecount (MPI-4 libraries), chunk
+ *  (rounds of MPI_Alltoallw whose pieces carry 64-bit offsets in their
+ *  types, cut at the same bytes by both ends of each message even when
+ *  their types differ in size) and p2p. bigtype and segment do not apply
+ *  and are refused with MPI_ERR_UNSUPPORTED_OPERATION when forced.
+ *
+ *  \note The int entry points take a negative byte displacement of a
+ *  non-empty block for a wrap past INT_MAX. Wrapped displacements are
+ *  recovered when the non-empty blocks of a side lie in rank order at
+ *  increasing addresses, each starting less than 4 GiB after the previous
+ *  one; any other wrapped layout is refused with MPI_ERR_ARG on every rank.
+ *  The `_c` entry points take their MPI_Aint displacements as they are.
+ *
+ *  MPI_IN_PLACE as `sendbuf` is supported by every strategy; the send
+ *  arrays are then ignored.
+ *
+ *  \return MPI_SUCCESS or an MPI error code (see \ref errors); the
+ *  communicator's error handler is invoked once on error, as MPI would.
+ *  @{ */
+
+/** \brief Safe MPI_Alltoallw. Parameters as MPI_Alltoallw. */
+SAFECOLL_API int safecoll_alltoallw(const void *sendbuf, const int sendcounts[],
+                                    const int sdispls[], const MPI_Datatype sendtypes[],
+                                    void *recvbuf, const int recvcounts[], const int rdispls[],
+                                    const MPI_Datatype recvtypes[], MPI_Comm comm);
+
+/** \brief Safe MPI_Alltoallw_c: 64-bit counts and byte displacements on any
+ *  MPI >= 3. */
+SAFECOLL_API int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                      const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                      void *recvbuf, const MPI_Count recvcounts[],
+                                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                      MPI_Comm comm);
+
+/** \brief Safe MPI_Ialltoallw. Parameters as MPI_Ialltoallw.
+ *
+ *  The request completes under MPI_Wait, MPI_Test and their variants. The
+ *  argument arrays and buffers must stay valid and untouched until it has
+ *  completed, as MPI requires. An error found by every rank before the
+ *  call starts is returned at once; later errors are returned when the
+ *  request completes. `request` receives the request of the operation. */
+SAFECOLL_API int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[],
+                                     const int sdispls[], const MPI_Datatype sendtypes[],
+                                     void *recvbuf, const int recvcounts[], const int rdispls[],
+                                     const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                     MPI_Request *request);
+
+/** \brief Safe MPI_Ialltoallw_c: 64-bit counts and byte displacements on any
+ *  MPI >= 3; completes as safecoll_ialltoallw(). */
+SAFECOLL_API int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                       void *recvbuf, const MPI_Count recvcounts[],
+                                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                       MPI_Comm comm, MPI_Request *request);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

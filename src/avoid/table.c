@@ -3,8 +3,10 @@
  * a strategy applies to a pattern when the pattern's ops have an executor
  * for it. segment does not apply to all-to-all (splitting P there leads to
  * complex, error-prone logic for no gain over chunk) nor to bcast (one
- * block, not one per rank), and largecount exists
- * only where MPI-4's `_c` calls do.
+ * block, not one per rank), and largecount exists only where MPI-4's `_c`
+ * calls do. alltoallw has neither bigtype nor segment: its per-peer types
+ * and byte displacements leave no common unit to divide by (see
+ * alltoallw.c).
  */
 #include "avoid.h"
 
@@ -14,4 +16,5 @@ const sc__pattern_ops *const sc__patterns[] = {
     [SC_PATTERN_ALLGATHER] = &sc__allgather_ops,
     [SC_PATTERN_ALLTOALL] = &sc__alltoall_ops,
     [SC_PATTERN_BCAST] = &sc__bcast_ops,
+    [SC_PATTERN_ALLTOALLW] = &sc__alltoallw_ops,
 };

@@ -26,6 +26,7 @@ typedef enum sc__pattern {
     SC_PATTERN_ALLGATHER, /* allgatherv */
     SC_PATTERN_ALLTOALL,  /* alltoallv */
     SC_PATTERN_BCAST,     /* bcast: one buffer, the same on every rank */
+    SC_PATTERN_ALLTOALLW, /* alltoallw: a datatype per peer, byte displacements */
 } sc__pattern;
 
 /* One side of a call that has a count and a displacement per rank. The int
@@ -98,6 +99,16 @@ typedef struct sc__call {
     sc__layout lay;      /* the arrays: root side, or alltoallv's send side */
     sc__layout rlay;     /* alltoallv's receive side */
     sc__leaf leaf;       /* the per-rank scalar side */
+    /* alltoallw: lay and rlay hold its counts (in elements of each peer's
+     * type) and byte displacements, with MPI_BYTE as their type and totals
+     * in bytes; here are the caller's type arrays and, per peer, the size
+     * and extent of each non-empty block's type (0 for empty blocks, in
+     * scratch: 4 arrays of `size` entries in one allocation). */
+    struct {
+        const MPI_Datatype *stypes, *rtypes;
+        MPI_Count *ssize, *rsize;
+        MPI_Aint *sext, *rext;
+    } w;
     /* Detection and agreement. */
     long long ag[SC_AG_LEN];
     safecoll_strategy strategy;
