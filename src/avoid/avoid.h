@@ -26,6 +26,7 @@ extern const sc__pattern_ops *const sc__patterns[];
 extern const sc__pattern_ops sc__rooted_ops;
 extern const sc__pattern_ops sc__allgather_ops;
 extern const sc__pattern_ops sc__alltoall_ops;
+extern const sc__pattern_ops sc__reduce_ops;
 
 /* The plan of a layout with one displacement per rank (the root buffer of
  * gatherv and scatterv, the receive buffer of allgatherv), shared by the

@@ -4,6 +4,12 @@
  * for it. segment does not apply to all-to-all (splitting P there leads to
  * complex, error-prone logic for no gain over chunk), and largecount exists
  * only where MPI-4's `_c` calls do.
+ *
+ * The reductions have neither bigtype nor segment: a predefined op is
+ * defined on predefined datatypes only, and a user op would be handed a
+ * type its function does not know, so no bigger element type can carry
+ * them (bigtype); and every rank contributes to every element of the
+ * result, so no range of ranks is a collective of its own (segment).
  */
 #include "avoid.h"
 
@@ -12,4 +18,5 @@ const sc__pattern_ops *const sc__patterns[] = {
     [SC_PATTERN_SCATTER] = &sc__rooted_ops,
     [SC_PATTERN_ALLGATHER] = &sc__allgather_ops,
     [SC_PATTERN_ALLTOALL] = &sc__alltoall_ops,
+    [SC_PATTERN_REDUCE] = &sc__reduce_ops,
 };
