@@ -547,6 +547,20 @@ START_TEST(errors)
             }
         tc_config_reset();
     }
+    /* bigtype and segment do not apply to reductions: refused on every rank. */
+    for (int st = SAFECOLL_STRATEGY_BIGTYPE; st <= SAFECOLL_STRATEGY_SEGMENT; st++)
+        for (int ci = 0; ci < TC_NELEMS(colls); ci++) {
+            MPI_Count ones[TC_MAXP];
+            int rc;
+            for (int i = 0; i < p; i++)
+                ones[i] = 1;
+            tc_config(&t, SAFECOLL_COLL_ALL, st, INT_MAX);
+            rc = call(colls[ci], ci % F_N, in, out, 1, counts, ones, MPI_INT, MPI_SUM, 0,
+                      MPI_COMM_WORLD);
+            tc_config_reset();
+            TC_CHECK(&t, tc_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "%s forced %s: %s",
+                     safecoll_coll_name(colls[ci]), tc_sname(st), tc_class_name(tc_class(rc)));
+        }
     /* MPI_IN_PLACE as recvbuf, and a NULL request. */
     TC_CHECK(&t, tc_class(safecoll_allreduce(in, MPI_IN_PLACE, 1, MPI_INT, MPI_SUM,
                                              MPI_COMM_WORLD)) == MPI_ERR_BUFFER,
