@@ -28,6 +28,7 @@ extern const sc__pattern_ops sc__allgather_ops;
 extern const sc__pattern_ops sc__alltoall_ops;
 extern const sc__pattern_ops sc__bcast_ops;
 extern const sc__pattern_ops sc__alltoallw_ops;
+extern const sc__pattern_ops sc__reduce_ops;
 
 /* The plan of a layout with one displacement per rank (the root buffer of
  * gatherv and scatterv, the receive buffer of allgatherv), shared by the

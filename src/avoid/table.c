@@ -7,6 +7,12 @@
  * calls do. alltoallw has neither bigtype nor segment: its per-peer types
  * and byte displacements leave no common unit to divide by (see
  * alltoallw.c).
+ *
+ * The reductions have neither bigtype nor segment: a predefined op is
+ * defined on predefined datatypes only, and a user op would be handed a
+ * type its function does not know, so no bigger element type can carry
+ * them (bigtype); and every rank contributes to every element of the
+ * result, so no range of ranks is a collective of its own (segment).
  */
 #include "avoid.h"
 
@@ -17,4 +23,5 @@ const sc__pattern_ops *const sc__patterns[] = {
     [SC_PATTERN_ALLTOALL] = &sc__alltoall_ops,
     [SC_PATTERN_BCAST] = &sc__bcast_ops,
     [SC_PATTERN_ALLTOALLW] = &sc__alltoallw_ops,
+    [SC_PATTERN_REDUCE] = &sc__reduce_ops,
 };

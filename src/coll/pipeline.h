@@ -27,6 +27,7 @@ typedef enum sc__pattern {
     SC_PATTERN_ALLTOALL,  /* alltoallv */
     SC_PATTERN_BCAST,     /* bcast: one buffer, the same on every rank */
     SC_PATTERN_ALLTOALLW, /* alltoallw: a datatype per peer, byte displacements */
+    SC_PATTERN_REDUCE,    /* the six reductions, blocking and not (reduce.c) */
 } sc__pattern;
 
 /* One side of a call that has a count and a displacement per rank. The int
@@ -124,6 +125,30 @@ typedef struct sc__call {
     safecoll_bound_class bound_cls;
     MPI_Count bound_value, bound_limit;
     int bound_size;
+    /* The reductions (src/coll/reduce.c, src/avoid/reduce.c). Every rank
+     * holds the same count, datatype and op (MPI requires it), so these
+     * describe the whole call. */
+    struct {
+        safecoll_coll kind; /* the blocking collective, also for an i-form */
+        MPI_Op op;
+        int commutative;   /* MPI_Op_commutative */
+        int predefined_op; /* an MPI_SUM, MPI_MAX, ... rather than MPI_Op_create's */
+        const char *sendbuf; /* as given: MPI_IN_PLACE stays MPI_IN_PLACE */
+        char *recvbuf;
+        MPI_Datatype type;
+        MPI_Aint extent, true_lb, true_extent;
+        int type_size;
+        int basic;         /* size of the basic type (sc__basic_size) */
+        /* count of reduce, allreduce, scan, exscan; recvcount of
+         * reduce_scatter_block; unused by reduce_scatter. */
+        MPI_Count count;
+        /* reduce_scatter: the caller's recvcounts (int or _c) and a 64-bit
+         * copy owned by the call, their sum and largest entry. */
+        const int *irecvcounts;
+        const MPI_Count *crecvcounts;
+        MPI_Count *counts;
+        MPI_Count total, max;
+    } red;
     /* The pattern's plan, made while checking feasibility (in scratch). */
     void *plan;
     /* Memory owned by the call, freed when it ends. */

@@ -1,0 +1,475 @@
+/*
+ * Strategies of the reductions: reduce, allreduce, reduce_scatter_block,
+ * reduce_scatter, scan and exscan (and their i-forms, which run the same
+ * code in a coroutine). call->red describes the call; every rank holds the
+ * same count, datatype and op, so no plan travels between ranks.
+ *
+ * What each strategy guarantees about the order of evaluation:
+ *   native, largecount  whatever the MPI library does: rank order for a
+ *                       non-commutative op, any order for a commutative one.
+ *   chunk               the MPI library's own reduction on slices of the
+ *                       element axis. Ops act elementwise, so each element
+ *                       gets exactly the MPI call's guarantee.
+ *   p2p                 strictly (((v0 op v1) op v2) ... op v_{P-1}) for
+ *                       every element, for every op, whatever P: the
+ *                       reference, bit-reproducible for floating point.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "avoid.h"
+#include "nb.h"
+
+/* Tags on the private communicator: contributions, results, local copies. */
+#define SC_TAG_RED_IN (SC_TAG_P2P + 0x10)
+#define SC_TAG_RED_OUT (SC_TAG_P2P + 0x11)
+#define SC_TAG_RED_SELF (SC_TAG_P2P + 0x12)
+
+static int is_scatter(const sc__call *call)
+{
+    return call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER ||
+           call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK;
+}
+
+/* buf advanced by n elements; MPI_IN_PLACE and NULL stay what they are. */
+static char *at(const sc__call *call, const void *buf, MPI_Count n)
+{
+    if (buf == NULL || buf == MPI_IN_PLACE)
+        return (char *)buf;
+    return (char *)buf + (MPI_Aint)n * call->red.extent;
+}
+
+/* The data this rank contributes: sendbuf, or recvbuf when in place. */
+static const char *input(const sc__call *call)
+{
+    return call->in_place ? call->red.recvbuf : call->red.sendbuf;
+}
+
+/* Elements per round or per local reduction: the working limit is in
+ * basic elements (regular.c), a datatype element holds m of them. For
+ * reduce_scatter(_block) a round's global buffer is P pieces, and each of
+ * them is kept to 1/P of the limit so the buffer as a whole fits it. */
+static MPI_Count width(const sc__call *call, int per_rank)
+{
+    MPI_Count m = call->red.basic > 0 ? call->red.type_size / call->red.basic : 1;
+    MPI_Count w;
+
+    if (m < 1)
+        m = 1;
+    w = call->limit / m;
+    if (per_rank)
+        w /= call->size;
+    if (w > INT_MAX)
+        w = INT_MAX;
+    return w > 0 ? w : 1;
+}
+
+static int no_mem(const sc__call *call)
+{
+    return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
+}
+
+/* A buffer for n elements of the call's datatype, sized by its true
+ * extent and addressed like a user buffer (its lb may be non-zero). */
+static char *image(sc__call *call, MPI_Count n)
+{
+    const sc__call *c = call;
+    size_t bytes = n > 0 ? (size_t)((n - 1) * c->red.extent + c->red.true_extent) : 1;
+    char *mem = sc__scratch(call, bytes);
+
+    return mem == NULL ? NULL : mem - c->red.true_lb;
+}
+
+static int send_n(sc__call *call, const char *buf, MPI_Count n, int dest, int tag)
+{
+    MPI_Datatype t;
+    int k, owned, rc;
+
+    if (n == 0)
+        return MPI_SUCCESS;
+    if ((rc = sc__type_fit(n, call->red.type, &k, &t, &owned)) != MPI_SUCCESS)
+        return rc;
+    rc = SC_SEND(buf, k, t, dest, tag, call->priv);
+    if (owned)
+        MPI_Type_free(&t);
+    return rc;
+}
+
+static int recv_n(sc__call *call, char *buf, MPI_Count n, int src, int tag)
+{
+    MPI_Datatype t;
+    int k, owned, rc;
+
+    if (n == 0)
+        return MPI_SUCCESS;
+    if ((rc = sc__type_fit(n, call->red.type, &k, &t, &owned)) != MPI_SUCCESS)
+        return rc;
+    rc = SC_RECV(buf, k, t, src, tag, call->priv);
+    if (owned)
+        MPI_Type_free(&t);
+    return rc;
+}
+
+/* Copies n elements between two buffers of the call's datatype: memcpy
+ * when the type has no holes, else a message to this rank itself, so that
+ * the holes of a user buffer stay untouched. */
+static int copy_local(sc__call *call, const char *src, char *dst, MPI_Count n)
+{
+    const MPI_Aint ext = call->red.extent;
+    MPI_Request reqs[2];
+    MPI_Datatype t;
+    int k, owned, rc;
+
+    if (n == 0 || src == dst)
+        return MPI_SUCCESS;
+    if (call->red.true_lb == 0 && call->red.true_extent == ext && call->red.type_size == ext) {
+        memcpy(dst, src, (size_t)(n * ext));
+        return MPI_SUCCESS;
+    }
+    if ((rc = sc__type_fit(n, call->red.type, &k, &t, &owned)) != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Irecv(dst, k, t, call->rank, SC_TAG_RED_SELF, call->priv, &reqs[0]);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Isend(src, k, t, call->rank, SC_TAG_RED_SELF, call->priv, &reqs[1]);
+        if (rc != MPI_SUCCESS) {
+            MPI_Cancel(&reqs[0]);
+            MPI_Request_free(&reqs[0]);
+        } else {
+            rc = sc__waitall(2, reqs);
+        }
+    }
+    if (owned)
+        MPI_Type_free(&t);
+    return rc;
+}
+
+/* inout = in op inout on n elements, in int-sized pieces. */
+static int reduce_local(sc__call *call, const char *in, char *inout, MPI_Count n)
+{
+    const MPI_Count w = width(call, 0);
+
+    for (MPI_Count off = 0; off < n; off += w) {
+        MPI_Count len = n - off < w ? n - off : w;
+        int rc = MPI_Reduce_local(at(call, in, off), at(call, inout, off), (int)len,
+                                  call->red.type, call->red.op);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The per-rank recvcounts of reduce_scatter(_block), 64-bit. */
+static MPI_Count block_count(const sc__call *call, int i)
+{
+    return call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER ? call->red.counts[i]
+                                                          : call->red.count;
+}
+
+static int reduce_feasible(sc__call *call)
+{
+#if !SC_HAVE_MPI4
+    call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+#else
+    /* MPI_Op_create's function takes an int length: a user op cannot be
+     * handed more than INT_MAX elements at once, and MPI-4 does not
+     * promise that its _c reductions cut them for it. */
+    MPI_Count most = call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER ? call->red.max
+                                                                     : call->red.count;
+    if (!call->red.predefined_op && most > INT_MAX)
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+#endif
+    return MPI_SUCCESS;
+}
+
+/* ---- native: the MPI call on the caller's communicator ---- */
+
+static int exec_native(sc__call *call)
+{
+    const char *sb = call->red.sendbuf;
+    char *rb = call->red.recvbuf;
+    const int n = (int)call->red.count;
+    const MPI_Datatype t = call->red.type;
+    const MPI_Op op = call->red.op;
+    int *counts;
+
+    switch (call->red.kind) {
+    case SAFECOLL_COLL_REDUCE:
+        return SC_COLL(MPI_Reduce, MPI_Ireduce, sb, rb, n, t, op, call->root, call->comm);
+    case SAFECOLL_COLL_ALLREDUCE:
+        return SC_COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, n, t, op, call->comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return SC_COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, sb, rb, n, t, op,
+                       call->comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+        /* The array belongs to the call, so it outlives a non-blocking one. */
+        if ((counts = sc__scratch(call, sizeof(int) * (size_t)call->size)) == NULL)
+            return no_mem(call);
+        for (int i = 0; i < call->size; i++)
+            counts[i] = (int)call->red.counts[i];
+        return SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, counts, t, op,
+                       call->comm);
+    case SAFECOLL_COLL_SCAN:
+        return SC_COLL(MPI_Scan, MPI_Iscan, sb, rb, n, t, op, call->comm);
+    case SAFECOLL_COLL_EXSCAN:
+        return SC_COLL(MPI_Exscan, MPI_Iexscan, sb, rb, n, t, op, call->comm);
+    default:
+        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
+    }
+}
+
+/* ---- largecount: MPI-4's _c call ---- */
+
+#if SC_HAVE_MPI4
+static int exec_largecount(sc__call *call)
+{
+    const char *sb = call->red.sendbuf;
+    char *rb = call->red.recvbuf;
+    const MPI_Count n = call->red.count;
+    const MPI_Datatype t = call->red.type;
+    const MPI_Op op = call->red.op;
+
+    switch (call->red.kind) {
+    case SAFECOLL_COLL_REDUCE:
+        return SC_COLL(MPI_Reduce_c, MPI_Ireduce_c, sb, rb, n, t, op, call->root, call->priv);
+    case SAFECOLL_COLL_ALLREDUCE:
+        return SC_COLL(MPI_Allreduce_c, MPI_Iallreduce_c, sb, rb, n, t, op, call->priv);
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return SC_COLL(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, sb, rb, n, t,
+                       op, call->priv);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+        return SC_COLL(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, sb, rb, call->red.counts,
+                       t, op, call->priv);
+    case SAFECOLL_COLL_SCAN:
+        return SC_COLL(MPI_Scan_c, MPI_Iscan_c, sb, rb, n, t, op, call->priv);
+    case SAFECOLL_COLL_EXSCAN:
+        return SC_COLL(MPI_Exscan_c, MPI_Iexscan_c, sb, rb, n, t, op, call->priv);
+    default:
+        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
+    }
+}
+#endif
+
+/* ---- chunk (W1-B): the same reduction on slices of the element axis ---- */
+
+/* reduce_scatter(_block): round k reduces elements [k*w, k*w + w) of every
+ * rank's block. The pieces are staged side by side into a buffer of the
+ * call, since the int calls take one count per rank and no displacement.
+ * With MPI_IN_PLACE the round writes this rank's result over recvbuf
+ * elements [k*w, k*w + w); an input element there belongs to some block j
+ * at offset x - D_j <= x, so to a round <= k, already staged. */
+static int chunk_scatter(sc__call *call)
+{
+    const int p = call->size;
+    const MPI_Count w = width(call, 1);
+    const int block = call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK;
+    const char *in = input(call);
+    MPI_Count most = 0, len_me;
+    MPI_Aint *displs;
+    int *counts, rc = MPI_SUCCESS;
+    char *tmp;
+
+    counts = sc__scratch(call, sizeof(int) * (size_t)p);
+    displs = sc__scratch(call, sizeof(MPI_Aint) * (size_t)p);
+    if (counts == NULL || displs == NULL)
+        return no_mem(call);
+    for (int i = 0; i < p; i++) {
+        displs[i] = i == 0 ? 0 : displs[i - 1] + (MPI_Aint)block_count(call, i - 1);
+        if (block_count(call, i) > most)
+            most = block_count(call, i);
+    }
+    if (most == 0)
+        return MPI_SUCCESS;
+    if ((tmp = image(call, (MPI_Count)p * (most < w ? most : w))) == NULL)
+        return no_mem(call);
+    for (MPI_Count off = 0; off < most && rc == MPI_SUCCESS; off += w) {
+        MPI_Count pos = 0;
+        for (int i = 0; i < p && rc == MPI_SUCCESS; i++) {
+            MPI_Count c = block_count(call, i) - off;
+            c = c < 0 ? 0 : c > w ? w : c;
+            counts[i] = (int)c;
+            rc = copy_local(call, at(call, in, displs[i] + off), at(call, tmp, pos), c);
+            pos += c;
+        }
+        if (rc != MPI_SUCCESS)
+            break;
+        len_me = counts[call->rank];
+        if (block)
+            rc = SC_COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, tmp,
+                         at(call, call->red.recvbuf, off), counts[0], call->red.type,
+                         call->red.op, call->priv);
+        else
+            rc = SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, tmp,
+                         len_me > 0 ? at(call, call->red.recvbuf, off) : call->red.recvbuf,
+                         counts, call->red.type, call->red.op, call->priv);
+    }
+    return rc;
+}
+
+static int exec_chunk(sc__call *call)
+{
+    const MPI_Count n = call->red.count, w = width(call, 0);
+    const MPI_Datatype t = call->red.type;
+    const MPI_Op op = call->red.op;
+    int rc = MPI_SUCCESS;
+
+    if (is_scatter(call))
+        return chunk_scatter(call);
+    for (MPI_Count off = 0; off < n && rc == MPI_SUCCESS; off += w) {
+        const int len = (int)(n - off < w ? n - off : w);
+        const char *sb = at(call, call->red.sendbuf, off);
+        char *rb = call->red.recvbuf;
+
+        /* At a non-root of reduce, recvbuf is not significant: as given. */
+        if (call->red.kind != SAFECOLL_COLL_REDUCE || call->rank == call->root)
+            rb = at(call, rb, off);
+        switch (call->red.kind) {
+        case SAFECOLL_COLL_REDUCE:
+            rc = SC_COLL(MPI_Reduce, MPI_Ireduce, sb, rb, len, t, op, call->root, call->priv);
+            break;
+        case SAFECOLL_COLL_ALLREDUCE:
+            rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, len, t, op, call->priv);
+            break;
+        case SAFECOLL_COLL_SCAN:
+            rc = SC_COLL(MPI_Scan, MPI_Iscan, sb, rb, len, t, op, call->priv);
+            break;
+        case SAFECOLL_COLL_EXSCAN:
+            rc = SC_COLL(MPI_Exscan, MPI_Iexscan, sb, rb, len, t, op, call->priv);
+            break;
+        default:
+            rc = sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
+        }
+    }
+    return rc;
+}
+
+/* ---- p2p: the reference, point-to-point and strictly in rank order ---- */
+
+/* Every rank's n elements at `in` go to rank dst, which folds them in rank
+ * order, (((v0 op v1) op v2) ...), into a buffer of the call (*result).
+ * The root receives one contribution at a time, so it holds two buffers of
+ * n elements whatever P. */
+static int fold_at(sc__call *call, int dst, const char *in, MPI_Count n, char **result)
+{
+    char *acc, *tmp, *swap;
+    int rc = MPI_SUCCESS;
+
+    *result = NULL;
+    if (call->rank != dst)
+        return send_n(call, in, n, dst, SC_TAG_RED_IN);
+    acc = image(call, n);
+    tmp = image(call, n);
+    if (acc == NULL || tmp == NULL)
+        return no_mem(call);
+    for (int i = 0; i < call->size && rc == MPI_SUCCESS; i++) {
+        char *target = i == 0 ? acc : tmp;
+        if (i == call->rank)
+            rc = copy_local(call, in, target, n);
+        else
+            rc = recv_n(call, target, n, i, SC_TAG_RED_IN);
+        if (rc != MPI_SUCCESS || i == 0)
+            continue;
+        /* MPI_Reduce_local computes inout = in op inout: tmp = acc op v_i. */
+        rc = reduce_local(call, acc, tmp, n);
+        swap = acc, acc = tmp, tmp = swap;
+    }
+    *result = acc;
+    return rc;
+}
+
+static int p2p_scan(sc__call *call)
+{
+    const MPI_Count n = call->red.count;
+    const int r = call->rank, last = call->size - 1;
+    char *rb = call->red.recvbuf, *tmp;
+    int rc = MPI_SUCCESS;
+
+    if (call->red.kind == SAFECOLL_COLL_SCAN) {
+        /* recvbuf = v_r, then prefix(r-1) op v_r, passed on to r+1. */
+        if (!call->in_place)
+            rc = copy_local(call, call->red.sendbuf, rb, n);
+        if (rc == MPI_SUCCESS && r > 0) {
+            if ((tmp = image(call, n)) == NULL)
+                return no_mem(call);
+            if ((rc = recv_n(call, tmp, n, r - 1, SC_TAG_RED_IN)) == MPI_SUCCESS)
+                rc = reduce_local(call, tmp, rb, n);
+        }
+        if (rc == MPI_SUCCESS && r < last)
+            rc = send_n(call, rb, n, r + 1, SC_TAG_RED_IN);
+        return rc;
+    }
+    /* exscan: rank r > 0 receives v0 op ... op v_{r-1} into recvbuf and
+     * passes that op v_r on; v_r is set aside first, since in place it is
+     * in recvbuf. Rank 0's recvbuf is left alone, as MPI leaves it
+     * undefined. */
+    if (r == 0)
+        return last > 0 ? send_n(call, input(call), n, 1, SC_TAG_RED_IN) : MPI_SUCCESS;
+    tmp = NULL;
+    if (r < last) {
+        if ((tmp = image(call, n)) == NULL)
+            return no_mem(call);
+        rc = copy_local(call, input(call), tmp, n);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = recv_n(call, rb, n, r - 1, SC_TAG_RED_IN);
+    if (rc == MPI_SUCCESS && r < last && (rc = reduce_local(call, rb, tmp, n)) == MPI_SUCCESS)
+        rc = send_n(call, tmp, n, r + 1, SC_TAG_RED_IN);
+    return rc;
+}
+
+static int exec_p2p(sc__call *call)
+{
+    const int p = call->size, r = call->rank;
+    char *rb = call->red.recvbuf, *acc;
+    MPI_Count n = call->red.count, off = 0;
+    int rc;
+
+    switch (call->red.kind) {
+    case SAFECOLL_COLL_REDUCE:
+        rc = fold_at(call, call->root, input(call), n, &acc);
+        if (rc == MPI_SUCCESS && r == call->root)
+            rc = copy_local(call, acc, rb, n);
+        return rc;
+    case SAFECOLL_COLL_ALLREDUCE:
+        /* Rank 0 folds and sends the result to the others. */
+        if ((rc = fold_at(call, 0, input(call), n, &acc)) != MPI_SUCCESS)
+            return rc;
+        if (r != 0)
+            return recv_n(call, rb, n, 0, SC_TAG_RED_OUT);
+        for (int i = 1; i < p && rc == MPI_SUCCESS; i++)
+            rc = send_n(call, acc, n, i, SC_TAG_RED_OUT);
+        return rc == MPI_SUCCESS ? copy_local(call, acc, rb, n) : rc;
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        /* Rank 0 folds the whole vector and sends each rank its block. */
+        n = 0;
+        for (int i = 0; i < p; i++)
+            n += block_count(call, i);
+        if ((rc = fold_at(call, 0, input(call), n, &acc)) != MPI_SUCCESS)
+            return rc;
+        if (r != 0)
+            return recv_n(call, rb, block_count(call, r), 0, SC_TAG_RED_OUT);
+        for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
+            off += block_count(call, i - 1);
+            rc = send_n(call, at(call, acc, off), block_count(call, i), i, SC_TAG_RED_OUT);
+        }
+        return rc == MPI_SUCCESS ? copy_local(call, acc, rb, block_count(call, 0)) : rc;
+    case SAFECOLL_COLL_SCAN:
+    case SAFECOLL_COLL_EXSCAN:
+        return p2p_scan(call);
+    default:
+        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
+    }
+}
+
+const sc__pattern_ops sc__reduce_ops = {
+    .feasible = reduce_feasible,
+    .exec = {
+        [SAFECOLL_STRATEGY_NATIVE] = exec_native,
+#if SC_HAVE_MPI4
+        [SAFECOLL_STRATEGY_LARGECOUNT] = exec_largecount,
+#endif
+        /* bigtype and segment do not apply (table.c says why). */
+        [SAFECOLL_STRATEGY_CHUNK] = exec_chunk,
+        [SAFECOLL_STRATEGY_P2P] = exec_p2p,
+    },
+};

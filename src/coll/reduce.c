@@ -1,0 +1,421 @@
+/*
+ * The safe reductions: reduce, allreduce, reduce_scatter_block,
+ * reduce_scatter, scan and exscan, each blocking and non-blocking, with int
+ * and _c counts: 24 thin entries over one function.
+ *
+ * MPI requires every rank to pass the same count, datatype and op (and, to
+ * reduce_scatter, the same recvcounts), so each rank decides alone whether
+ * the call needs an avoidance (sc__regular_triggered, regular.c): an
+ * untriggered call is the MPI call itself on the caller's communicator,
+ * after a few comparisons and without the agreement message. Only a
+ * triggered or forced call is described and run through the pipeline.
+ *
+ * Arguments are checked before anything else and errors returned at once.
+ * Those errors are the same on every rank of a correct program's call
+ * shape (a negative count, MPI_OP_NULL, a bad root are global); an error on
+ * some ranks only (a NULL buffer on one rank) is erroneous in MPI as well,
+ * and, as there, the other ranks are not told.
+ */
+#include <stdlib.h>
+
+#include "bounds.h"
+#include "pipeline.h"
+
+typedef struct red_args {
+    safecoll_coll coll; /* as called: may be an i-form */
+    safecoll_coll kind; /* the blocking collective */
+    const char *fn;
+    int large;
+    const void *sendbuf;
+    void *recvbuf;
+    MPI_Count count;
+    const int *irecvcounts;
+    const MPI_Count *crecvcounts;
+    MPI_Datatype type;
+    MPI_Op op;
+    int root;
+    MPI_Comm comm;
+    MPI_Request *request; /* NULL for a blocking call */
+} red_args;
+
+/* An error found before any communication; the handler is invoked once. */
+static int fail(const red_args *a, int rc)
+{
+    sc__stats_count(a->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
+    if (a->comm == MPI_COMM_NULL || rc == MPI_ERR_COMM)
+        MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
+    else
+        MPI_Comm_call_errhandler(a->comm, rc);
+    return rc;
+}
+
+static int is_predefined_type(MPI_Datatype type)
+{
+    int ni, na, nd, combiner;
+
+    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return 0;
+    return combiner == MPI_COMBINER_NAMED;
+}
+
+static int is_predefined_op(MPI_Op op)
+{
+    static const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,
+                                 MPI_BAND, MPI_LOR,  MPI_BOR,  MPI_LXOR,   MPI_BXOR,
+                                 MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (op == ops[i])
+            return 1;
+    return 0;
+}
+
+/* The recvcounts entry of rank i. */
+static MPI_Count recvcount_of(const red_args *a, int i)
+{
+    return a->irecvcounts != NULL ? a->irecvcounts[i] : a->crecvcounts[i];
+}
+
+/* A NULL buffer where data must be: an error, unless the datatype carries
+ * absolute addresses (MPI_BOTTOM is NULL with MPICH). */
+static int null_buf(const red_args *a, const void *buf, MPI_Count n, int rank,
+                    const char *name)
+{
+    if (buf != NULL || n <= 0 || !is_predefined_type(a->type))
+        return MPI_SUCCESS;
+    return sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but holds %lld elements", a->fn,
+                     rank, name, (long long)n);
+}
+
+/* The checks MPI makes. *total and *most get the size of the input vector
+ * in elements and the largest per-rank result of reduce_scatter(_block). */
+static int check(const red_args *a, int rank, int size, MPI_Count *total, MPI_Count *most)
+{
+    const int rooted = a->kind == SAFECOLL_COLL_REDUCE;
+    const int in_place = a->sendbuf == MPI_IN_PLACE;
+    MPI_Count n = a->count, mine = a->count;
+    int rc;
+
+    if (rooted && (a->root < 0 || a->root >= size))
+        return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
+                         a->fn, a->root, size);
+    if (a->op == MPI_OP_NULL)
+        return sc__error(MPI_ERR_OP, "%s: op is MPI_OP_NULL", a->fn);
+    if (a->type == MPI_DATATYPE_NULL)
+        return sc__error(MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL", a->fn);
+    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER) {
+        if (a->irecvcounts == NULL && a->crecvcounts == NULL)
+            return sc__error(MPI_ERR_ARG, "%s: rank %d: recvcounts is NULL", a->fn, rank);
+        n = *most = 0;
+        for (int i = 0; i < size; i++) {
+            MPI_Count c = recvcount_of(a, i);
+            if (c < 0)
+                return sc__error(MPI_ERR_COUNT, "%s: recvcounts[%d] is negative (%lld)", a->fn,
+                                 i, (long long)c);
+            n += c;
+            if (c > *most)
+                *most = c;
+        }
+        mine = recvcount_of(a, rank);
+    } else if (a->count < 0) {
+        return sc__error(MPI_ERR_COUNT, "%s: %s is negative (%lld)", a->fn,
+                         a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK ? "recvcount" : "count",
+                         (long long)a->count);
+    } else if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK) {
+        n = a->count * size;
+        *most = a->count;
+    }
+    *total = n;
+    /* MPI_IN_PLACE is the send buffer of every rank but in reduce, where
+     * only the root has one to replace. */
+    if (in_place && rooted && rank != a->root)
+        return sc__error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is valid only at the root",
+                         a->fn, rank);
+    if (a->recvbuf == MPI_IN_PLACE)
+        return sc__error(MPI_ERR_BUFFER, "%s: rank %d: recvbuf is MPI_IN_PLACE", a->fn, rank);
+    if (!in_place && (rc = null_buf(a, a->sendbuf, n, rank, "sendbuf")) != MPI_SUCCESS)
+        return rc;
+    /* recvbuf is not significant at a non-root of reduce, nor at rank 0 of
+     * exscan; in place, it holds the input as well. */
+    if ((rooted && rank != a->root) || (a->kind == SAFECOLL_COLL_EXSCAN && rank == 0))
+        return MPI_SUCCESS;
+    return null_buf(a, a->recvbuf, in_place ? (n > mine ? n : mine) : mine, rank, "recvbuf");
+}
+
+/* The call as MPI has it, untriggered: the _c entry converts its counts,
+ * which fit (the trigger says so). */
+static int native(const red_args *a, int size)
+{
+    const void *sb = a->sendbuf;
+    void *rb = a->recvbuf;
+    const int n = (int)a->count;
+    MPI_Request *req = a->request;
+    int rc, *counts = NULL, small[64];
+
+    switch (a->kind) {
+    case SAFECOLL_COLL_REDUCE:
+        return req ? MPI_Ireduce(sb, rb, n, a->type, a->op, a->root, a->comm, req)
+                   : MPI_Reduce(sb, rb, n, a->type, a->op, a->root, a->comm);
+    case SAFECOLL_COLL_ALLREDUCE:
+        return req ? MPI_Iallreduce(sb, rb, n, a->type, a->op, a->comm, req)
+                   : MPI_Allreduce(sb, rb, n, a->type, a->op, a->comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return req ? MPI_Ireduce_scatter_block(sb, rb, n, a->type, a->op, a->comm, req)
+                   : MPI_Reduce_scatter_block(sb, rb, n, a->type, a->op, a->comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+        if (a->irecvcounts != NULL)
+            return req ? MPI_Ireduce_scatter(sb, rb, a->irecvcounts, a->type, a->op, a->comm, req)
+                       : MPI_Reduce_scatter(sb, rb, a->irecvcounts, a->type, a->op, a->comm);
+        /* Blocking only: an i-form with _c counts goes through the
+         * pipeline, whose call owns the converted array until it ends. */
+        counts = size <= 64 ? small : malloc(sizeof(int) * (size_t)size);
+        if (counts == NULL)
+            return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn);
+        for (int i = 0; i < size; i++)
+            counts[i] = (int)a->crecvcounts[i];
+        rc = MPI_Reduce_scatter(sb, rb, counts, a->type, a->op, a->comm);
+        if (counts != small)
+            free(counts);
+        return rc;
+    case SAFECOLL_COLL_SCAN:
+        return req ? MPI_Iscan(sb, rb, n, a->type, a->op, a->comm, req)
+                   : MPI_Scan(sb, rb, n, a->type, a->op, a->comm);
+    case SAFECOLL_COLL_EXSCAN:
+        return req ? MPI_Iexscan(sb, rb, n, a->type, a->op, a->comm, req)
+                   : MPI_Exscan(sb, rb, n, a->type, a->op, a->comm);
+    default:
+        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", a->fn);
+    }
+}
+
+/* A triggered or forced call: describe it and run the pipeline. */
+static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size)
+{
+    sc__call call;
+    MPI_Aint lb;
+    MPI_Count n, m, s = 0;
+    int rc;
+
+    rc = sc__begin(&call, a->coll, SC_PATTERN_REDUCE, a->fn, a->large, a->comm,
+                   a->kind == SAFECOLL_COLL_REDUCE ? a->root : -1);
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    call.in_place = a->sendbuf == MPI_IN_PLACE;
+    call.red.kind = a->kind;
+    call.red.op = a->op;
+    call.red.predefined_op = is_predefined_op(a->op);
+    call.red.sendbuf = a->sendbuf;
+    call.red.recvbuf = a->recvbuf;
+    call.red.type = a->type;
+    call.red.count = a->count;
+    call.red.irecvcounts = a->irecvcounts;
+    call.red.crecvcounts = a->crecvcounts;
+    if (MPI_Op_commutative(a->op, &call.red.commutative) != MPI_SUCCESS ||
+        MPI_Type_get_extent(a->type, &lb, &call.red.extent) != MPI_SUCCESS ||
+        MPI_Type_get_true_extent(a->type, &call.red.true_lb, &call.red.true_extent) !=
+            MPI_SUCCESS ||
+        MPI_Type_size_x(a->type, &s) != MPI_SUCCESS)
+        sc__note_error(&call, sc__error(MPI_ERR_TYPE, "%s: rank %d: not a valid datatype or op",
+                                        a->fn, call.rank));
+    call.red.type_size = s > INT_MAX ? INT_MAX : (int)s;
+    call.red.basic = sc__basic_size(a->type);
+    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER) {
+        call.red.counts = sc__scratch(&call, sizeof(MPI_Count) * (size_t)size);
+        if (call.red.counts == NULL)
+            return sc__fail_early(&call, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
+        for (int i = 0; i < size; i++)
+            call.red.counts[i] = recvcount_of(a, i);
+    }
+    call.red.total = total;
+    call.red.max = most;
+    /* Detectors G and X read the layout's summary (pipeline.c): the global
+     * buffer (Table V: n for reduce, allreduce, scan, exscan; the sum of
+     * the recvcounts for reduce_scatter(_block)) and the largest message,
+     * in basic elements, the unit of the regular trigger. */
+    m = call.red.basic > 0 ? call.red.type_size / call.red.basic : 1;
+    n = a->kind == SAFECOLL_COLL_REDUCE_SCATTER || a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK
+            ? most
+            : a->count;
+    call.lay.type_size = call.red.basic;
+    call.lay.total = total * m;
+    call.lay.max_count = n * m;
+    call.lay.nofit = n * m > call.limit || n > call.limit;
+    if (a->request != NULL)
+        return sc__run_nb(&call, a->request);
+    return sc__run(&call);
+}
+
+static int reduction(const red_args *a)
+{
+    MPI_Count total = 0, most = 0, size_x, per_msg, msgs;
+    int rank, size, inter, rc, trig;
+
+    if (a->comm == MPI_COMM_NULL)
+        return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", a->fn));
+    if (MPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS)
+        return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", a->fn));
+    if (inter)
+        return fail(a, sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
+                                 "%s: intercommunicators are not supported", a->fn));
+    if (a->request != NULL)
+        *a->request = MPI_REQUEST_NULL;
+    else if (a->coll != a->kind)
+        return fail(a, sc__error(MPI_ERR_REQUEST, "%s: request is NULL", a->fn));
+    MPI_Comm_rank(a->comm, &rank);
+    MPI_Comm_size(a->comm, &size);
+    if ((rc = check(a, rank, size, &total, &most)) != MPI_SUCCESS)
+        return fail(a, rc);
+    if (MPI_Type_size_x(a->type, &size_x) != MPI_SUCCESS)
+        return fail(a, sc__error(MPI_ERR_TYPE, "%s: datatype is not valid", a->fn));
+    /* A malformed SAFECOLL_* setting is reported by the pipeline, on every
+     * rank. */
+    if (sc__config_init() != MPI_SUCCESS || sc__bounds_init() != MPI_SUCCESS)
+        return pipeline(a, total, most, size);
+    /* Table V: one message is the whole vector for reduce, allreduce, scan
+     * and exscan, the global buffer being one message; for reduce_scatter
+     * (_block) a message is one rank's block and the global buffer the
+     * whole input. reduce_scatter's blocks differ: the message is the
+     * largest, and ceil(sum / largest) of them make at least the global
+     * buffer, so the trigger errs on the safe side and the pipeline, which
+     * compares the exact sum, decides. */
+    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER || a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK) {
+        per_msg = most * size_x;
+        msgs = most > 0 ? (total + most - 1) / most : 0;
+    } else {
+        per_msg = a->count * size_x;
+        msgs = 1;
+    }
+    trig = sc__regular_triggered(a->coll, per_msg, msgs, a->type, size);
+    /* A count past INT_MAX of an empty datatype carries no byte but still
+     * does not fit the int call; and the converted recvcounts of an
+     * i-form must live as long as its request. */
+    if (a->count > INT_MAX || most > INT_MAX ||
+        (a->request != NULL && a->crecvcounts != NULL))
+        trig = 1;
+    if (trig)
+        return pipeline(a, total, most, size);
+    rc = native(a, size);
+    sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
+    return rc;
+}
+
+/* ---- the entries ---- */
+
+#define ARGS(c, k, name, lg, req)                                                             \
+    red_args a = {.coll = (c), .kind = (k), .fn = (name), .large = (lg), .sendbuf = sendbuf,   \
+                  .recvbuf = recvbuf, .type = datatype, .op = op, .root = -1, .comm = comm,    \
+                  .request = (req)}
+
+int safecoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                    MPI_Op op, int root, MPI_Comm comm)
+{
+    ARGS(SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_REDUCE, "safecoll_reduce", 0, NULL);
+    a.count = count;
+    a.root = root;
+    return reduction(&a);
+}
+
+int safecoll_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                      MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
+{
+    ARGS(SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_REDUCE, "safecoll_reduce_c", 1, NULL);
+    a.count = count;
+    a.root = root;
+    return reduction(&a);
+}
+
+int safecoll_ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                     MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
+{
+    ARGS(SAFECOLL_COLL_IREDUCE, SAFECOLL_COLL_REDUCE, "safecoll_ireduce", 0, request);
+    a.count = count;
+    a.root = root;
+    return reduction(&a);
+}
+
+int safecoll_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
+                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                       MPI_Request *request)
+{
+    ARGS(SAFECOLL_COLL_IREDUCE, SAFECOLL_COLL_REDUCE, "safecoll_ireduce_c", 1, request);
+    a.count = count;
+    a.root = root;
+    return reduction(&a);
+}
+
+/* The rootless collectives with one count, four entries each. */
+#define ONE_COUNT(name, COLL, ICOLL)                                                          \
+    int safecoll_##name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
+                        MPI_Op op, MPI_Comm comm)                                             \
+    {                                                                                         \
+        ARGS(COLL, COLL, "safecoll_" #name, 0, NULL);                                         \
+        a.count = count;                                                                      \
+        return reduction(&a);                                                                 \
+    }                                                                                         \
+    int safecoll_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count,              \
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                  \
+    {                                                                                         \
+        ARGS(COLL, COLL, "safecoll_" #name "_c", 1, NULL);                                    \
+        a.count = count;                                                                      \
+        return reduction(&a);                                                                 \
+    }                                                                                         \
+    int safecoll_i##name(const void *sendbuf, void *recvbuf, int count,                       \
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                     \
+                         MPI_Request *request)                                                \
+    {                                                                                         \
+        ARGS(ICOLL, COLL, "safecoll_i" #name, 0, request);                                    \
+        a.count = count;                                                                      \
+        return reduction(&a);                                                                 \
+    }                                                                                         \
+    int safecoll_i##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count,             \
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                 \
+                             MPI_Request *request)                                            \
+    {                                                                                         \
+        ARGS(ICOLL, COLL, "safecoll_i" #name "_c", 1, request);                               \
+        a.count = count;                                                                      \
+        return reduction(&a);                                                                 \
+    }
+
+ONE_COUNT(allreduce, SAFECOLL_COLL_ALLREDUCE, SAFECOLL_COLL_IALLREDUCE)
+ONE_COUNT(reduce_scatter_block, SAFECOLL_COLL_REDUCE_SCATTER_BLOCK,
+          SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK)
+ONE_COUNT(scan, SAFECOLL_COLL_SCAN, SAFECOLL_COLL_ISCAN)
+ONE_COUNT(exscan, SAFECOLL_COLL_EXSCAN, SAFECOLL_COLL_IEXSCAN)
+
+int safecoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                            MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ARGS(SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER, "safecoll_reduce_scatter",
+         0, NULL);
+    a.irecvcounts = recvcounts;
+    return reduction(&a);
+}
+
+int safecoll_reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
+                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    ARGS(SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
+         "safecoll_reduce_scatter_c", 1, NULL);
+    a.crecvcounts = recvcounts;
+    return reduction(&a);
+}
+
+int safecoll_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                             MPI_Request *request)
+{
+    ARGS(SAFECOLL_COLL_IREDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
+         "safecoll_ireduce_scatter", 0, request);
+    a.irecvcounts = recvcounts;
+    return reduction(&a);
+}
+
+int safecoll_ireduce_scatter_c(const void *sendbuf, void *recvbuf,
+                               const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Request *request)
+{
+    ARGS(SAFECOLL_COLL_IREDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
+         "safecoll_ireduce_scatter_c", 1, request);
+    a.crecvcounts = recvcounts;
+    return reduction(&a);
+}
