@@ -5,13 +5,19 @@
 #   bench_v     untriggered overhead of the four safe collectives, P = 2, 4
 #   bench_wrap  gatherv with int displacements wrapped past INT_MAX, one row
 #               per strategy against MPI_Gatherv_c and memcpy, P = 2, 4
+#   bench_all   every safe collective (and ibcast, igather, iallreduce,
+#               igatherv) untriggered against the MPI call, then each
+#               strategy on the triggered path against the MPI call on the
+#               same bytes, P = 2, 4
 #
 # `make bench` runs it with SAFECOLL_BENCH_BIN set to the built programs.
 # Environment: MPIEXEC (default mpiexec.mpich), MPIEXEC_FLAGS,
 # SAFECOLL_BENCH_BIN (default bench/bin), SAFECOLL_BENCH_QUICK=1 for a
 # smoke run, SAFECOLL_BENCH_PROCS (default "2 4"), SAFECOLL_BENCH_DEADLINE_V
 # and SAFECOLL_BENCH_DEADLINE_WRAP (seconds per run of each program, default
-# 60 and 55), SAFECOLL_BENCH_TIMEOUT (hard limit per run, default 900),
+# 60 and 55), SAFECOLL_BENCH_DEADLINE_ALL and SAFECOLL_BENCH_DEADLINE_TRIG
+# (bench_all's untriggered and triggered parts, default 90 and 60),
+# SAFECOLL_BENCH_TIMEOUT (hard limit per run, default 900),
 # SAFECOLL_BENCH_SIZES_OVERSUB (bench_v's sizes when P > cores).
 #
 # Performance is measured, never judged: a missed target does not make this
@@ -29,7 +35,7 @@ quick=()
 out=$here/results-latest.md
 limit=${SAFECOLL_BENCH_TIMEOUT:-900}
 
-for prog in bench_v bench_wrap; do
+for prog in bench_v bench_wrap bench_all; do
     if [ ! -x "$bin/$prog" ]; then
         echo "bench/run.sh: $bin/$prog is missing; run 'make bench'" >&2
         exit 1
@@ -79,14 +85,17 @@ run() {
 }
 
 # Deadlines in seconds per program run, so that the whole report takes
-# under 4 minutes even on a busy machine: a program skips the sizes it has
+# under 10 minutes even on a busy machine: a program skips the sizes it has
 # no time left for and says so in its table.
 dl_v=${SAFECOLL_BENCH_DEADLINE_V:-60}
 dl_wrap=${SAFECOLL_BENCH_DEADLINE_WRAP:-55}
+dl_all=${SAFECOLL_BENCH_DEADLINE_ALL:-90}
+dl_trig=${SAFECOLL_BENCH_DEADLINE_TRIG:-60}
 if [ ${#quick[@]} -gt 0 ]; then
-    deadline_v=(); deadline_wrap=()
+    deadline_v=(); deadline_wrap=(); deadline_all=()
 else
     deadline_v=(--deadline "$dl_v"); deadline_wrap=(--deadline "$dl_wrap")
+    deadline_all=(--deadline "$dl_all" --trig-deadline "$dl_trig")
 fi
 
 # When P exceeds the cores every synchronization can cost a scheduler time
@@ -104,6 +113,13 @@ for np in $procs; do
     sizes=()
     [ "$np" -gt "$cores" ] && [ ${#quick[@]} -eq 0 ] && sizes=(--min-mib 16)
     run "$np" bench_wrap "${quick[@]}" "${deadline_wrap[@]}" "${sizes[@]}"
+done
+
+# Every collective, untriggered and triggered. At P > cores the times are
+# scheduler slices (see bench_v); the program keeps its deadlines.
+for np in $procs; do
+    [ "$np" -gt "$cores" ] && emit "_P = $np exceeds the $cores cores: oversubscribed, every synchronization can cost a scheduler slice; read these as noise-bound._" && emit ""
+    run "$np" bench_all "${quick[@]}" "${deadline_all[@]}"
 done
 
 emit "- load average at end: $(loadavg); total run time $(( $(date +%s) - start )) s"
