@@ -250,6 +250,20 @@ static inline int big_finish(const char *name, safecoll_coll coll, const char *f
     return fail ? 1 : 0;
 }
 
+/* Rank 0 prints `rss=<GB>`: the peak resident memory of all ranks, summed. */
+static inline void big_report_rss(void)
+{
+    struct rusage ru;
+    long long rss;
+
+    getrusage(RUSAGE_SELF, &ru);
+    rss = big_sum((long long)ru.ru_maxrss * 1024);
+    if (big_rank == 0) {
+        printf("rss=%.2fGB\n", rss / 1e9);
+        fflush(stdout);
+    }
+}
+
 /* Times one collective call between two barriers. */
 #define BIG_TIMED(t, rc, call)            \
     do {                                  \
@@ -270,6 +284,52 @@ static inline int big_need_ranks(int p)
         return 0;
     }
     return 1;
+}
+
+/*
+ * A bound in the registry, for the regular collectives: they take the
+ * native call unless a count passes the int limit or a registered bound
+ * fires, so a test past 2^31 with int counts registers one (any MPI
+ * library, any type size and process count) for the collective it calls.
+ * big_bound_add returns the record's index for big_bound_remove, or -1
+ * after printing why it failed.
+ */
+static inline long big_bound_add(safecoll_coll coll, safecoll_bound_class cls, MPI_Count bound)
+{
+    safecoll_bound b;
+    size_t index;
+
+    if (safecoll_bound_init(&b) != MPI_SUCCESS || safecoll_bounds_count(&index) != MPI_SUCCESS)
+        return -1;
+    b.collective = coll;
+    b.cls = cls;
+    b.bound = bound;
+    snprintf(b.note, sizeof b.note, "tests/big: %s > %lld", safecoll_bound_class_name(cls),
+             (long long)bound);
+    if (safecoll_bounds_add(&b) != MPI_SUCCESS) {
+        printf("  rank %d: safecoll_bounds_add: %s\n", big_rank, safecoll_last_error());
+        return -1;
+    }
+    return (long)index;
+}
+
+static inline void big_bound_remove(long index)
+{
+    if (index >= 0)
+        safecoll_bounds_remove((size_t)index);
+}
+
+/* 1, after saying so, when detector G did not fire in `coll`'s calls. */
+static inline int big_missed_g(safecoll_coll coll, int rc)
+{
+    safecoll_stats st;
+
+    safecoll_stats_get(coll, &st);
+    if (rc == MPI_SUCCESS && st.triggered_g == 0) {
+        printf("  rank %d: detector G did not fire\n", big_rank);
+        return 1;
+    }
+    return 0;
 }
 
 #endif /* SAFECOLL_BIG_H */
