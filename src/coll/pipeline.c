@@ -609,6 +609,8 @@ int sc__run(sc__call *call)
 
     if (call->request != NULL && !call->nb)
         return sc__run_nb(call, call->request);
+    if (!call->nb)
+        sc__nb_drain(call->comm);
     detect(call, ops, forced);
     if ((rc = agree(call)) == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
         if (sc__config_verbose() && call->strategy != SAFECOLL_STRATEGY_NATIVE)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "bounds.h"
+#include "nb.h"
 #include "pipeline.h"
 
 typedef struct red_args {
@@ -261,6 +262,8 @@ static int reduction(const red_args *a)
         *a->request = MPI_REQUEST_NULL;
     else if (a->coll != a->kind)
         return fail(a, sc__error(MPI_ERR_REQUEST, "%s: request is NULL", a->fn));
+    else
+        sc__nb_drain(a->comm); /* a blocking call: see nb.h */
     MPI_Comm_rank(a->comm, &rank);
     MPI_Comm_size(a->comm, &size);
     if ((rc = check(a, rank, size, &total, &most)) != MPI_SUCCESS)

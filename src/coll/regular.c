@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "bounds.h"
+#include "nb.h"
 #include "pipeline.h"
 
 /* The size of the basic type a datatype is built of, read through its
@@ -137,8 +138,13 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
     else if (root != SC_NO_ROOT && (root < 0 || root >= *size))
         rc = sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                        fn, root, *size);
-    else
+    else {
+        /* A blocking call first completes the safe i-calls pending on comm
+         * (nb.h); the i-forms' values of safecoll_coll follow the others. */
+        if (coll < SAFECOLL_COLL_IGATHERV)
+            sc__nb_drain(comm);
         return MPI_SUCCESS;
+    }
     return sc__regular_fail(coll, comm, rc);
 }
 

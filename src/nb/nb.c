@@ -28,6 +28,7 @@
 #define _GNU_SOURCE 1
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,8 @@ typedef struct nb_op {
 #if SC_HAVE_GREQX
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static nb_op *head, *tail;
+/* Operations in the list, read without the lock by sc__nb_drain. */
+static atomic_int npending;
 #endif
 static _Thread_local nb_op *current;
 
@@ -271,6 +274,7 @@ static void unlink_op(nb_op *op)
     else
         tail = op->prev;
     op->prev = op->next = NULL;
+    atomic_fetch_sub(&npending, 1);
 }
 
 static int blocked(const nb_op *op)
@@ -308,6 +312,26 @@ static void progress(void)
 }
 
 #endif /* SC_HAVE_GREQX */
+
+void sc__nb_drain(MPI_Comm comm)
+{
+#if SC_HAVE_GREQX
+    int left = 1;
+
+    if (atomic_load(&npending) == 0 || sc__nb_active())
+        return;
+    while (left) {
+        left = 0;
+        pthread_mutex_lock(&lock);
+        progress();
+        for (nb_op *op = head; op != NULL && !left; op = op->next)
+            left = op->comm == comm;
+        pthread_mutex_unlock(&lock);
+    }
+#else
+    (void)comm;
+#endif
+}
 
 /* ------------------------------------------------------------ the request */
 
@@ -435,6 +459,7 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
         else
             head = op;
         tail = op;
+        atomic_fetch_add(&npending, 1);
         /* The operation starts now when nothing before it holds its
          * communicator, and runs until it has to wait. */
         progress();

@@ -77,6 +77,13 @@ int sc__nb_waitall(int n, MPI_Request reqs[]);
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
                  MPI_Request *request);
 
+/* Completes the non-blocking safe operations pending on comm (the caller's
+ * communicator). Every blocking safe call does this first: another rank
+ * may be waiting for one of them before it joins this call, and nothing
+ * else would move them forward while this rank blocks in MPI. One atomic
+ * load when nothing is pending. */
+void sc__nb_drain(MPI_Comm comm);
+
 /* 1 when sc__nb_start gives real overlap on this MPI library. */
 int sc__nb_overlaps(void);
 

@@ -382,6 +382,57 @@ START_TEST(start_is_local)
 }
 END_TEST
 
+/* A blocking safe call after a pending safe i-call: rank 0 makes the
+ * blocking call before it waits, the others wait first. The others need
+ * rank 0 to move the i-call forward, so the blocking call must complete
+ * it first (nb.h, sc__nb_drain) or the job deadlocks; once for each kind
+ * of blocking entry: a regular fast path, a reduction, the pipeline. */
+START_TEST(blocking_after_pending)
+{
+    tc_ctx t;
+    const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
+
+    tc_begin(&t, "blocking_after_pending");
+    for (int kind = 0; kind < 3; kind++) {
+        vcall v;
+        MPI_Request req = MPI_REQUEST_NULL;
+        int x = me + 1, sum = 0, b = me == 0 ? 77 : 0, rc;
+        int counts[TC_MAXP], displs[TC_MAXP], got[TC_MAXP];
+
+        for (int i = 0; i < p; i++) {
+            counts[i] = 1;
+            displs[i] = i;
+        }
+        tc_config(&t, SAFECOLL_COLL_IGATHERV, SAFECOLL_STRATEGY_CHUNK, LIMIT);
+        vcall_make(&v, SAFECOLL_COLL_IGATHERV, 20 + kind);
+        vcall_native(&v);
+        rc = vcall_start(&v, 0, &req);
+        TC_CHECK(&t, rc == MPI_SUCCESS, "start: %s", tc_class_name(tc_class(rc)));
+        if (me != 0)
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (kind == 0)
+            rc = safecoll_bcast(&b, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        else if (kind == 1)
+            rc = safecoll_allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        else
+            rc = safecoll_allgatherv(&x, 1, MPI_INT, got, counts, displs, MPI_INT,
+                                     MPI_COMM_WORLD);
+        TC_CHECK(&t, rc == MPI_SUCCESS, "kind %d: blocking call %s", kind,
+                 tc_class_name(tc_class(rc)));
+        if (me == 0)
+            MPI_Wait(&req, MPI_STATUS_IGNORE);
+        TC_CHECK(&t, kind != 0 || b == 77, "bcast got %d", b);
+        TC_CHECK(&t, kind != 1 || sum == p * (p + 1) / 2, "allreduce got %d", sum);
+        for (int i = 0; kind == 2 && i < p; i++)
+            TC_CHECK(&t, got[i] == i + 1, "allgatherv got[%d] = %d", i, got[i]);
+        TC_CHECK(&t, tc_diff(v.recv, v.ref, v.rbytes) < 0, "kind %d: wrong data", kind);
+        vcall_free(&v);
+        tc_config_reset();
+    }
+    tc_end(&t);
+}
+END_TEST
+
 /* The statistics count the i-forms as their own collectives. */
 START_TEST(stats_of_i_forms)
 {
@@ -414,7 +465,8 @@ static Suite *make_suite(void)
 {
     Suite *s = suite_create("nonblocking");
     const TTest *const tests[] = {wait_in_reverse, waitall_large, testany,
-                                         error_in_status, stats_of_i_forms, start_is_local};
+                                         error_in_status, stats_of_i_forms, start_is_local,
+                                  blocking_after_pending};
 
     tc_add(s, "nonblocking", tests, TC_NELEMS(tests));
     return s;
