@@ -45,6 +45,7 @@ static const void *send_buf(const sc__call *call)
     return call->in_place ? MPI_IN_PLACE : call->lay.buf;
 }
 
+#if SC_HAVE_MPI4
 /* A copy of a type array with MPI_BYTE for the empty blocks, whose types
  * MPI does not look at but may validate. NULL when out of memory. */
 static MPI_Datatype *types_copy(sc__call *call, const MPI_Datatype *types, const sc__layout *lay)
@@ -55,6 +56,7 @@ static MPI_Datatype *types_copy(sc__call *call, const MPI_Datatype *types, const
         t[j] = lay->counts[j] > 0 ? types[j] : MPI_BYTE;
     return t;
 }
+#endif
 
 static int w_native(sc__call *call)
 {

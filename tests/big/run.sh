@@ -57,6 +57,8 @@ configs=(
     "igather-dense         test_gather     idense   4.8  auto chunk"
     "scatter-dense         test_scatter    dense    4.8  auto bigtype segment chunk p2p"
     "iscatter-dense        test_scatter    idense   4.8  auto chunk"
+    "allgather-dense       test_allgather  dense   12.0  auto bigtype segment chunk p2p"
+    "iallgather-inplace    test_allgather  iinplace 9.6  auto chunk"
 )
 
 if [ "${1:-}" = --list ]; then
