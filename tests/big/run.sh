@@ -59,6 +59,8 @@ configs=(
     "iscatter-dense        test_scatter    idense   4.8  auto chunk"
     "allgather-dense       test_allgather  dense   12.0  auto bigtype segment chunk p2p"
     "iallgather-inplace    test_allgather  iinplace 9.6  auto chunk"
+    "alltoall-inplace      test_alltoall   inplace 11.0  auto bigtype chunk p2p"
+    "ialltoall-inplace     test_alltoall   iinplace 11.0 auto chunk"
 )
 
 if [ "${1:-}" = --list ]; then
