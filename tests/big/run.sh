@@ -61,6 +61,9 @@ configs=(
     "iallgather-inplace    test_allgather  iinplace 9.6  auto chunk"
     "alltoall-inplace      test_alltoall   inplace 11.0  auto bigtype chunk p2p"
     "ialltoall-inplace     test_alltoall   iinplace 11.0 auto chunk"
+    "bcast-int             test_bcast      int      9.6  auto chunk p2p"
+    "ibcast-int            test_bcast      iint     9.6  auto chunk"
+    "bcast_c-bigcount      test_bcast      c        8.8  auto largecount bigtype chunk p2p"
 )
 
 if [ "${1:-}" = --list ]; then
