@@ -34,8 +34,9 @@ static int ag_native(sc__call *call)
     int *counts, *displs, rc;
 
     if (!call->large)
-        return SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), (int)call->leaf.count, call->leaf.type,
-                              lay->buf, lay->icounts, lay->idispls, lay->type, call->comm);
+        return SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), (int)call->leaf.count,
+                       call->leaf.type, lay->buf, lay->icounts, lay->idispls, lay->type,
+                       call->comm);
     counts = malloc(sizeof(int) * (size_t)call->size);
     displs = malloc(sizeof(int) * (size_t)call->size);
     if (counts == NULL || displs == NULL) {
@@ -49,8 +50,8 @@ static int ag_native(sc__call *call)
         counts[i] = (int)lay->ccounts[i];
         displs[i] = (int)lay->cdispls[i];
     }
-    rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), (int)call->leaf.count, call->leaf.type, lay->buf,
-                        counts, displs, lay->type, call->comm);
+    rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), (int)call->leaf.count,
+                 call->leaf.type, lay->buf, counts, displs, lay->type, call->comm);
     free(counts);
     free(displs);
     return rc;
@@ -64,8 +65,8 @@ static int ag_largecount(sc__call *call)
 
     if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
         return rc;
-    return SC_COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, send_buf(call, 0), call->leaf.count, call->leaf.type, lay->buf,
-                            lay->counts, lay->displs, lay->type, call->priv);
+    return SC_COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, send_buf(call, 0), call->leaf.count,
+                   call->leaf.type, lay->buf, lay->counts, lay->displs, lay->type, call->priv);
 }
 #endif
 
@@ -89,8 +90,8 @@ static int ag_bigtype(sc__call *call)
         return rc;
     if ((rc = MPI_Type_contiguous((int)plan->g, lay->type, &big)) == MPI_SUCCESS &&
         (rc = MPI_Type_commit(&big)) == MPI_SUCCESS) {
-        rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), ln, lt, lay->buf, counts, displs, big,
-                            call->priv);
+        rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), ln, lt, lay->buf, counts,
+                     displs, big, call->priv);
         MPI_Type_free(&big);
     }
     if (lowned)
@@ -124,8 +125,8 @@ static int ag_segment(sc__call *call)
                                    MPI_SUCCESS)
             return rc;
         rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, 0), ln, lt,
-                            sc__at(lay->buf, lay->displs[s0], lay->extent), counts, displs,
-                            lay->type, call->priv);
+                     sc__at(lay->buf, lay->displs[s0], lay->extent), counts, displs, lay->type,
+                     call->priv);
         if (lowned)
             MPI_Type_free(&lt);
         if (rc != MPI_SUCCESS)
@@ -157,9 +158,9 @@ static int ag_chunk(sc__call *call)
         }
         if (!call->in_place)
             len = sc__piece(mine, call->leaf.count, ws, w, &off);
-        rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, off), (int)len, call->leaf.type,
-                            sc__at(lay->buf, ws, lay->extent), counts, displs, lay->type,
-                            call->priv);
+        rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, send_buf(call, off), (int)len,
+                     call->leaf.type, sc__at(lay->buf, ws, lay->extent), counts, displs, lay->type,
+                     call->priv);
         if (rc != MPI_SUCCESS)
             return rc;
     }

@@ -124,7 +124,8 @@ static int a2a_native(sc__call *call)
         rc_ = c;
         rd = d;
     }
-    return SC_COLL(MPI_Alltoallv, MPI_Ialltoallv, send_buf(call), sc, sd, s->type, r->buf, rc_, rd, r->type, call->comm);
+    return SC_COLL(MPI_Alltoallv, MPI_Ialltoallv, send_buf(call), sc, sd, s->type, r->buf, rc_, rd,
+                   r->type, call->comm);
 }
 
 #if SC_HAVE_MPI4
@@ -137,8 +138,8 @@ static int a2a_largecount(sc__call *call)
         return rc;
     if (!call->in_place && (rc = sc__layout_view(call, s)) != MPI_SUCCESS)
         return rc;
-    return SC_COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, send_buf(call), s->counts, s->displs, s->type, r->buf, r->counts,
-                           r->displs, r->type, call->priv);
+    return SC_COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, send_buf(call), s->counts, s->displs, s->type,
+                   r->buf, r->counts, r->displs, r->type, call->priv);
 }
 #endif
 
@@ -166,8 +167,8 @@ static int a2a_bigtype(sc__call *call)
                                 MPI_SUCCESS ||
                             (rc = MPI_Type_commit(&st)) != MPI_SUCCESS))
         goto out;
-    rc = SC_COLL(MPI_Alltoallv, MPI_Ialltoallv, send_buf(call), sc, sd, call->in_place ? rt : st, r->buf, rc_, rd, rt,
-                       call->priv);
+    rc = SC_COLL(MPI_Alltoallv, MPI_Ialltoallv, send_buf(call), sc, sd, call->in_place ? rt : st,
+                 r->buf, rc_, rd, rt, call->priv);
 out:
     if (st != MPI_DATATYPE_NULL)
         MPI_Type_free(&st);
@@ -241,8 +242,8 @@ static int a2a_chunk(sc__call *call)
                 if (stypes[j] == MPI_DATATYPE_NULL)
                     stypes[j] = MPI_BYTE;
             }
-            rc = SC_COLL(MPI_Alltoallw, MPI_Ialltoallw, send_buf(call), scnt, zero, stypes, call->rlay.buf, rcnt, zero,
-                               rtypes, call->priv);
+            rc = SC_COLL(MPI_Alltoallw, MPI_Ialltoallw, send_buf(call), scnt, zero, stypes,
+                         call->rlay.buf, rcnt, zero, rtypes, call->priv);
         }
         free_types(rtypes, p, MPI_BYTE);
         free_types(stypes, p, MPI_BYTE);

@@ -206,8 +206,7 @@ static int exec_native(sc__call *call)
             return no_mem(call);
         for (int i = 0; i < call->size; i++)
             counts[i] = (int)call->red.counts[i];
-        return SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, counts, t, op,
-                       call->comm);
+        return SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, counts, t, op, call->comm);
     case SAFECOLL_COLL_SCAN:
         return SC_COLL(MPI_Scan, MPI_Iscan, sb, rb, n, t, op, call->comm);
     case SAFECOLL_COLL_EXSCAN:
@@ -234,11 +233,11 @@ static int exec_largecount(sc__call *call)
     case SAFECOLL_COLL_ALLREDUCE:
         return SC_COLL(MPI_Allreduce_c, MPI_Iallreduce_c, sb, rb, n, t, op, call->priv);
     case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return SC_COLL(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, sb, rb, n, t,
-                       op, call->priv);
+        return SC_COLL(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, sb, rb, n, t, op,
+                       call->priv);
     case SAFECOLL_COLL_REDUCE_SCATTER:
-        return SC_COLL(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, sb, rb, call->red.counts,
-                       t, op, call->priv);
+        return SC_COLL(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, sb, rb, call->red.counts, t, op,
+                       call->priv);
     case SAFECOLL_COLL_SCAN:
         return SC_COLL(MPI_Scan_c, MPI_Iscan_c, sb, rb, n, t, op, call->priv);
     case SAFECOLL_COLL_EXSCAN:
@@ -295,12 +294,12 @@ static int chunk_scatter(sc__call *call)
         len_me = counts[call->rank];
         if (block)
             rc = SC_COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, tmp,
-                         at(call, call->red.recvbuf, off), counts[0], call->red.type,
-                         call->red.op, call->priv);
+                         at(call, call->red.recvbuf, off), counts[0], call->red.type, call->red.op,
+                         call->priv);
         else
             rc = SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, tmp,
-                         len_me > 0 ? at(call, call->red.recvbuf, off) : call->red.recvbuf,
-                         counts, call->red.type, call->red.op, call->priv);
+                         len_me > 0 ? at(call, call->red.recvbuf, off) : call->red.recvbuf, counts,
+                         call->red.type, call->red.op, call->priv);
     }
     return rc;
 }

@@ -26,10 +26,10 @@ static int rooted_int(const sc__call *call, char *rootbuf, const int counts[],
                       int leafcount, MPI_Datatype leaftype, MPI_Comm comm)
 {
     if (is_gather(call))
-        return SC_COLL(MPI_Gatherv, MPI_Igatherv, leafbuf, leafcount, leaftype, rootbuf, counts, displs, roottype,
-                           call->root, comm);
-    return SC_COLL(MPI_Scatterv, MPI_Iscatterv, rootbuf, counts, displs, roottype, (void *)leafbuf, leafcount, leaftype,
-                        call->root, comm);
+        return SC_COLL(MPI_Gatherv, MPI_Igatherv, leafbuf, leafcount, leaftype, rootbuf, counts,
+                       displs, roottype, call->root, comm);
+    return SC_COLL(MPI_Scatterv, MPI_Iscatterv, rootbuf, counts, displs, roottype, (void *)leafbuf,
+                   leafcount, leaftype, call->root, comm);
 }
 
 /* The leaf buffer as MPI must see it: MPI_IN_PLACE at an in-place root. */
@@ -115,11 +115,12 @@ static int exec_largecount(sc__call *call)
     if (is_root(call) && (rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
         return rc;
     if (is_gather(call))
-        return SC_COLL(MPI_Gatherv_c, MPI_Igatherv_c, leaf_buf(call, 0), call->leaf.count, call->leaf.type, lay->buf,
-                             lay->counts, lay->displs, lay->type, call->root, call->priv);
+        return SC_COLL(MPI_Gatherv_c, MPI_Igatherv_c, leaf_buf(call, 0), call->leaf.count,
+                       call->leaf.type, lay->buf, lay->counts, lay->displs, lay->type, call->root,
+                       call->priv);
     return SC_COLL(MPI_Scatterv_c, MPI_Iscatterv_c, lay->buf, lay->counts, lay->displs, lay->type,
-                          (void *)leaf_buf(call, 0), call->leaf.count, call->leaf.type,
-                          call->root, call->priv);
+                   (void *)leaf_buf(call, 0), call->leaf.count, call->leaf.type, call->root,
+                   call->priv);
 }
 #endif
 
@@ -176,7 +177,8 @@ static int exec_segment(sc__call *call)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
     }
     /* Only the root knows the segments; one small broadcast tells the rest. */
-    if ((rc = SC_COLL(MPI_Bcast, MPI_Ibcast, seg_start, nseg + 1, MPI_INT, call->root, call->priv)) != MPI_SUCCESS)
+    rc = SC_COLL(MPI_Bcast, MPI_Ibcast, seg_start, nseg + 1, MPI_INT, call->root, call->priv);
+    if (rc != MPI_SUCCESS)
         return rc;
     for (int k = 0; k < nseg; k++) {
         int s0 = seg_start[k], s1 = seg_start[k + 1];
@@ -225,10 +227,11 @@ static int exec_chunk(sc__call *call)
     }
     /* Each rank needs the windows and where its own block lies in the root
      * buffer to cut its block the way the root cuts the layout. */
-    if ((rc = SC_COLL(MPI_Bcast, MPI_Ibcast, starts, nwin, MPI_AINT, call->root, call->priv)) != MPI_SUCCESS)
+    rc = SC_COLL(MPI_Bcast, MPI_Ibcast, starts, nwin, MPI_AINT, call->root, call->priv);
+    if (rc != MPI_SUCCESS)
         return rc;
-    if ((rc = SC_COLL(MPI_Scatter, MPI_Iscatter, is_root(call) ? lay->displs : NULL, 1, MPI_AINT, &mine, 1, MPI_AINT,
-                          call->root, call->priv)) != MPI_SUCCESS)
+    if ((rc = SC_COLL(MPI_Scatter, MPI_Iscatter, is_root(call) ? lay->displs : NULL, 1, MPI_AINT,
+                      &mine, 1, MPI_AINT, call->root, call->priv)) != MPI_SUCCESS)
         return rc;
     for (int k = 0; k < nwin; k++) {
         MPI_Count off = 0, len = sc__piece(mine, call->leaf.count, starts[k], w, &off);

@@ -53,17 +53,11 @@ int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
-    int rc;
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLGATHERV, SC_PATTERN_ALLGATHER,
+                         "safecoll_iallgatherv", 0, comm, -1, request);
 
-    if (request != NULL)
-        *request = MPI_REQUEST_NULL;
-    rc = sc__begin(&call, SAFECOLL_COLL_IALLGATHERV, SC_PATTERN_ALLGATHER, "safecoll_iallgatherv", 0, comm,
-                   -1);
-    if (rc == MPI_SUCCESS && request == NULL)
-        rc = sc__error(MPI_ERR_REQUEST, "safecoll_iallgatherv: request is NULL");
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.request = request;
     call.lay.icounts = recvcounts;
     call.lay.idispls = displs;
     sc__describe_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
@@ -75,17 +69,11 @@ int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
-    int rc;
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLGATHERV, SC_PATTERN_ALLGATHER,
+                         "safecoll_iallgatherv_c", 1, comm, -1, request);
 
-    if (request != NULL)
-        *request = MPI_REQUEST_NULL;
-    rc = sc__begin(&call, SAFECOLL_COLL_IALLGATHERV, SC_PATTERN_ALLGATHER, "safecoll_iallgatherv_c", 1, comm,
-                   -1);
-    if (rc == MPI_SUCCESS && request == NULL)
-        rc = sc__error(MPI_ERR_REQUEST, "safecoll_iallgatherv_c: request is NULL");
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.request = request;
     call.lay.ccounts = recvcounts;
     call.lay.cdispls = displs;
     sc__describe_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);

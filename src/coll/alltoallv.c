@@ -60,17 +60,11 @@ int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
-    int rc;
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL,
+                         "safecoll_ialltoallv", 0, comm, -1, request);
 
-    if (request != NULL)
-        *request = MPI_REQUEST_NULL;
-    rc = sc__begin(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL, "safecoll_ialltoallv", 0, comm,
-                   -1);
-    if (rc == MPI_SUCCESS && request == NULL)
-        rc = sc__error(MPI_ERR_REQUEST, "safecoll_ialltoallv: request is NULL");
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.request = request;
     call.lay.icounts = sendcounts;
     call.lay.idispls = sdispls;
     call.rlay.icounts = recvcounts;
@@ -85,17 +79,11 @@ int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
-    int rc;
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL,
+                         "safecoll_ialltoallv_c", 1, comm, -1, request);
 
-    if (request != NULL)
-        *request = MPI_REQUEST_NULL;
-    rc = sc__begin(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL, "safecoll_ialltoallv_c", 1, comm,
-                   -1);
-    if (rc == MPI_SUCCESS && request == NULL)
-        rc = sc__error(MPI_ERR_REQUEST, "safecoll_ialltoallv_c: request is NULL");
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.request = request;
     call.lay.ccounts = sendcounts;
     call.lay.cdispls = sdispls;
     call.rlay.ccounts = recvcounts;

@@ -67,17 +67,11 @@ int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
-    int rc;
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_IGATHERV, SC_PATTERN_GATHER, "safecoll_igatherv", 0,
+                         comm, root, request);
 
-    if (request != NULL)
-        *request = MPI_REQUEST_NULL;
-    rc = sc__begin(&call, SAFECOLL_COLL_IGATHERV, SC_PATTERN_GATHER, "safecoll_igatherv", 0, comm,
-                   root);
-    if (rc == MPI_SUCCESS && request == NULL)
-        rc = sc__error(MPI_ERR_REQUEST, "safecoll_igatherv: request is NULL");
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.request = request;
     call.lay.icounts = recvcounts;
     call.lay.idispls = displs;
     sc__describe_gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
@@ -89,17 +83,11 @@ int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
-    int rc;
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_IGATHERV, SC_PATTERN_GATHER, "safecoll_igatherv_c", 1,
+                         comm, root, request);
 
-    if (request != NULL)
-        *request = MPI_REQUEST_NULL;
-    rc = sc__begin(&call, SAFECOLL_COLL_IGATHERV, SC_PATTERN_GATHER, "safecoll_igatherv_c", 1, comm,
-                   root);
-    if (rc == MPI_SUCCESS && request == NULL)
-        rc = sc__error(MPI_ERR_REQUEST, "safecoll_igatherv_c: request is NULL");
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.request = request;
     call.lay.ccounts = recvcounts;
     call.lay.cdispls = displs;
     sc__describe_gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);

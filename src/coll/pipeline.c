@@ -103,6 +103,20 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
     return MPI_SUCCESS;
 }
 
+int sc__begin_i(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
+                int large, MPI_Comm comm, int root, MPI_Request *request)
+{
+    int rc;
+
+    if (request != NULL)
+        *request = MPI_REQUEST_NULL;
+    rc = sc__begin(call, coll, pattern, fn, large, comm, root);
+    if (rc == MPI_SUCCESS && request == NULL)
+        rc = sc__error(MPI_ERR_REQUEST, "%s: request is NULL", fn);
+    call->request = request;
+    return rc;
+}
+
 int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
                   MPI_Datatype type, const char *bufname, const char *countname,
                   const char *typename_)
@@ -472,7 +486,8 @@ static int agree(sc__call *call)
     int rc;
 
     memcpy(in, call->ag, sizeof in);
-    rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, in, call->ag, SC_AG_LEN, MPI_LONG_LONG, MPI_MAX, call->priv);
+    rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, in, call->ag, SC_AG_LEN, MPI_LONG_LONG, MPI_MAX,
+                 call->priv);
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "%s: rank %d: the agreement message failed", call->fn,
                          call->rank);

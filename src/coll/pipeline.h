@@ -255,6 +255,10 @@ int sc__fail_early(sc__call *call, int rc);
 void sc__note_error(sc__call *call, int code);
 int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
               int large, MPI_Comm comm, int root);
+/* sc__begin for an `i` entry: also checks the request and sets it to
+ * MPI_REQUEST_NULL until the call is started. */
+int sc__begin_i(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
+                int large, MPI_Comm comm, int root, MPI_Request *request);
 
 /* Helpers for strategies. */
 static inline char *sc__at(char *buf, MPI_Aint displ, MPI_Aint extent)

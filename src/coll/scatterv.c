@@ -68,17 +68,11 @@ int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
                          MPI_Request *request)
 {
     sc__call call;
-    int rc;
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv",
+                         0, comm, root, request);
 
-    if (request != NULL)
-        *request = MPI_REQUEST_NULL;
-    rc = sc__begin(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv", 0, comm,
-                   root);
-    if (rc == MPI_SUCCESS && request == NULL)
-        rc = sc__error(MPI_ERR_REQUEST, "safecoll_iscatterv: request is NULL");
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.request = request;
     call.lay.icounts = sendcounts;
     call.lay.idispls = displs;
     sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
@@ -91,17 +85,11 @@ int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
                          MPI_Request *request)
 {
     sc__call call;
-    int rc;
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv_c",
+                         1, comm, root, request);
 
-    if (request != NULL)
-        *request = MPI_REQUEST_NULL;
-    rc = sc__begin(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv_c", 1, comm,
-                   root);
-    if (rc == MPI_SUCCESS && request == NULL)
-        rc = sc__error(MPI_ERR_REQUEST, "safecoll_iscatterv_c: request is NULL");
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.request = request;
     call.lay.ccounts = sendcounts;
     call.lay.cdispls = displs;
     sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
