@@ -172,7 +172,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 
 .DEFAULT_GOAL := all
 .PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
-        check check-run check-build check-unit check-mpi check-examples check-cli fuzz \
+        check check-run check-build check-unit check-mpi check-examples check-cli check-search fuzz \
         check-symbols check-cxx check-install check-doc check-big check-big-run \
         sanitize sanitize-run bench demo demo-native doc install uninstall clean
 
@@ -337,7 +337,7 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-cxx check-cli \
-               check-install check-doc
+               check-search check-install check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -404,6 +404,11 @@ check-install: lib
 check-cli: $(TOOL_BIN)
 	@printf '\n== command-line tool ==\n'
 	@$(call record,cli,tests/check-cli.sh $(TOOL_BIN))
+
+# The search against a simulated buggy MPI at tiny sizes (about 80 s).
+check-search: $(TOOL_BIN)
+	@printf '\n== search (fault injection) ==\n'
+	@$(call record,search,tests/check-search.sh $(TOOL_BIN))
 
 check-doc:
 	@printf '\n== doc ==\n'

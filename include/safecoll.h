@@ -87,5 +87,6 @@ SAFECOLL_API const char *safecoll_last_error(void);
 #include "safecoll/config.h"
 #include "safecoll/coll.h"
 #include "safecoll/bounds.h"
+#include "safecoll/probe.h"
 
 #endif /* SAFECOLL_H */

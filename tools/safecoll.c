@@ -4,6 +4,8 @@
  *   safecoll bounds list [FILE...]
  *   safecoll bounds check FILE...
  *   safecoll bounds add --out FILE key=value...
+ *   safecoll search --coll C[,C...] --procs P[,P...] [options]   (tools/search.c)
+ *   safecoll probe --coll C --n N [options]                      (tools/search.c)
  *
  * A dispatcher: the first argument names a command, each command is one
  * function with its own --help, and a command with subcommands dispatches
@@ -11,8 +13,9 @@
  * `commands` below.
  *
  * Exit status: 0 success, 1 invalid data (a malformed record or file, or a
- * file that cannot be read or written), 2 wrong usage. None of the
- * commands here needs MPI_Init: the registry works before it.
+ * file that cannot be read or written), 2 wrong usage. Only `probe`
+ * calls MPI_Init: the registry works before it, and `search` runs its
+ * MPI jobs as separate processes.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
@@ -22,6 +25,8 @@
 #include <string.h>
 
 #include <safecoll.h>
+
+#include "tool.h"
 
 enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
 
@@ -373,6 +378,8 @@ static int cmd_bounds(int argc, char **argv)
 
 static const command commands[] = {
     {"bounds", "COMMAND [ARGS]", "list, check and add bound records", cmd_bounds},
+    {"search", "--coll C --procs P ...", "find and classify the safe bounds of the MPI", tool_search},
+    {"probe", "--coll C --n N ...", "one checked collective (inside an MPI job)", tool_probe},
 };
 
 static const dispatcher main_dispatcher = {

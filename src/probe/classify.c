@@ -1,0 +1,382 @@
+/*
+ * What the probe and the search share that needs no MPI job: the probe's
+ * types, Table V's global buffer, the memory estimate, the fault
+ * specification, and Table IX: verdicts to a row, a row to a record.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "probe.h"
+
+static const struct {
+    const char *name;
+    const char *twice; /* the type of twice the size, or NULL */
+} types[] = {
+    {"char", "short"}, {"short", "int"}, {"int", "long"},
+    {"long", NULL},    {"float", "double"}, {"double", NULL},
+};
+enum { NTYPES = sizeof types / sizeof *types };
+
+static MPI_Datatype type_of(int i)
+{
+    switch (i) {
+    case 0: return MPI_CHAR;
+    case 1: return MPI_SHORT;
+    case 2: return MPI_INT;
+    case 3: return MPI_INT64_T;
+    case 4: return MPI_FLOAT;
+    default: return MPI_DOUBLE;
+    }
+}
+
+static const int type_sizes[NTYPES] = {1, 2, 4, 8, 4, 8};
+
+static int type_index(const char *name)
+{
+    for (int i = 0; name != NULL && i < NTYPES; i++)
+        if (strcmp(name, types[i].name) == 0)
+            return i;
+    return -1;
+}
+
+int safecoll_probe_type(const char *name, MPI_Datatype *type, int *size)
+{
+    int i = type_index(name);
+
+    if (i < 0)
+        return sc__error(MPI_ERR_ARG,
+                         "safecoll_probe_type: unknown type '%s' (known: char short int long "
+                         "float double)", name ? name : "(null)");
+    if (type != NULL)
+        *type = type_of(i);
+    if (size != NULL)
+        *size = type_sizes[i];
+    return MPI_SUCCESS;
+}
+
+const char *safecoll_probe_type_double(const char *name)
+{
+    int i = type_index(name);
+    return i < 0 ? NULL : types[i].twice;
+}
+
+int safecoll_probe_supported(safecoll_coll coll)
+{
+    switch (coll) {
+    case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_ALLGATHER:
+    case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_BCAST: case SAFECOLL_COLL_REDUCE:
+    case SAFECOLL_COLL_ALLREDUCE: case SAFECOLL_COLL_GATHERV: case SAFECOLL_COLL_ALLGATHERV:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int sc__probe_is_bcast_like(safecoll_coll coll)
+{
+    return coll == SAFECOLL_COLL_BCAST || coll == SAFECOLL_COLL_REDUCE ||
+           coll == SAFECOLL_COLL_ALLREDUCE;
+}
+
+/* a*b into *out; 0, or -1 when the product passes the MPI_Count range. */
+static int mul(MPI_Count a, MPI_Count b, MPI_Count *out)
+{
+    if (a != 0 && b > SC_PROBE_COUNT_MAX / a)
+        return -1;
+    *out = a * b;
+    return 0;
+}
+
+int safecoll_probe_global(safecoll_coll coll, MPI_Count n, int P, MPI_Count *ge)
+{
+    if (ge == NULL || !safecoll_probe_supported(coll) || n < 0 || P < 1)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_global: invalid argument");
+    if (sc__probe_is_bcast_like(coll)) {
+        *ge = n;
+        return MPI_SUCCESS;
+    }
+    if (mul(n, P, ge) != 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_global: n*P overflows");
+    return MPI_SUCCESS;
+}
+
+int safecoll_probe_memory(safecoll_coll coll, MPI_Count n, int s, int P, MPI_Count *bytes)
+{
+    MPI_Count sn, k;
+
+    if (bytes == NULL || !safecoll_probe_supported(coll) || n < 0 || s < 1 || P < 1)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_memory: invalid argument");
+    /* k: how many messages of s*n bytes the job's buffers hold. */
+    switch (coll) {
+    case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_GATHERV: case SAFECOLL_COLL_SCATTER:
+        k = 2 * (MPI_Count)P;
+        break;
+    case SAFECOLL_COLL_ALLGATHER: case SAFECOLL_COLL_ALLGATHERV:
+        k = (MPI_Count)P * (P + 1);
+        break;
+    case SAFECOLL_COLL_ALLTOALL:
+        k = 2 * (MPI_Count)P * P;
+        break;
+    case SAFECOLL_COLL_BCAST:
+        k = P;
+        break;
+    case SAFECOLL_COLL_REDUCE:
+        k = (MPI_Count)P + 1;
+        break;
+    default: /* allreduce */
+        k = 2 * (MPI_Count)P;
+        break;
+    }
+    if (mul(n, s, &sn) != 0 || mul(sn, k, bytes) != 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_memory: the estimate overflows");
+    return MPI_SUCCESS;
+}
+
+const char *safecoll_probe_outcome_name(safecoll_probe_outcome outcome)
+{
+    static const char *const names[SAFECOLL_PROBE_NOUTCOME] = {
+        "pass", "wrong data", "error", "crash", "timeout", "out of memory", "memory limit",
+        "launch failed",
+    };
+    if ((int)outcome < 0 || outcome >= SAFECOLL_PROBE_NOUTCOME)
+        return NULL;
+    return names[outcome];
+}
+
+int safecoll_probe_exit_status(safecoll_probe_outcome outcome)
+{
+    switch (outcome) {
+    case SAFECOLL_PROBE_PASS: return SAFECOLL_PROBE_EXIT_PASS;
+    case SAFECOLL_PROBE_WRONG: return SAFECOLL_PROBE_EXIT_WRONG;
+    case SAFECOLL_PROBE_TIMEOUT: return SAFECOLL_PROBE_EXIT_TIMEOUT;
+    case SAFECOLL_PROBE_OOM: case SAFECOLL_PROBE_MEMLIMIT: return SAFECOLL_PROBE_EXIT_NOMEM;
+    default: return SAFECOLL_PROBE_EXIT_ERROR;
+    }
+}
+
+/* ---------------------------------------------------------------- faults */
+
+/* A number as in bound files: digits, optionally Ki, Mi, Gi or Ti. */
+static int parse_count(const char *s, size_t len, MPI_Count *out)
+{
+    MPI_Count v = 0, mult = 1;
+    size_t i = 0;
+
+    if (len >= 2 && s[len - 1] == 'i') {
+        const char *units = "KMGT";
+        const char *u = memchr(units, s[len - 2], 4);
+        if (u != NULL) {
+            mult = (MPI_Count)1 << (10 * (u - units + 1));
+            len -= 2;
+        }
+    }
+    if (len == 0)
+        return -1;
+    for (; i < len; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > (SC_PROBE_COUNT_MAX - (s[i] - '0')) / 10)
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return mul(v, mult, out);
+}
+
+int sc__fault_parse(const char *spec, sc__fault *out)
+{
+    static const char *const kinds[] = {"crash", "hang", "wrong", "error", "kill"};
+    static const char *const classes[] = {"gelem", "gbytes", "type2", "x"};
+    int have_kind = 0, have_cls = 0, have_bound = 0;
+    const char *p = spec;
+
+    memset(out, 0, sizeof *out);
+    if (spec == NULL || *spec == '\0')
+        return MPI_SUCCESS;
+    while (*p != '\0') {
+        size_t len = strcspn(p, ","), klen;
+        const char *eq = memchr(p, '=', len);
+        if (eq == NULL)
+            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: '%.*s' is not key=value",
+                             (int)len, p);
+        klen = (size_t)(eq - p);
+        const char *v = eq + 1;
+        size_t vlen = len - klen - 1;
+        if (klen == 4 && strncmp(p, "kind", 4) == 0 && !have_kind) {
+            out->kind = -1;
+            for (int i = 0; i < 5; i++)
+                if (strlen(kinds[i]) == vlen && strncmp(v, kinds[i], vlen) == 0)
+                    out->kind = i;
+            if (out->kind < 0)
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown kind '%.*s' "
+                                 "(known: crash hang wrong error kill)", (int)vlen, v);
+            have_kind = 1;
+        } else if (klen == 5 && strncmp(p, "class", 5) == 0 && !have_cls) {
+            out->cls = -1;
+            for (int i = 0; i < 4; i++)
+                if (strlen(classes[i]) == vlen && strncmp(v, classes[i], vlen) == 0)
+                    out->cls = i;
+            if (out->cls < 0)
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown class '%.*s' "
+                                 "(known: gelem gbytes type2 x)", (int)vlen, v);
+            have_cls = 1;
+        } else if (klen == 5 && strncmp(p, "bound", 5) == 0 && !have_bound) {
+            if (parse_count(v, vlen, &out->bound) != 0)
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: bound '%.*s' is not a "
+                                 "number", (int)vlen, v);
+            have_bound = 1;
+        } else {
+            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown or repeated key "
+                             "'%.*s' (known: kind class bound)", (int)klen, p);
+        }
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: trailing ','");
+    }
+    if (!have_kind || !have_cls || !have_bound)
+        return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: missing key '%s'",
+                         !have_kind ? "kind" : !have_cls ? "class" : "bound");
+    out->active = 1;
+    return MPI_SUCCESS;
+}
+
+int sc__fault_fires(const sc__fault *f, safecoll_coll coll, MPI_Count n, int s, int P)
+{
+    MPI_Count ge, q;
+
+    if (!f->active)
+        return 0;
+    ge = sc__probe_is_bcast_like(coll) ? n : n * P;
+    switch (f->cls) {
+    case SC_FAULT_GELEM: q = ge; break;
+    case SC_FAULT_GBYTES: q = ge * s; break;
+    case SC_FAULT_TYPE2: q = n * s; break;
+    default: q = n * (P + s); break;
+    }
+    return q > f->bound;
+}
+
+/* ---------------------------------------------------------------- Table IX */
+
+safecoll_probe_row safecoll_probe_classify(safecoll_probe_verdict at_2p,
+                                           safecoll_probe_verdict at_2s)
+{
+    if (at_2p == SAFECOLL_PROBE_HALF && at_2s == SAFECOLL_PROBE_HALF)
+        return SAFECOLL_PROBE_ROW_SNP;
+    if (at_2p == SAFECOLL_PROBE_HALF && at_2s == SAFECOLL_PROBE_SAME)
+        return SAFECOLL_PROBE_ROW_NP;
+    if (at_2p == SAFECOLL_PROBE_SAME && at_2s == SAFECOLL_PROBE_HALF)
+        return SAFECOLL_PROBE_ROW_SN;
+    if (at_2p == SAFECOLL_PROBE_SAME && at_2s == SAFECOLL_PROBE_SAME)
+        return SAFECOLL_PROBE_ROW_N;
+    return SAFECOLL_PROBE_ROW_NONE;
+}
+
+const char *safecoll_probe_row_name(safecoll_probe_row row)
+{
+    switch (row) {
+    case SAFECOLL_PROBE_ROW_SNP: return "s*n*P > s_s*n_s*P_s";
+    case SAFECOLL_PROBE_ROW_NP: return "n*P > n_s*P_s";
+    case SAFECOLL_PROBE_ROW_SN: return "s*n > s_s*n_s";
+    case SAFECOLL_PROBE_ROW_N: return "n > n_s";
+    case SAFECOLL_PROBE_ROW_NONE: return "n > n_s at s_s and P_s (no row)";
+    default: return NULL;
+    }
+}
+
+int safecoll_probe_record(safecoll_coll coll, int s, int P, MPI_Count n_s, MPI_Count delta,
+                          safecoll_probe_row row, const char *mpi, safecoll_bound *out)
+{
+    int bcast_like = sc__probe_is_bcast_like(coll);
+    int rc;
+
+    if (out == NULL || !safecoll_probe_supported(coll) || s < 1 || P < 1 || n_s < 0 ||
+        delta < 0 || safecoll_probe_row_name(row) == NULL ||
+        (mpi != NULL && strlen(mpi) >= SAFECOLL_BOUND_TEXT_MAX))
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_record: invalid argument");
+    if ((rc = safecoll_bound_init(out)) != MPI_SUCCESS)
+        return rc;
+    out->collective = coll;
+    out->source = SAFECOLL_BOUND_TESTED;
+    out->n_s = n_s;
+    out->delta = delta;
+    if (mpi != NULL)
+        strcpy(out->mpi, mpi);
+    out->cls = SAFECOLL_BOUND_X;
+    out->bound = n_s;
+    switch (row) {
+    case SAFECOLL_PROBE_ROW_SNP:
+        if (bcast_like) {
+            out->s_min = out->s_max = s;
+            out->p_min = out->p_max = P;
+        } else {
+            out->cls = SAFECOLL_BOUND_G_BYTES;
+            if (mul(n_s, s, &out->bound) != 0 || mul(out->bound, P, &out->bound) != 0)
+                return sc__error(MPI_ERR_ARG, "safecoll_probe_record: s*n_s*P overflows");
+        }
+        break;
+    case SAFECOLL_PROBE_ROW_NP:
+        if (bcast_like) {
+            out->p_min = out->p_max = P;
+        } else {
+            out->cls = SAFECOLL_BOUND_G_ELEMENTS;
+            if (mul(n_s, P, &out->bound) != 0)
+                return sc__error(MPI_ERR_ARG, "safecoll_probe_record: n_s*P overflows");
+        }
+        break;
+    case SAFECOLL_PROBE_ROW_SN:
+        if (bcast_like) {
+            out->cls = SAFECOLL_BOUND_G_BYTES;
+            if (mul(n_s, s, &out->bound) != 0)
+                return sc__error(MPI_ERR_ARG, "safecoll_probe_record: s*n_s overflows");
+        } else {
+            /* The registry has no per-message byte class: the bound holds
+             * at the type size it was measured at, for every P. */
+            out->s_min = out->s_max = s;
+        }
+        break;
+    case SAFECOLL_PROBE_ROW_N:
+        if (bcast_like)
+            out->cls = SAFECOLL_BOUND_G_ELEMENTS;
+        break;
+    default:
+        out->s_min = out->s_max = s;
+        out->p_min = out->p_max = P;
+        break;
+    }
+    if (row == SAFECOLL_PROBE_ROW_NONE)
+        snprintf(out->note, sizeof out->note,
+                 "safecoll search at s=%d P=%d: no row of Table IX fits", s, P);
+    else
+        snprintf(out->note, sizeof out->note, "safecoll search at s=%d P=%d: Table IX row %d, %s",
+                 s, P, (int)row, safecoll_probe_row_name(row));
+    return MPI_SUCCESS;
+}
+
+int safecoll_probe_library_pattern(char *buf, size_t len)
+{
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int vlen = 0;
+    size_t end;
+
+    if (buf == NULL || len == 0)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_library_pattern: invalid argument");
+    buf[0] = '\0';
+    if (MPI_Get_library_version(version, &vlen) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_OTHER, "safecoll_probe_library_pattern: "
+                         "MPI_Get_library_version failed");
+    version[vlen < MPI_MAX_LIBRARY_VERSION_STRING ? vlen : MPI_MAX_LIBRARY_VERSION_STRING - 1] =
+        '\0';
+    if (strncmp(version, "MPICH", 5) == 0) {
+        end = strcspn(version, "\n");
+        if (version[end] == '\n')
+            end++;
+    } else {
+        end = strcspn(version, ",\n");
+    }
+    if (end >= len || end >= SAFECOLL_BOUND_TEXT_MAX)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_library_pattern: buffer too small");
+    memcpy(buf, version, end);
+    buf[end] = '\0';
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,403 @@
+/*
+ * The in-job probe: one native collective, once, on data whose every
+ * element is a known function of the sending rank and its index, checked
+ * element by element on every receiving rank. What is tested is the MPI
+ * library, so the call is MPI's own, never a safe collective.
+ *
+ * A hang cannot be seen from inside the call, so a timer ends the process;
+ * a crash cannot be reported after the fact, so the fatal signals write
+ * the report first. Both handlers use only async-signal-safe calls on a
+ * path and texts prepared in advance.
+ */
+#define _XOPEN_SOURCE 700 /* setitimer, sigaction */
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+/* ---------------------------------------------------------------- data */
+
+/* The value of element i of rank r's data, below the type's modulus:
+ * integer types keep their range (reductions use BXOR, which stays in
+ * it); floating types keep to small integers so that a sum over ranks is
+ * exact (float: 4096 * P < 2^24 for P up to 4096). */
+static const uint64_t modulus[] = {128, 32768, (uint64_t)1 << 31, (uint64_t)1 << 62, 4096,
+                                   (uint64_t)1 << 30};
+enum { T_CHAR, T_SHORT, T_INT, T_LONG, T_FLOAT, T_DOUBLE };
+
+static uint64_t value(int ti, int r, MPI_Count i)
+{
+    uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ (uint64_t)(r + 1) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 32;
+    return h % modulus[ti];
+}
+
+static void put(void *b, int ti, MPI_Count k, uint64_t v)
+{
+    switch (ti) {
+    case T_CHAR: ((signed char *)b)[k] = (signed char)v; break;
+    case T_SHORT: ((short *)b)[k] = (short)v; break;
+    case T_INT: ((int *)b)[k] = (int)v; break;
+    case T_LONG: ((int64_t *)b)[k] = (int64_t)v; break;
+    case T_FLOAT: ((float *)b)[k] = (float)v; break;
+    default: ((double *)b)[k] = (double)v; break;
+    }
+}
+
+static uint64_t get(const void *b, int ti, MPI_Count k)
+{
+    switch (ti) {
+    case T_CHAR: return (uint64_t)(unsigned char)((const signed char *)b)[k];
+    case T_SHORT: return (uint64_t)(unsigned short)((const short *)b)[k];
+    case T_INT: return (uint64_t)(unsigned int)((const int *)b)[k];
+    case T_LONG: return (uint64_t)((const int64_t *)b)[k];
+    case T_FLOAT: return (uint64_t)((const float *)b)[k];
+    default: return (uint64_t)((const double *)b)[k];
+    }
+}
+
+/* What a reduction must give at element i: BXOR for integers, SUM for
+ * floating point (exact, see modulus). */
+static uint64_t reduced(int ti, int P, MPI_Count i)
+{
+    uint64_t acc = 0;
+    for (int r = 0; r < P; r++)
+        acc = ti >= T_FLOAT ? acc + value(ti, r, i) : acc ^ value(ti, r, i);
+    return acc;
+}
+
+/* ---------------------------------------------------------------- reports */
+
+static char report_path[PATH_MAX];
+static volatile sig_atomic_t report_on;
+
+/* Writes text to the report file; async-signal-safe. */
+static void report_write(const char *text, size_t len)
+{
+    int fd;
+
+    if (!report_on)
+        return;
+    fd = open(report_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        return;
+    while (len > 0) {
+        ssize_t w = write(fd, text, len);
+        if (w <= 0)
+            break;
+        text += w;
+        len -= (size_t)w;
+    }
+    close(fd);
+}
+
+static void on_alarm(int sig)
+{
+    static const char text[] = "timeout\n";
+    (void)sig;
+    report_write(text, sizeof text - 1);
+    _exit(SAFECOLL_PROBE_EXIT_TIMEOUT);
+}
+
+static void on_fatal(int sig)
+{
+    char text[16] = "crash ";
+    size_t len = 6;
+    char digits[8];
+    int nd = 0, v = sig;
+
+    do {
+        digits[nd++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v > 0 && nd < 8);
+    while (nd > 0)
+        text[len++] = digits[--nd];
+    text[len++] = '\n';
+    report_write(text, len);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+static void arm(double limit)
+{
+    struct sigaction sa;
+    struct itimerval it;
+
+    memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    sa.sa_handler = on_fatal;
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        sigaction(fatal_signals[i], &sa, NULL);
+    sa.sa_handler = on_alarm;
+    sigaction(SIGALRM, &sa, NULL);
+    memset(&it, 0, sizeof it);
+    it.it_value.tv_sec = (time_t)limit;
+    it.it_value.tv_usec = (suseconds_t)((limit - (double)(time_t)limit) * 1e6);
+    if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+        it.it_value.tv_usec = 1;
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void disarm(void)
+{
+    struct itimerval it;
+    memset(&it, 0, sizeof it);
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* ---------------------------------------------------------------- the call */
+
+typedef struct job {
+    safecoll_coll coll;
+    int ti, s, rank, P;
+    MPI_Datatype type;
+    int n;
+    void *sbuf, *rbuf;
+    MPI_Count rcount; /* elements of rbuf this rank checks (0: none) */
+    int *counts, *displs;
+} job;
+
+static int sizes(const job *j, MPI_Count *scount, MPI_Count *rcount)
+{
+    MPI_Count n = j->n, nP = n * j->P;
+    int root = j->rank == 0;
+
+    switch (j->coll) {
+    case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_GATHERV:
+        *scount = n; *rcount = root ? nP : 0; break;
+    case SAFECOLL_COLL_SCATTER:
+        *scount = root ? nP : 0; *rcount = n; break;
+    case SAFECOLL_COLL_ALLGATHER: case SAFECOLL_COLL_ALLGATHERV:
+        *scount = n; *rcount = nP; break;
+    case SAFECOLL_COLL_ALLTOALL:
+        *scount = nP; *rcount = nP; break;
+    case SAFECOLL_COLL_BCAST:
+        *scount = 0; *rcount = n; break;
+    case SAFECOLL_COLL_REDUCE:
+        *scount = n; *rcount = root ? n : 0; break;
+    default: /* allreduce */
+        *scount = n; *rcount = n; break;
+    }
+    return 0;
+}
+
+/* The value rank j->rank must hold at element k of its receive buffer. */
+static uint64_t expected(const job *j, MPI_Count k)
+{
+    MPI_Count n = j->n;
+    switch (j->coll) {
+    case SAFECOLL_COLL_SCATTER: return value(j->ti, 0, j->rank * n + k);
+    case SAFECOLL_COLL_ALLTOALL: return value(j->ti, (int)(k / n), j->rank * n + k % n);
+    case SAFECOLL_COLL_BCAST: return value(j->ti, 0, k);
+    case SAFECOLL_COLL_REDUCE: case SAFECOLL_COLL_ALLREDUCE: return reduced(j->ti, j->P, k);
+    default: return value(j->ti, (int)(k / n), k % n); /* gathers */
+    }
+}
+
+static void fill(const job *j, MPI_Count scount)
+{
+    /* For alltoall, element e of block d is index d*n + e of this rank's
+     * data; for scatter, the root's whole buffer is its data. */
+    for (MPI_Count k = 0; k < scount; k++)
+        put(j->sbuf, j->ti, k, value(j->ti, j->rank, k));
+    if (j->coll == SAFECOLL_COLL_BCAST && j->rank == 0)
+        for (MPI_Count k = 0; k < j->n; k++)
+            put(j->rbuf, j->ti, k, value(j->ti, 0, k));
+}
+
+static int call(const job *j, MPI_Comm comm)
+{
+    MPI_Datatype rt = j->type;
+
+    if (j->ti == T_CHAR && (j->coll == SAFECOLL_COLL_REDUCE || j->coll == SAFECOLL_COLL_ALLREDUCE))
+        rt = MPI_SIGNED_CHAR; /* MPI defines no reduction on MPI_CHAR */
+    MPI_Op op = j->ti >= T_FLOAT ? MPI_SUM : MPI_BXOR;
+    switch (j->coll) {
+    case SAFECOLL_COLL_GATHER:
+        return MPI_Gather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
+    case SAFECOLL_COLL_GATHERV:
+        return MPI_Gatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type, 0,
+                           comm);
+    case SAFECOLL_COLL_SCATTER:
+        return MPI_Scatter(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
+    case SAFECOLL_COLL_ALLGATHER:
+        return MPI_Allgather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
+    case SAFECOLL_COLL_ALLGATHERV:
+        return MPI_Allgatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type,
+                              comm);
+    case SAFECOLL_COLL_ALLTOALL:
+        return MPI_Alltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
+    case SAFECOLL_COLL_BCAST:
+        return MPI_Bcast(j->rbuf, j->n, j->type, 0, comm);
+    case SAFECOLL_COLL_REDUCE:
+        return MPI_Reduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm);
+    default:
+        return MPI_Allreduce(j->sbuf, j->rbuf, j->n, rt, op, comm);
+    }
+}
+
+/* Runs the fault of SAFECOLL_PROBE_FAULT instead of, or after, the call. */
+static int faulty_call(const job *j, MPI_Comm comm, const sc__fault *f)
+{
+    int rc;
+
+    if (!sc__fault_fires(f, j->coll, j->n, j->s, j->P))
+        return call(j, comm);
+    switch (f->kind) {
+    case SC_FAULT_CRASH:
+        if (j->rank == 0)
+            raise(SIGSEGV);
+        return call(j, comm);
+    case SC_FAULT_KILL:
+        if (j->rank == 0)
+            raise(SIGKILL);
+        return call(j, comm);
+    case SC_FAULT_HANG:
+        for (;;)
+            pause();
+    case SC_FAULT_ERROR:
+        return MPI_ERR_COUNT;
+    default: /* wrong: one element of the last receiving rank */
+        rc = call(j, comm);
+        if (rc == MPI_SUCCESS && j->rcount > 0) {
+            int last = j->coll == SAFECOLL_COLL_GATHER || j->coll == SAFECOLL_COLL_GATHERV ||
+                               j->coll == SAFECOLL_COLL_REDUCE ? 0 : j->P - 1;
+            if (j->rank == last) {
+                MPI_Count k = j->rcount / 2;
+                put(j->rbuf, j->ti, k, get(j->rbuf, j->ti, k) ^ 1);
+            }
+        }
+        return rc;
+    }
+}
+
+int safecoll_probe_run(safecoll_coll coll, const char *type, MPI_Count n, MPI_Comm comm,
+                       double limit, const char *report, safecoll_probe_result *res)
+{
+    static const char *const names[] = {"char", "short", "int", "long", "float", "double"};
+    sc__fault fault;
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Count scount, rcount;
+    double local[3], global[3], t0;
+    char text[96];
+    job j;
+    int rc;
+
+    if (res == NULL || !safecoll_probe_supported(coll) || n < 0 || n > INT_MAX ||
+        !(limit > 0) || comm == MPI_COMM_NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_run: invalid argument");
+    memset(res, 0, sizeof *res);
+    res->bad_rank = -1;
+    res->exit_status = -1;
+    memset(&j, 0, sizeof j);
+    if ((rc = safecoll_probe_type(type, &j.type, &j.s)) != MPI_SUCCESS)
+        return rc;
+    for (j.ti = 0; strcmp(names[j.ti], type) != 0; j.ti++)
+        ;
+    if ((rc = sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &fault)) != MPI_SUCCESS)
+        return rc;
+    j.coll = coll;
+    j.n = (int)n;
+    MPI_Comm_rank(comm, &j.rank);
+    MPI_Comm_size(comm, &j.P);
+    if ((coll == SAFECOLL_COLL_GATHERV || coll == SAFECOLL_COLL_ALLGATHERV) &&
+        n * (j.P - 1) > INT_MAX)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_run: the displacements of %s at n = %lld "
+                         "pass the int limit", safecoll_coll_name(coll), (long long)n);
+    if (report != NULL) {
+        if (snprintf(report_path, sizeof report_path, "%s.%d", report, j.rank) >=
+            (int)sizeof report_path)
+            return sc__error(MPI_ERR_ARG, "safecoll_probe_run: report path too long");
+        report_on = 1;
+    }
+
+    /* A buffer that cannot be had is out of memory on every rank alike:
+     * agree before the collective, so no rank waits in it alone. */
+    sizes(&j, &scount, &rcount);
+    j.rcount = rcount;
+    j.sbuf = malloc((size_t)(scount > 0 ? scount : 1) * (size_t)j.s);
+    j.rbuf = malloc((size_t)(rcount > 0 ? rcount : 1) * (size_t)j.s);
+    j.counts = malloc(sizeof(int) * (size_t)j.P);
+    j.displs = malloc(sizeof(int) * (size_t)j.P);
+    int nomem = !j.sbuf || !j.rbuf || !j.counts || !j.displs, any_nomem;
+    MPI_Allreduce(&nomem, &any_nomem, 1, MPI_INT, MPI_MAX, comm);
+    if (any_nomem) {
+        res->outcome = SAFECOLL_PROBE_OOM;
+        snprintf(res->detail, sizeof res->detail, "buffers of %lld elements could not be "
+                 "allocated", (long long)(scount > rcount ? scount : rcount));
+        if (nomem)
+            report_write("nomem\n", 6);
+        else
+            report_write("pass 0\n", 7);
+        goto out;
+    }
+    for (int r = 0; r < j.P; r++) {
+        j.counts[r] = j.n;
+        j.displs[r] = (int)(r * n);
+    }
+    fill(&j, scount);
+    MPI_Comm_dup(comm, &dup);
+    MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN);
+
+    arm(limit);
+    MPI_Barrier(dup);
+    t0 = MPI_Wtime();
+    rc = faulty_call(&j, dup, &fault);
+    local[1] = MPI_Wtime() - t0;
+    local[0] = rc != MPI_SUCCESS ? 2 : 0;
+    local[2] = rc;
+    if (rc == MPI_SUCCESS) {
+        for (MPI_Count k = 0; k < rcount; k++) {
+            if (get(j.rbuf, j.ti, k) != expected(&j, k)) {
+                local[0] = 1;
+                res->bad_index = k;
+                res->bad_rank = j.rank;
+                break;
+            }
+        }
+    }
+    /* Every rank learns the worst outcome and the slowest time. */
+    MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, dup);
+    disarm();
+    res->seconds = global[1];
+    if (local[0] == 1)
+        snprintf(text, sizeof text, "wrong %lld\n", (long long)res->bad_index);
+    else if (local[0] == 2)
+        snprintf(text, sizeof text, "error %d\n", rc);
+    else
+        snprintf(text, sizeof text, "pass %.6f\n", res->seconds);
+    report_write(text, strlen(text));
+    if (global[0] == 2) {
+        res->outcome = SAFECOLL_PROBE_ERROR;
+        res->mpi_error = rc;
+        snprintf(res->detail, sizeof res->detail, "the collective returned an error");
+    } else if (global[0] == 1) {
+        res->outcome = SAFECOLL_PROBE_WRONG;
+        if (local[0] == 1)
+            snprintf(res->detail, sizeof res->detail, "rank %d: element %lld is wrong",
+                     j.rank, (long long)res->bad_index);
+        else
+            snprintf(res->detail, sizeof res->detail, "another rank received wrong data");
+    }
+out:
+    if (dup != MPI_COMM_NULL)
+        MPI_Comm_free(&dup);
+    free(j.sbuf);
+    free(j.rbuf);
+    free(j.counts);
+    free(j.displs);
+    report_on = 0;
+    return MPI_SUCCESS;
+}

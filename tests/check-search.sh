@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# `safecoll search` and `safecoll probe` against a simulated buggy MPI
+# (SAFECOLL_PROBE_FAULT) at tiny sizes: Step 1, Step 2 and the Table IX
+# classification for every class and failure kind, and the failures of the
+# search itself (launcher, out of memory, bad options).  `make check` runs it.
+#
+#   tests/check-search.sh [bin/safecoll]
+#
+# Needs MPIEXEC (the Makefile exports it).  Prints one line per failed
+# assertion and "search: N checks, F failed".
+set -u
+
+tool=${1:-bin/safecoll}
+[ -x "$tool" ] || { echo "check-search: $tool is not built (run make)" >&2; exit 2; }
+case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
+export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=
+unset SAFECOLL_PROBE_FAULT
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/safecoll-search.XXXXXX") || exit 2
+cleanup() { [ "${KEEP:-0}" = 1 ] || rm -rf "$scratch"; }
+trap cleanup EXIT
+cd "$scratch" || exit 2
+export TMPDIR=$scratch
+
+checks=0 failed=0
+out=$scratch/out err=$scratch/err
+# Small limits: a hang costs 2 s, a launch at most 5 more.
+fast=(--n-start 64 --f 4 --time-limit 2 --time-floor 2 --grace 5 --mem-limit 1Gi)
+
+run() {
+    local want=$1 got
+    shift
+    checks=$((checks + 1))
+    "$tool" "$@" >"$out" 2>"$err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        failed=$((failed + 1))
+        echo "FAIL: safecoll $*: exit $got, expected $want"
+        sed 's/^/    out| /' "$out" | tail -5
+        sed 's/^/    err| /' "$err" | tail -5
+    fi
+}
+
+expect() {
+    local where=$1 text=$2 file=$out
+    [ "$where" = err ] && file=$err
+    checks=$((checks + 1))
+    if ! grep -qF -- "$text" "$file"; then
+        failed=$((failed + 1))
+        echo "FAIL: std$where lacks \"$text\":"
+        sed 's/^/    | /' "$file" | tail -8
+    fi
+}
+
+# within COLL LOW: the table row of COLL has n_s <= LOW < n_s + delta, i.e.
+# the largest passing count LOW of the synthetic bug is found within delta.
+within() {
+    local coll=$1 low=$2 ns delta
+    checks=$((checks + 1))
+    read -r ns delta < <(awk -v c="$coll" '$1 == c && $4 ~ /^[0-9]+$/ { print $4, $5 }' "$out")
+    if [ -z "${ns:-}" ] || [ "$ns" -gt "$low" ] || [ $((ns + delta)) -le "$low" ]; then
+        failed=$((failed + 1))
+        echo "FAIL: $coll: n_s=${ns:-?} delta=${delta:-?} does not bracket $low"
+        sed 's/^/    | /' "$out" | tail -4
+    fi
+}
+
+# records: the records printed parse as a bound file.
+records() {
+    grep '^collective=' "$out" >rec.bounds
+    checks=$((checks + 1))
+    if ! "$tool" bounds check rec.bounds >/dev/null 2>&1 || [ ! -s rec.bounds ]; then
+        failed=$((failed + 1))
+        echo "FAIL: the records do not load:"; sed 's/^/    | /' rec.bounds
+    fi
+}
+
+# --- G by elements (Table IX row 2), a crash: n*P > 1000 fails, so n = 500 passes at P = 2
+SAFECOLL_PROBE_FAULT=kind=crash,class=gelem,bound=1000 run 0 search --coll gather --procs 2 "${fast[@]}"
+within gather 500; records
+expect out "class=G_elements"; expect out "Table IX row 2"
+expect err "crash: rank 0 died of signal 11"
+
+# --- G by bytes (row 1), wrong data: s*n*P > 2000 at s = 1, P = 2
+SAFECOLL_PROBE_FAULT=kind=wrong,class=gbytes,bound=2000 run 0 search --coll allgather --procs 2 "${fast[@]}" --out found.bounds
+within allgather 1000; records
+expect out "class=G_bytes"; expect out "Table IX row 1"; expect err "wrong data: rank 1: element"
+run 0 bounds check found.bounds; expect out "ok: 1 record"
+
+# --- type 2 (row 3), an error return: s*n > 300; for scatter a per-message X record at s = 1
+SAFECOLL_PROBE_FAULT=kind=error,class=type2,bound=300 run 0 search --coll scatter --procs 2 "${fast[@]}"
+within scatter 300; records
+expect out "class=X"; expect out " s=1 "; expect out "Table IX row 3"; expect err "MPI error"
+
+# --- G by elements for bcast (row 4: n > n_s at 2P and 2s), a hang ended by the watchdog
+SAFECOLL_PROBE_FAULT=kind=hang,class=gelem,bound=300 run 0 search --coll bcast --procs 2 "${fast[@]}"
+within bcast 300; records
+expect out "collective=bcast class=G_elements"; expect out "Table IX row 4"
+expect err "timeout: the watchdog ended a hang"
+
+# --- class X: n*(P+s) > 3000 fits no row; the record is restricted to s and P
+SAFECOLL_PROBE_FAULT=kind=crash,class=x,bound=3000 run 0 search --coll alltoall --procs 2 "${fast[@]}"
+within alltoall 1000; records
+expect out "class=X"; expect out " s=1 P=2 "; expect err "fit no row of Table IX"
+
+# --- SIGKILL (the kernel's out-of-memory kill): a limit, not a bug
+SAFECOLL_PROBE_FAULT=kind=kill,class=gelem,bound=1000 run 0 search --coll gather --procs 2 "${fast[@]}"
+expect err "out of memory: a process was killed by SIGKILL"; expect out "memory limit"
+
+# --- the memory estimate stops Step 1 before any failure: gather at P = 2
+# holds 2*s*n*P = 4n bytes, so 2Ki stops at n = 1024
+run 0 search --coll gather --procs 2 "${fast[@]}" --mem-limit 2Ki --no-classify
+expect out "512          -"; expect out "memory limit"
+run 0 search --coll gather --procs 2,4 --dry-run --mem-limit 1Mi
+expect out "gather P=4 char: Step 1 at most 18 probes"; expect out "memory limit 1048576 bytes"
+
+# --- the launcher fails, the probe refuses its fault specification, bad options
+run 1 search --coll gather --procs 2 "${fast[@]}" --launcher 'no-such-launcher -n {P}'
+expect err "the launcher failed: no probe ran (launcher exit status 127): cannot run the launcher 'no-such-launcher'"
+SAFECOLL_PROBE_FAULT=kind=boom,class=gelem,bound=1 run 1 search --coll gather --procs 2 "${fast[@]}"
+expect err "SAFECOLL_PROBE_FAULT: unknown kind 'boom'"
+run 2 search --coll gather;                    expect err "--coll and --procs are required"
+run 2 search --coll frob --procs 2;            expect err "unknown or unsupported collective"
+run 2 search --coll gather --procs 2 --f 0;    expect err "--f is not a number"
+run 2 search --coll gather --procs 2 --mem-limit 8G; expect err "--mem-limit is not a number"
+run 2 search --coll gather --procs 2 --bogus 1; expect err "unknown option: --bogus"
+run 2 probe --coll gather;                     expect err "--coll and --n are required"
+run 0 search --help;                           expect out "usage: safecoll search"
+
+# --- the probe alone: every supported collective and type passes on the real MPI
+for c in gather scatter allgather alltoall bcast reduce allreduce gatherv allgatherv; do
+    for t in char short int long float double; do
+        checks=$((checks + 1))
+        if ! $MPIEXEC -n 3 "$tool" probe --coll $c --type $t --n 257 >"$out" 2>&1; then
+            failed=$((failed + 1)); echo "FAIL: probe $c $t:"; sed 's/^/    | /' "$out"
+        fi
+    done
+done
+# every fault spelling the probe accepts, and the exit status of each kind
+for k in crash:139 hang:67 wrong:65 error:66; do
+    kind=${k%%:*} want=${k#*:}
+    checks=$((checks + 1))
+    SAFECOLL_PROBE_FAULT=kind=$kind,class=type2,bound=1Ki $MPIEXEC -n 2 "$tool" probe \
+        --coll allreduce --n 2000 --time-limit 1 >"$out" 2>&1
+    got=$?
+    # MPICH's mpiexec exits with the signal's number when a rank dies of one.
+    [ "$kind" = crash ] && want=11
+    if [ "$got" -ne "$want" ]; then
+        failed=$((failed + 1)); echo "FAIL: probe fault $kind: exit $got, expected $want"
+    fi
+done
+for c in gelem gbytes x; do
+    checks=$((checks + 1))
+    SAFECOLL_PROBE_FAULT=kind=wrong,class=$c,bound=0 $MPIEXEC -n 2 "$tool" probe \
+        --coll gather --n 10 >"$out" 2>&1
+    [ $? -eq 65 ] || { failed=$((failed + 1)); echo "FAIL: probe fault class $c"; }
+done
+
+echo "  search: $checks checks, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,436 @@
+/*
+ * safecoll probe and safecoll search: user-side testing of the installed
+ * MPI (include/safecoll/probe.h). `probe` is the only command of the tool
+ * that calls MPI_Init; `search` runs probes as separate jobs.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <safecoll.h>
+
+#include "tool.h"
+
+enum { EXIT_OK = 0, EXIT_DATA = 1, EXIT_USAGE = 2 };
+enum { MAX_LIST = 32 };
+
+static int usage(const char *text, const char *what, const char *arg)
+{
+    fprintf(stderr, "safecoll: %s%s%s\n%s", what, arg ? ": " : "", arg ? arg : "", text);
+    return EXIT_USAGE;
+}
+
+/* Digits with an optional Ki, Mi, Gi, Ti suffix, in [lo, hi]. */
+static int parse_num(const char *s, long long lo, long long hi, long long *out)
+{
+    char *end;
+    long long v, mult = 1;
+
+    errno = 0;
+    if (*s < '0' || *s > '9')
+        return -1;
+    v = strtoll(s, &end, 10);
+    if (errno != 0)
+        return -1;
+    if (*end != '\0') {
+        const char *units = "KMGT", *u = strchr(units, *end);
+        if (u == NULL || *u == '\0' || end[1] != 'i' || end[2] != '\0')
+            return -1;
+        mult = 1LL << (10 * (u - units + 1));
+        if (v > LLONG_MAX / mult)
+            return -1;
+        v *= mult;
+    }
+    if (v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_secs(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || !(v > 0) || v > 1e7)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_coll(const char *name, safecoll_coll *out)
+{
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        if (strcmp(name, safecoll_coll_name((safecoll_coll)c)) == 0 &&
+            safecoll_probe_supported((safecoll_coll)c)) {
+            *out = (safecoll_coll)c;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- probe */
+
+static const char probe_usage[] =
+    "usage: safecoll probe --coll NAME --n COUNT [--type T] [--time-limit S] [--report PREFIX]\n"
+    "\n"
+    "Run one native collective once in this MPI job (rank 0 the root) and check\n"
+    "every element on every receiving rank. Started by `safecoll search`; by hand:\n"
+    "  mpiexec -n 4 safecoll probe --coll gather --n 1000\n"
+    "Exit status: 0 pass, 65 wrong data, 66 MPI error, 67 timeout (watchdog),\n"
+    "68 out of memory, 2 wrong usage. SAFECOLL_PROBE_FAULT injects a bug.\n";
+
+int tool_probe(int argc, char **argv)
+{
+    const char *type = "char", *report = NULL;
+    safecoll_coll coll = SAFECOLL_NCOLL;
+    long long n = -1;
+    double limit = 60;
+    safecoll_probe_result res;
+    int rank, size, rc;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(probe_usage, stdout);
+            return EXIT_OK;
+        }
+        if (v == NULL)
+            return usage(probe_usage, "probe: unknown option or missing value", a);
+        i++;
+        if (strcmp(a, "--coll") == 0) {
+            if (parse_coll(v, &coll) != 0)
+                return usage(probe_usage, "probe: unknown or unsupported collective", v);
+        } else if (strcmp(a, "--n") == 0) {
+            if (parse_num(v, 0, INT_MAX, &n) != 0)
+                return usage(probe_usage, "probe: --n is not a count in [0, INT_MAX]", v);
+        } else if (strcmp(a, "--type") == 0) {
+            if (safecoll_probe_type(v, NULL, NULL) != MPI_SUCCESS)
+                return usage(probe_usage, "probe: unknown type", v);
+            type = v;
+        } else if (strcmp(a, "--time-limit") == 0) {
+            if (parse_secs(v, &limit) != 0)
+                return usage(probe_usage, "probe: --time-limit is not a positive number", v);
+        } else if (strcmp(a, "--report") == 0) {
+            report = v;
+        } else {
+            return usage(probe_usage, "probe: unknown option", a);
+        }
+    }
+    if (coll == SAFECOLL_NCOLL || n < 0)
+        return usage(probe_usage, "probe: --coll and --n are required", NULL);
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    rc = safecoll_probe_run(coll, type, n, MPI_COMM_WORLD, limit, report, &res);
+    if (rc != MPI_SUCCESS) {
+        if (rank == 0)
+            fprintf(stderr, "safecoll: probe: %s\n", safecoll_last_error());
+        MPI_Finalize();
+        return SAFECOLL_PROBE_EXIT_USAGE;
+    }
+    if (res.outcome == SAFECOLL_PROBE_WRONG && res.bad_rank == rank)
+        fprintf(stderr, "safecoll: probe: %s\n", res.detail);
+    if (rank == 0)
+        printf("probe %s n=%lld %s P=%d: %s%s%s (%.6f s)\n", safecoll_coll_name(coll), n, type,
+               size, safecoll_probe_outcome_name(res.outcome), res.detail[0] ? ": " : "",
+               res.detail, res.seconds);
+    MPI_Finalize();
+    return safecoll_probe_exit_status(res.outcome);
+}
+
+/* ---------------------------------------------------------------- search */
+
+static const char search_usage[] =
+    "usage: safecoll search --coll NAME[,NAME...] --procs P[,P...] [options]\n"
+    "\n"
+    "Find the safe bound n_s of each collective at each process count with\n"
+    "probe jobs (paper 000, III-B): Step 1 doubles n until a failure, Step 2\n"
+    "refines at delta = n'_s/f; then the bound is verified at 2P and at twice\n"
+    "the type size and classified by Table IX into a bound record.\n"
+    "\n"
+    "Options:\n"
+    "  --type T          char (default) short int long float double\n"
+    "  --f F             Step 2 divisor (default 16)\n"
+    "  --n-start N       first count (default 1)\n"
+    "  --n-max N         count limit (default INT_MAX)\n"
+    "  --mem-limit B     bytes, e.g. 8Gi (default half of MemAvailable)\n"
+    "  --launcher CMD    words with {P} (default '$MPIEXEC -n {P}', or 'mpiexec -n {P}')\n"
+    "  --time-limit S    first time limit (default 60)\n"
+    "  --time-factor X   next limit = X * last run's time (default 10)\n"
+    "  --time-floor S    smallest limit (default 10)\n"
+    "  --grace S         launch time allowed on top of the limit (default 30)\n"
+    "  --no-classify     only search, no verification at 2P and 2s\n"
+    "  --out FILE        append the bound records to FILE\n"
+    "  --probe-cmd PATH  the program run as 'PATH probe ...' (default: this one)\n"
+    "  --dry-run         print the plan and the memory estimate; run nothing\n"
+    "Exit status: 0 done (bugs found or not), 1 the launcher failed or FILE\n"
+    "could not be written, 2 wrong usage.\n";
+
+typedef struct display {
+    int tty;
+} display;
+
+static void progress(const safecoll_search_event *ev, void *arg)
+{
+    const display *d = arg;
+    static const char *const steps[] = {"", "step 1", "step 2", "verify"};
+
+    if (d->tty) {
+        fprintf(stderr, "\r\033[K%s P=%d %s %s n=%lld  %6.1f s  %s", safecoll_coll_name(ev->coll),
+                ev->P, ev->type, steps[ev->step], (long long)ev->n, ev->elapsed,
+                ev->done ? safecoll_probe_outcome_name(ev->result->outcome) : "...");
+        fflush(stderr);
+    } else if (ev->done) {
+        fprintf(stderr, "  %s P=%d %s %s n=%lld: %s%s%s (%.3f s)\n",
+                safecoll_coll_name(ev->coll), ev->P, ev->type, steps[ev->step],
+                (long long)ev->n, safecoll_probe_outcome_name(ev->result->outcome),
+                ev->result->detail[0] ? ": " : "", ev->result->detail, ev->result->seconds);
+    }
+}
+
+static int split_list(char *s, char **items, int max)
+{
+    int k = 0;
+    for (char *t = strtok(s, ","); t != NULL; t = strtok(NULL, ",")) {
+        if (k == max)
+            return -1;
+        items[k++] = t;
+    }
+    return k;
+}
+
+static void dry_run(const safecoll_search_opts *o, safecoll_coll coll, const char *type, int P,
+                    int classify)
+{
+    MPI_Count limit, mem = 0, n, last = 0;
+    int s, steps = 0;
+
+    safecoll_probe_type(type, NULL, &s);
+    if (safecoll_search_mem_limit(o, &limit) != MPI_SUCCESS)
+        limit = 0;
+    for (n = o->n_start;; n = n > o->n_max / 2 ? o->n_max : 2 * n) {
+        MPI_Count m;
+        if (safecoll_probe_memory(coll, n, s, P, &m) != MPI_SUCCESS || m > limit)
+            break;
+        steps++;
+        last = n;
+        mem = m;
+        if (n == o->n_max)
+            break;
+    }
+    printf("%s P=%d %s: Step 1 at most %d probes (n = %lld .. %lld, %lld bytes of buffers at "
+           "the last), Step 2 at most %d, verification %s; memory limit %lld bytes\n",
+           safecoll_coll_name(coll), P, type, steps, (long long)o->n_start, (long long)last,
+           (long long)mem, o->f - 1, classify ? "at most 8 (4 at 2P, 4 at 2s)" : "off",
+           (long long)limit);
+}
+
+int tool_search(int argc, char **argv)
+{
+    char *colls[MAX_LIST], *procs[MAX_LIST], pattern[SAFECOLL_BOUND_TEXT_MAX];
+    char self[PATH_MAX], line[SAFECOLL_BOUND_LINE_MAX];
+    const char *type = "char", *out = NULL;
+    int ncoll = 0, nproc = 0, classify = 1, dry = 0, status = EXIT_OK;
+    safecoll_search_opts o;
+    display d = {isatty(2)};
+    long long v;
+    FILE *fp = NULL;
+
+    safecoll_search_opts_init(&o);
+    o.progress = progress;
+    o.progress_arg = &d;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(search_usage, stdout);
+            return EXIT_OK;
+        } else if (strcmp(a, "--no-classify") == 0) {
+            classify = 0;
+            continue;
+        } else if (strcmp(a, "--dry-run") == 0) {
+            dry = 1;
+            continue;
+        }
+        if (a[0] != '-' || a[1] != '-')
+            return usage(search_usage, "search: unexpected argument", a);
+        if (val == NULL)
+            return usage(search_usage, "search: unknown option or missing value", a);
+        i++;
+        if (strcmp(a, "--coll") == 0) {
+            if ((ncoll = split_list(val, colls, MAX_LIST)) <= 0)
+                return usage(search_usage, "search: --coll needs names", NULL);
+            for (int k = 0; k < ncoll; k++) {
+                safecoll_coll c;
+                if (parse_coll(colls[k], &c) != 0)
+                    return usage(search_usage, "search: unknown or unsupported collective "
+                                 "(supported: gather scatter allgather alltoall bcast reduce "
+                                 "allreduce gatherv allgatherv)", colls[k]);
+            }
+        } else if (strcmp(a, "--procs") == 0) {
+            if ((nproc = split_list(val, procs, MAX_LIST)) <= 0)
+                return usage(search_usage, "search: --procs needs counts", NULL);
+            for (int k = 0; k < nproc; k++)
+                if (parse_num(procs[k], 1, INT_MAX / 2, &v) != 0)
+                    return usage(search_usage, "search: not a process count", procs[k]);
+        } else if (strcmp(a, "--type") == 0) {
+            if (safecoll_probe_type(val, NULL, NULL) != MPI_SUCCESS)
+                return usage(search_usage, "search: unknown type (char short int long float "
+                             "double)", val);
+            type = val;
+        } else if (strcmp(a, "--f") == 0) {
+            if (parse_num(val, 1, 1 << 20, &v) != 0)
+                return usage(search_usage, "search: --f is not a number in [1, 1Mi]", val);
+            o.f = (int)v;
+        } else if (strcmp(a, "--n-start") == 0 || strcmp(a, "--n-max") == 0) {
+            if (parse_num(val, 1, INT_MAX, &v) != 0)
+                return usage(search_usage, "search: not a count in [1, INT_MAX]", val);
+            *(a[4] == 's' ? &o.n_start : &o.n_max) = v;
+        } else if (strcmp(a, "--mem-limit") == 0) {
+            if (parse_num(val, 1, LLONG_MAX, &v) != 0)
+                return usage(search_usage, "search: --mem-limit is not a number of bytes "
+                             "(digits, optionally Ki Mi Gi Ti)", val);
+            o.mem_limit = v;
+        } else if (strcmp(a, "--launcher") == 0) {
+            if (strspn(val, " \t") == strlen(val))
+                return usage(search_usage, "search: --launcher is empty", NULL);
+            o.launcher = val;
+        } else if (strcmp(a, "--time-limit") == 0 || strcmp(a, "--time-factor") == 0 ||
+                   strcmp(a, "--time-floor") == 0 || strcmp(a, "--grace") == 0) {
+            double *dst = strcmp(a, "--time-limit") == 0    ? &o.time_first
+                          : strcmp(a, "--time-factor") == 0 ? &o.time_factor
+                          : strcmp(a, "--time-floor") == 0  ? &o.time_floor
+                                                            : &o.grace;
+            if (parse_secs(val, dst) != 0)
+                return usage(search_usage, "search: not a positive number of seconds", val);
+        } else if (strcmp(a, "--out") == 0) {
+            out = val;
+        } else if (strcmp(a, "--probe-cmd") == 0) {
+            o.probe_cmd = val;
+        } else {
+            return usage(search_usage, "search: unknown option", a);
+        }
+    }
+    if (ncoll == 0 || nproc == 0)
+        return usage(search_usage, "search: --coll and --procs are required", NULL);
+    if (o.n_start > o.n_max)
+        return usage(search_usage, "search: --n-start is above --n-max", NULL);
+    if (o.probe_cmd == NULL) {
+        ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+        if (len <= 0) {
+            fprintf(stderr, "safecoll: search: cannot find this program (give --probe-cmd)\n");
+            return EXIT_USAGE;
+        }
+        self[len] = '\0';
+        o.probe_cmd = self;
+    }
+    if (dry) {
+        for (int c = 0; c < ncoll; c++)
+            for (int p = 0; p < nproc; p++) {
+                safecoll_coll coll;
+                parse_coll(colls[c], &coll);
+                dry_run(&o, coll, type, atoi(procs[p]), classify);
+            }
+        return EXIT_OK;
+    }
+    if (out != NULL && (fp = fopen(out, "a")) == NULL) {
+        fprintf(stderr, "safecoll: search: %s: %s\n", out, strerror(errno));
+        return EXIT_DATA;
+    }
+    if (safecoll_probe_library_pattern(pattern, sizeof pattern) != MPI_SUCCESS)
+        pattern[0] = '\0';
+
+    /* The table of results, as the paper's Table VII, after the records. */
+    char table[MAX_LIST * MAX_LIST][200];
+    int rows = 0, s;
+    safecoll_probe_type(type, NULL, &s);
+    for (int c = 0; c < ncoll; c++) {
+        for (int p = 0; p < nproc; p++) {
+            safecoll_coll coll;
+            safecoll_search_result r;
+            safecoll_probe_verdict at_2p = SAFECOLL_PROBE_OTHER, at_2s = SAFECOLL_PROBE_OTHER;
+            safecoll_probe_row row = SAFECOLL_PROBE_ROW_NONE;
+            const char *cls = "-", *det = "-", *twice = safecoll_probe_type_double(type);
+            char ns[32] = "-", dl[32] = "-";
+            int P = atoi(procs[p]);
+
+            parse_coll(colls[c], &coll);
+            if (safecoll_search_run(&o, coll, type, P, &r) != MPI_SUCCESS) {
+                fprintf(stderr, "%ssafecoll: search: %s\n", d.tty ? "\n" : "",
+                        safecoll_last_error());
+                status = EXIT_DATA;
+                continue;
+            }
+            if (d.tty)
+                fputs("\r\033[K", stderr);
+            if (r.status == SAFECOLL_SEARCH_LAUNCH) {
+                fprintf(stderr, "safecoll: search: %s P=%d: the launcher failed: %s\n",
+                        colls[c], P, r.failure.detail);
+                status = EXIT_DATA;
+                continue;
+            }
+            snprintf(ns, sizeof ns, "%lld", (long long)r.n_s);
+            if (r.status == SAFECOLL_SEARCH_FOUND) {
+                snprintf(dl, sizeof dl, "%lld", (long long)r.delta);
+                det = "unclassified";
+                if (classify && r.n_s >= 2 && twice != NULL) {
+                    int k1 = 0, k2 = 0;
+                    if (safecoll_search_verify(&o, coll, type, 2 * P, r.n_s, r.delta,
+                                               o.time_first, &at_2p, &k1) != MPI_SUCCESS ||
+                        safecoll_search_verify(&o, coll, twice, P, r.n_s, r.delta,
+                                               o.time_first, &at_2s, &k2) != MPI_SUCCESS) {
+                        fprintf(stderr, "%ssafecoll: search: %s\n", d.tty ? "\n" : "",
+                                safecoll_last_error());
+                        status = EXIT_DATA;
+                        continue;
+                    }
+                    if (d.tty)
+                        fputs("\r\033[K", stderr);
+                    row = safecoll_probe_classify(at_2p, at_2s);
+                    if (row == SAFECOLL_PROBE_ROW_NONE)
+                        fprintf(stderr, "safecoll: search: %s P=%d: the safe bounds at 2P and "
+                                "2s fit no row of Table IX: class X at s=%d P=%d\n", colls[c],
+                                P, s, P);
+                } else if (classify) {
+                    fprintf(stderr, "safecoll: search: %s P=%d: not classified (%s)\n",
+                            colls[c], P, r.n_s < 2 ? "n_s is below 2" :
+                            "no type of twice the size");
+                }
+                if (classify && r.n_s >= 2 && twice != NULL) {
+                    safecoll_bound b;
+                    det = safecoll_probe_row_name(row);
+                    if (safecoll_probe_record(coll, s, P, r.n_s, r.delta, row, pattern, &b) ==
+                            MPI_SUCCESS &&
+                        safecoll_bounds_format(&b, line, sizeof line) == MPI_SUCCESS) {
+                        cls = safecoll_bound_class_name(b.cls);
+                        printf("%s\n", line);
+                        if (fp != NULL)
+                            fprintf(fp, "%s\n", line);
+                    }
+                }
+            } else {
+                det = r.status == SAFECOLL_SEARCH_MEMORY ? "memory limit" : "no failure";
+            }
+            snprintf(table[rows++], sizeof table[0], "%-12s %6d %3d %12s %10s %-10s %s%s%s",
+                     colls[c], P, s, ns, dl, cls, det,
+                     r.status == SAFECOLL_SEARCH_FOUND ? "; failure: " : "",
+                     r.status == SAFECOLL_SEARCH_FOUND
+                         ? safecoll_probe_outcome_name(r.failure.outcome) : "");
+        }
+    }
+    printf("\n%-12s %6s %3s %12s %10s %-10s %s\n", "collective", "P", "s", "n_s", "delta",
+           "class", "detector");
+    for (int k = 0; k < rows; k++)
+        printf("%s\n", table[k]);
+    if (fp != NULL && fclose(fp) != 0) {
+        fprintf(stderr, "safecoll: search: %s: %s\n", out, strerror(errno));
+        status = EXIT_DATA;
+    }
+    return status;
+}
