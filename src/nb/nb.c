@@ -349,12 +349,32 @@ static int query_fn(void *state, MPI_Status *status)
     return op->rc;
 }
 
+/* Stacks of ended operations are kept for the next ones: mapping and
+ * unmapping a stack costs more than the rest of a small operation. */
+enum { STACK_POOL = 8 };
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *pool[STACK_POOL];
+static int npool;
+
+static void stack_release(char *stack)
+{
+    if (stack == NULL)
+        return;
+    pthread_mutex_lock(&pool_lock);
+    if (npool < STACK_POOL) {
+        pool[npool++] = stack;
+        stack = NULL;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    if (stack != NULL)
+        munmap(stack, STACK_SIZE);
+}
+
 static int free_fn(void *state)
 {
     nb_op *op = state;
 
-    if (op->stack != NULL)
-        munmap(op->stack, op->stack_size);
+    stack_release(op->stack);
     if (op->free_arg != NULL)
         op->free_arg(op->arg);
     free(op);
@@ -402,14 +422,21 @@ static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
 static int make_stack(nb_op *op)
 {
     size_t page = (size_t)getpagesize();
-    void *mem = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    void *mem = NULL;
 
-    if (mem == MAP_FAILED)
-        return -1;
-    if (mprotect(mem, page, PROT_NONE) != 0) {
-        munmap(mem, STACK_SIZE);
-        return -1;
+    pthread_mutex_lock(&pool_lock);
+    if (npool > 0)
+        mem = pool[--npool];
+    pthread_mutex_unlock(&pool_lock);
+    if (mem == NULL) {
+        mem = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+        if (mem == MAP_FAILED)
+            return -1;
+        if (mprotect(mem, page, PROT_NONE) != 0) {
+            munmap(mem, STACK_SIZE);
+            return -1;
+        }
     }
     op->stack = mem;
     op->stack_size = STACK_SIZE;
@@ -466,10 +493,8 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
         pthread_mutex_unlock(&lock);
         return MPI_SUCCESS;
     }
-    if (op->stack != NULL) {
-        munmap(op->stack, op->stack_size);
-        op->stack = NULL;
-    }
+    stack_release(op->stack);
+    op->stack = NULL;
 #endif
     /* No coroutine here: run it now, and hand back a completed request
      * that carries its result. */
