@@ -64,12 +64,17 @@ configs=(
     "bcast-int             test_bcast      int      9.6  auto chunk p2p"
     "ibcast-int            test_bcast      iint     9.6  auto chunk"
     "bcast_c-bigcount      test_bcast      c        8.8  auto largecount bigtype chunk p2p"
+    "reduce-inplace        test_reduce     reduce  13.5  auto chunk p2p"
+    "ireduce-inplace       test_reduce     ireduce 13.5  auto chunk"
+    "allreduce-inplace     test_reduce     allreduce 13.3 auto chunk p2p"
+    "iallreduce-inplace    test_reduce     iallreduce 13.3 auto chunk"
 )
 
 if [ "${1:-}" = --list ]; then
     echo "native-gatherv-wrapped (6.5 GB; expected to crash)"
     echo "native-gather (4.8 GB; recorded, works on MPICH 4.0.2)"
     echo "native-allreduce (13 GB; recorded, works on MPICH 4.0.2)"
+    echo "native-reduce-inplace (0.1 GB; crashes on MPICH 4.0.2)"
     for c in "${configs[@]}"; do
         read -r name prog mode gb strategies <<< "$c"
         for s in $strategies; do echo "$name-$s ($gb GB; $prog $mode, SAFECOLL_STRATEGY=all=$s)"; done
@@ -156,13 +161,16 @@ run_native() {
 
 # MPI_Gatherv with wrapped int displs crashes MPICH 4.0.2: the bug the
 # library avoids.  MPI_Gather at n*P > INT_MAX and MPI_Allreduce at s*n >
-# INT_MAX bytes are recorded.
+# INT_MAX bytes are recorded, and MPI_Reduce with MPI_IN_PLACE at a root
+# other than 0, which crashes MPICH 4.0.2 from 2049 bytes on.
 run_native native-gatherv-wrapped native_gatherv 6.5 MPI_Gatherv \
     "MPI_Gatherv with wrapped displs (displs[3] = -1894967296)"
 run_native native-gather native_gather 4.8 MPI_Gather \
     "MPI_Gather of 4 x 600M chars (n*P > INT_MAX)"
 run_native native-allreduce native_allreduce 13 MPI_Allreduce \
     "MPI_Allreduce of 537M ints in place (s*n > INT_MAX bytes)"
+run_native native-reduce-inplace native_reduce 0.1 MPI_Reduce \
+    "MPI_Reduce of 1M ints, MPI_IN_PLACE at root 2"
 
 for c in "${configs[@]}"; do
     read -r name prog mode gb strategies <<< "$c"
