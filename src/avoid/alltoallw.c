@@ -45,25 +45,51 @@ static const void *send_buf(const sc__call *call)
     return call->in_place ? MPI_IN_PLACE : call->lay.buf;
 }
 
-#if SC_HAVE_MPI4
-/* A copy of a type array with MPI_BYTE for the empty blocks, whose types
- * MPI does not look at but may validate. NULL when out of memory. */
-static MPI_Datatype *types_copy(sc__call *call, const MPI_Datatype *types, const sc__layout *lay)
+/* The count of block j as the caller gave it, through either API: native
+ * runs without the 64-bit views (w_feasible is skipped when nothing
+ * triggers). */
+static MPI_Count count_of(const sc__layout *lay, int j)
 {
-    MPI_Datatype *t = sc__scratch(call, sizeof *t * (size_t)call->size);
+    return lay->icounts != NULL ? lay->icounts[j] : lay->ccounts[j];
+}
 
+/* The type array of one side to hand to MPI. MPI does not look at the type
+ * of an empty block, but the standard does not say that it may be
+ * MPI_DATATYPE_NULL: MPICH 4.0.2 accepts that, Open MPI 4.1.4 validates
+ * every entry and fails the whole call with MPI_ERR_TYPE. When some empty
+ * block's type is MPI_DATATYPE_NULL, this is a copy with MPI_BYTE for the
+ * types of the empty blocks; otherwise the caller's array itself, so that
+ * the common call copies nothing. NULL when out of memory. */
+static const MPI_Datatype *types_for_mpi(sc__call *call, const MPI_Datatype *types,
+                                         const sc__layout *lay)
+{
+    MPI_Datatype *t;
+    int need = 0;
+
+    for (int j = 0; !need && j < call->size; j++)
+        need = count_of(lay, j) == 0 && types[j] == MPI_DATATYPE_NULL;
+    if (!need)
+        return types;
+    t = sc__scratch(call, sizeof *t * (size_t)call->size);
     for (int j = 0; t != NULL && j < call->size; j++)
-        t[j] = lay->counts[j] > 0 ? types[j] : MPI_BYTE;
+        t[j] = count_of(lay, j) > 0 ? types[j] : MPI_BYTE;
     return t;
 }
-#endif
 
 static int w_native(sc__call *call)
 {
     sc__layout *s = &call->lay, *r = &call->rlay;
     const int *sc = s->icounts, *sd = s->idispls, *rc_ = r->icounts, *rd = r->idispls;
+    const MPI_Datatype *st = NULL, *rt = types_for_mpi(call, call->w.rtypes, r);
     int rc;
 
+    if (!call->in_place)
+        st = types_for_mpi(call, call->w.stypes, s);
+    if (rt == NULL || (!call->in_place && st == NULL)) {
+        rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
+        MPI_Comm_call_errhandler(call->comm, rc);
+        return rc;
+    }
     if (call->large) {
         /* Every value fits in int, or native would not have been chosen. */
         const int p = call->size;
@@ -86,8 +112,7 @@ static int w_native(sc__call *call)
         rc_ = a + 2 * p;
         rd = a + 3 * p;
     }
-    return SC_COLL(MPI_Alltoallw, MPI_Ialltoallw, send_buf(call), sc, sd,
-                   call->in_place ? NULL : call->w.stypes, r->buf, rc_, rd, call->w.rtypes,
+    return SC_COLL(MPI_Alltoallw, MPI_Ialltoallw, send_buf(call), sc, sd, st, r->buf, rc_, rd, rt,
                    call->comm);
 }
 
@@ -95,11 +120,10 @@ static int w_native(sc__call *call)
 static int w_largecount(sc__call *call)
 {
     sc__layout *s = &call->lay, *r = &call->rlay;
-    MPI_Datatype *st = NULL, *rt;
+    const MPI_Datatype *st = NULL, *rt = types_for_mpi(call, call->w.rtypes, r);
 
-    rt = types_copy(call, call->w.rtypes, r);
     if (!call->in_place)
-        st = types_copy(call, call->w.stypes, s);
+        st = types_for_mpi(call, call->w.stypes, s);
     if (rt == NULL || (!call->in_place && st == NULL))
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
     return SC_COLL(MPI_Alltoallw_c, MPI_Ialltoallw_c, send_buf(call), s->counts, s->displs, st,

@@ -76,6 +76,36 @@ static int ialltoallw_in_place(const sc__call *call)
     return call->nb && call->in_place && call->size > 1;
 }
 
+/* Open MPI 4.1.4's blocking MPI_Alltoallw on a communicator of one process
+ * copies the block to itself from sendbuf + sdispls[0] * extent(sendtypes[0])
+ * to recvbuf + rdispls[0] * extent(recvtypes[0]), as if the displacements
+ * were alltoallv's (in elements), while alltoallw's are in bytes. The data
+ * lands elsewhere, past the end of a buffer sized for the real layout, and
+ * the heap breaks (free(): invalid pointer in ompi_datatype_sndrcv). With
+ * valid arguments: one process, sendcounts {4}, sdispls {0}, sendtypes
+ * {MPI_INT}, recvcounts {4}, rdispls {4}, recvtypes {MPI_INT} writes the
+ * ints at bytes 16..31 of recvbuf instead of 4..19; MPICH 4.0.2 is right,
+ * and so are Open MPI's MPI_Ialltoallw and MPI_IN_PLACE (found by this
+ * project's tests). A displacement of 0 or a type of extent 1 hides it,
+ * which is why chunk (displacements 0, offsets in its types) and p2p are
+ * right; native passes the caller's displacements. */
+static int alltoallw_single_displs(const sc__call *call)
+{
+    const sc__layout *side[2] = {&call->lay, &call->rlay};
+    const MPI_Aint *ext[2] = {call->w.sext, call->w.rext};
+
+    if (call->size != 1 || call->in_place || call->nb)
+        return 0;
+    for (int k = 0; k < 2; k++) {
+        const sc__layout *l = side[k];
+        const MPI_Count c = l->icounts != NULL ? l->icounts[0] : l->ccounts[0];
+        const MPI_Aint d = l->icounts != NULL ? l->idispls[0] : l->cdispls[0];
+        if (c > 0 && d != 0 && ext[k][0] != 1)
+            return 1;
+    }
+    return 0;
+}
+
 static const known_bug known_bugs[] = {
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLGATHER, allgatherv_single,
      BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT) |
@@ -90,6 +120,8 @@ static const known_bug known_bugs[] = {
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLTOALLW, ialltoallw_in_place,
      BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT),
      "MPI_Ialltoallw in place fails when the peers' blocks differ"},
+    {"Open MPI v", SC_PATTERN_ALLTOALLW, alltoallw_single_displs, BIT(SAFECOLL_STRATEGY_NATIVE),
+     "MPI_Alltoallw on one process scales the byte displacements by the extents"},
 };
 
 #define NKNOWN (sizeof known_bugs / sizeof known_bugs[0])
