@@ -53,26 +53,26 @@ configs=(
     "scatterv_c-bigcount   test_scatterv   c        5.0  auto bigtype chunk p2p"
     "allgatherv_c-bigcount test_allgatherv c       12.5  auto bigtype chunk p2p"
     "alltoallv_c-sparse-bigcount test_alltoallv c   6.6  auto bigtype chunk p2p"
-    "gather-dense          test_gather     dense    4.8  auto bigtype segment chunk p2p"
-    "igather-dense         test_gather     idense   4.8  auto chunk"
-    "scatter-dense         test_scatter    dense    4.8  auto bigtype segment chunk p2p"
-    "iscatter-dense        test_scatter    idense   4.8  auto chunk"
-    "allgather-dense       test_allgather  dense   12.0  auto bigtype segment chunk p2p"
-    "iallgather-inplace    test_allgather  iinplace 9.6  auto chunk"
-    "alltoall-inplace      test_alltoall   inplace 11.0  auto bigtype chunk p2p"
-    "ialltoall-inplace     test_alltoall   iinplace 11.0 auto chunk"
-    "bcast-int             test_bcast      int      9.6  auto chunk p2p"
-    "ibcast-int            test_bcast      iint     9.6  auto chunk"
-    "bcast_c-bigcount      test_bcast      c        8.8  auto largecount bigtype chunk p2p"
-    "reduce-inplace        test_reduce     reduce  13.5  auto chunk p2p"
-    "ireduce-inplace       test_reduce     ireduce 13.5  auto chunk"
-    "allreduce-inplace     test_reduce     allreduce 13.3 auto chunk p2p"
-    "iallreduce-inplace    test_reduce     iallreduce 13.3 auto chunk"
+    "gather-dense          test_gather     dense     4.9  auto bigtype segment chunk p2p"
+    "igather-dense         test_gather     idense    4.9  auto chunk"
+    "scatter-dense         test_scatter    dense     4.9  auto bigtype segment chunk p2p"
+    "iscatter-dense        test_scatter    idense    4.9  auto chunk"
+    "allgather-dense       test_allgather  dense    12.1  auto bigtype segment chunk p2p"
+    "iallgather-inplace    test_allgather  iinplace  9.7  auto chunk"
+    "alltoall-inplace      test_alltoall   inplace  11.1  auto bigtype chunk p2p"
+    "ialltoall-inplace     test_alltoall   iinplace 11.1  auto chunk"
+    "bcast-int             test_bcast      int       9.7  auto chunk p2p"
+    "ibcast-int            test_bcast      iint      9.7  auto chunk"
+    "bcast_c-bigcount      test_bcast      c         8.9  auto largecount bigtype chunk p2p"
+    "reduce-inplace        test_reduce     reduce   13.3  auto chunk p2p"
+    "ireduce-inplace       test_reduce     ireduce  12.1  auto chunk"
+    "allreduce-inplace     test_reduce     allreduce 13.3  auto chunk p2p"
+    "iallreduce-inplace    test_reduce     iallreduce 13.2  auto chunk"
 )
 
 if [ "${1:-}" = --list ]; then
     echo "native-gatherv-wrapped (6.5 GB; expected to crash)"
-    echo "native-gather (4.8 GB; recorded, works on MPICH 4.0.2)"
+    echo "native-gather (5.5 GB; recorded, works on MPICH 4.0.2)"
     echo "native-allreduce (13 GB; recorded, works on MPICH 4.0.2)"
     echo "native-reduce-inplace (0.1 GB; crashes on MPICH 4.0.2)"
     for c in "${configs[@]}"; do
@@ -165,7 +165,7 @@ run_native() {
 # other than 0, which crashes MPICH 4.0.2 from 2049 bytes on.
 run_native native-gatherv-wrapped native_gatherv 6.5 MPI_Gatherv \
     "MPI_Gatherv with wrapped displs (displs[3] = -1894967296)"
-run_native native-gather native_gather 4.8 MPI_Gather \
+run_native native-gather native_gather 5.5 MPI_Gather \
     "MPI_Gather of 4 x 600M chars (n*P > INT_MAX)"
 run_native native-allreduce native_allreduce 13 MPI_Allreduce \
     "MPI_Allreduce of 537M ints in place (s*n > INT_MAX bytes)"
