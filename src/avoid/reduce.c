@@ -194,7 +194,7 @@ static int exec_native(sc__call *call)
 
     switch (call->red.kind) {
     case SAFECOLL_COLL_REDUCE:
-        return SC_COLL(MPI_Reduce, MPI_Ireduce, sb, rb, n, t, op, call->root, call->comm);
+        return SC_COLL(sc__mpi_reduce, MPI_Ireduce, sb, rb, n, t, op, call->root, call->comm);
     case SAFECOLL_COLL_ALLREDUCE:
         return SC_COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, n, t, op, call->comm);
     case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
@@ -229,7 +229,7 @@ static int exec_largecount(sc__call *call)
 
     switch (call->red.kind) {
     case SAFECOLL_COLL_REDUCE:
-        return SC_COLL(MPI_Reduce_c, MPI_Ireduce_c, sb, rb, n, t, op, call->root, call->priv);
+        return SC_COLL(sc__mpi_reduce_c, MPI_Ireduce_c, sb, rb, n, t, op, call->root, call->priv);
     case SAFECOLL_COLL_ALLREDUCE:
         return SC_COLL(MPI_Allreduce_c, MPI_Iallreduce_c, sb, rb, n, t, op, call->priv);
     case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
@@ -323,7 +323,7 @@ static int exec_chunk(sc__call *call)
             rb = at(call, rb, off);
         switch (call->red.kind) {
         case SAFECOLL_COLL_REDUCE:
-            rc = SC_COLL(MPI_Reduce, MPI_Ireduce, sb, rb, len, t, op, call->root, call->priv);
+            rc = SC_COLL(sc__mpi_reduce, MPI_Ireduce, sb, rb, len, t, op, call->root, call->priv);
             break;
         case SAFECOLL_COLL_ALLREDUCE:
             rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, len, t, op, call->priv);

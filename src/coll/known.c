@@ -6,6 +6,7 @@
  * it (they all end in the same broken MPI call).
  */
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pipeline.h"
@@ -131,6 +132,7 @@ static const known_bug known_bugs[] = {
  * of every safe call. */
 static pthread_once_t version_once = PTHREAD_ONCE_INIT;
 static unsigned char library_matches[NKNOWN];
+static int mpich_402;
 
 static void match_library(void)
 {
@@ -141,6 +143,7 @@ static void match_library(void)
         return;
     for (size_t i = 0; i < NKNOWN; i++)
         library_matches[i] = strstr(version, known_bugs[i].library) != NULL;
+    mpich_402 = strstr(version, "MPICH Version:\t4.0.2\n") != NULL;
 }
 
 unsigned sc__known_bugs(const sc__call *call, const char **what)
@@ -157,3 +160,74 @@ unsigned sc__known_bugs(const sc__call *call, const char **what)
     }
     return broken;
 }
+
+/* MPICH 4.0.2's blocking MPI_Reduce and MPI_Reduce_c crash (SIGSEGV in
+ * memcpy, reading from the address of MPI_IN_PLACE) when the root is not
+ * rank 0, passes MPI_IN_PLACE, and the message is more than 2048 bytes:
+ * 512 MPI_INTs pass, 513 crash, on 2 to 5 processes; MPI_Ireduce, root 0
+ * and a real send buffer are correct, and so is the call with
+ * MPIR_CVAR_DEVICE_COLLECTIVES=none, which points at ch4's device-level
+ * collectives (found by this project's big tests). The root alone then
+ * reduces from a copy of its buffer: the other ranks make the very same
+ * call, so nothing needs agreeing, and a non-blocking call never gets
+ * here. Costs a copy of the message at the root, in this case only. */
+static int reduce_from_copy(const void *sendbuf, void *recvbuf, MPI_Count count,
+                            MPI_Datatype type, int root, MPI_Comm comm, char **copy)
+{
+    MPI_Count lb, true_extent, size, span;
+    MPI_Aint elb, extent;
+    int rank;
+
+    *copy = NULL;
+    if (sendbuf != MPI_IN_PLACE || root == 0 || count <= 0)
+        return 0;
+    pthread_once(&version_once, match_library);
+    if (!mpich_402 || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank != root)
+        return 0;
+    if (MPI_Type_size_x(type, &size) != MPI_SUCCESS || size * count <= 2048 ||
+        MPI_Type_get_true_extent_x(type, &lb, &true_extent) != MPI_SUCCESS ||
+        MPI_Type_get_extent(type, &elb, &extent) != MPI_SUCCESS)
+        return 0;
+    span = (count - 1) * extent + true_extent;
+    if (span <= 0 || (*copy = malloc((size_t)span)) == NULL)
+        return -1;
+    memcpy(*copy, (char *)recvbuf + lb, (size_t)span);
+    *copy -= lb;
+    return 1;
+}
+
+int sc__mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm)
+{
+    MPI_Count lb = 0, ignored;
+    char *copy;
+    int how = reduce_from_copy(sendbuf, recvbuf, count, type, root, comm, &copy), rc;
+
+    if (how < 0)
+        return sc__error(MPI_ERR_NO_MEM, "out of memory for a copy of the root's buffer");
+    if (how == 0)
+        return MPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+    rc = MPI_Reduce(copy, recvbuf, count, type, op, root, comm);
+    MPI_Type_get_true_extent_x(type, &lb, &ignored);
+    free(copy + lb);
+    return rc;
+}
+
+#if SC_HAVE_MPI4
+int sc__mpi_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op, int root, MPI_Comm comm)
+{
+    MPI_Count lb = 0, ignored;
+    char *copy;
+    int how = reduce_from_copy(sendbuf, recvbuf, count, type, root, comm, &copy), rc;
+
+    if (how < 0)
+        return sc__error(MPI_ERR_NO_MEM, "out of memory for a copy of the root's buffer");
+    if (how == 0)
+        return MPI_Reduce_c(sendbuf, recvbuf, count, type, op, root, comm);
+    rc = MPI_Reduce_c(copy, recvbuf, count, type, op, root, comm);
+    MPI_Type_get_true_extent_x(type, &lb, &ignored);
+    free(copy + lb);
+    return rc;
+}
+#endif

@@ -159,6 +159,15 @@ typedef struct sc__call {
  * would hit one with this call, as bits; *what names the bug. */
 unsigned sc__known_bugs(const sc__call *call, const char **what);
 
+/* MPI_Reduce and MPI_Reduce_c, routing around a bug of MPICH 4.0.2 with
+ * MPI_IN_PLACE at a root other than 0 (known.c); same parameters. */
+int sc__mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                   int root, MPI_Comm comm);
+#if SC_HAVE_MPI4
+int sc__mpi_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype type,
+                     MPI_Op op, int root, MPI_Comm comm);
+#endif
+
 /* Regular collectives (regular.c). The size of the basic type `type` is
  * built of (1 when it mixes sizes). */
 int sc__basic_size(MPI_Datatype type);

@@ -156,7 +156,7 @@ static int native(const red_args *a, int size)
     switch (a->kind) {
     case SAFECOLL_COLL_REDUCE:
         return req ? MPI_Ireduce(sb, rb, n, a->type, a->op, a->root, a->comm, req)
-                   : MPI_Reduce(sb, rb, n, a->type, a->op, a->root, a->comm);
+                   : sc__mpi_reduce(sb, rb, n, a->type, a->op, a->root, a->comm);
     case SAFECOLL_COLL_ALLREDUCE:
         return req ? MPI_Iallreduce(sb, rb, n, a->type, a->op, a->comm, req)
                    : MPI_Allreduce(sb, rb, n, a->type, a->op, a->comm);
