@@ -88,6 +88,22 @@ within allgather 1000; records
 expect out "class=G_bytes"; expect out "Table IX row 1"; expect err "wrong data: rank 1: element"
 run 0 bounds check found.bounds; expect out "ok: 1 record"
 
+# --- effectiveness: with that record in the registry, the safe allgather
+# avoids the native call past the bound and passes (the fault is in the
+# native call only), and a search with --safe finds no failure beyond it
+export SAFECOLL_BOUNDS=found.bounds
+for n in 4000:"avoided (detector G) by" 500:"not triggered, ran native"; do
+    checks=$((checks + 1))
+    SAFECOLL_PROBE_FAULT=kind=wrong,class=gbytes,bound=2000 $MPIEXEC -n 2 "$tool" probe --safe \
+        --coll allgather --n "${n%%:*}" >"$out" 2>"$err" ||
+        { failed=$((failed + 1)); echo "FAIL: probe --safe at n = ${n%%:*}"; }
+    expect out "safe: ${n#*:}"
+done
+SAFECOLL_PROBE_FAULT=kind=wrong,class=gbytes,bound=2000 run 0 search --safe --coll allgather \
+    --procs 2 "${fast[@]}" --n-start 1001 --n-max 8000
+expect out "safe: no failure"; expect out "8000          -"
+SAFECOLL_BOUNDS=
+
 # --- type 2 (row 3), an error return: s*n > 300; for scatter a per-message X record at s = 1
 SAFECOLL_PROBE_FAULT=kind=error,class=type2,bound=300 run 0 search --coll scatter --procs 2 "${fast[@]}"
 within scatter 300; records
@@ -126,6 +142,7 @@ run 2 search --coll gather --procs 2 --f 0;    expect err "--f is not a number"
 run 2 search --coll gather --procs 2 --mem-limit 8G; expect err "--mem-limit is not a number"
 run 2 search --coll gather --procs 2 --bogus 1; expect err "unknown option: --bogus"
 run 2 probe --coll gather;                     expect err "--coll and --n are required"
+run 2 probe --safe --coll gather;              expect err "--coll and --n are required"
 run 0 search --help;                           expect out "usage: safecoll search"
 
 # --- the probe alone: every supported collective and type passes on the real MPI

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <safecoll.h>
@@ -75,12 +76,36 @@ static int parse_coll(const char *name, safecoll_coll *out)
 
 /* ---------------------------------------------------------------- probe */
 
+/* What the safe collective of `probe --safe` did, from the counters of
+ * this process: "safe: native" or "safe: avoided (detector G) by chunk". */
+static void print_decision(safecoll_coll coll)
+{
+    safecoll_stats st;
+    const char *how = "none";
+
+    if (safecoll_stats_get(coll, &st) != MPI_SUCCESS || st.calls == 0) {
+        printf("safe: no call was counted\n");
+        return;
+    }
+    for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
+        if (st.by_strategy[k] > 0)
+            how = safecoll_strategy_name((safecoll_strategy)k);
+    if (st.triggered_d + st.triggered_g + st.triggered_x == 0)
+        printf("safe: not triggered, ran %s\n", how);
+    else
+        printf("safe: avoided (detector %s%s%s) by %s\n", st.triggered_d ? "D" : "",
+               st.triggered_g ? "G" : "", st.triggered_x ? "X" : "", how);
+}
+
 static const char probe_usage[] =
     "usage: safecoll probe --coll NAME --n COUNT [--type T] [--time-limit S] [--report PREFIX]\n"
+    "                      [--safe]\n"
     "\n"
     "Run one native collective once in this MPI job (rank 0 the root) and check\n"
     "every element on every receiving rank. Started by `safecoll search`; by hand:\n"
     "  mpiexec -n 4 safecoll probe --coll gather --n 1000\n"
+    "--safe runs the safe collective (safecoll_gather, ...) instead, with the bound\n"
+    "registry of this process, and says whether it avoided the native call.\n"
     "Exit status: 0 pass, 65 wrong data, 66 MPI error, 67 timeout (watchdog),\n"
     "68 out of memory, 2 wrong usage. SAFECOLL_PROBE_FAULT injects a bug.\n";
 
@@ -91,13 +116,17 @@ int tool_probe(int argc, char **argv)
     long long n = -1;
     double limit = 60;
     safecoll_probe_result res;
-    int rank, size, rc;
+    int rank, size, rc, safe = 0;
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(probe_usage, stdout);
             return EXIT_OK;
+        }
+        if (strcmp(a, "--safe") == 0) {
+            safe = 1;
+            continue;
         }
         if (v == NULL)
             return usage(probe_usage, "probe: unknown option or missing value", a);
@@ -127,7 +156,8 @@ int tool_probe(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    rc = safecoll_probe_run(coll, type, n, MPI_COMM_WORLD, limit, report, &res);
+    rc = (safe ? safecoll_probe_run_safe : safecoll_probe_run)(coll, type, n, MPI_COMM_WORLD,
+                                                               limit, report, &res);
     if (rc != MPI_SUCCESS) {
         if (rank == 0)
             fprintf(stderr, "safecoll: probe: %s\n", safecoll_last_error());
@@ -140,11 +170,20 @@ int tool_probe(int argc, char **argv)
         printf("probe %s n=%lld %s P=%d: %s%s%s (%.6f s)\n", safecoll_coll_name(coll), n, type,
                size, safecoll_probe_outcome_name(res.outcome), res.detail[0] ? ": " : "",
                res.detail, res.seconds);
+    if (rank == 0 && safe)
+        print_decision(coll);
     MPI_Finalize();
     return safecoll_probe_exit_status(res.outcome);
 }
 
 /* ---------------------------------------------------------------- search */
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
 
 static const char search_usage[] =
     "usage: safecoll search --coll NAME[,NAME...] --procs P[,P...] [options]\n"
@@ -166,6 +205,8 @@ static const char search_usage[] =
     "  --time-floor S    smallest limit (default 10)\n"
     "  --grace S         launch time allowed on top of the limit (default 30)\n"
     "  --no-classify     only search, no verification at 2P and 2s\n"
+    "  --safe            probe the safe collectives instead of MPI's (the\n"
+    "                    effectiveness check: the bound after avoidance); no records\n"
     "  --out FILE        append the bound records to FILE\n"
     "  --probe-cmd PATH  the program run as 'PATH probe ...' (default: this one)\n"
     "  --dry-run         print the plan and the memory estimate; run nothing\n"
@@ -192,6 +233,17 @@ static void progress(const safecoll_search_event *ev, void *arg)
                 (long long)ev->n, safecoll_probe_outcome_name(ev->result->outcome),
                 ev->result->detail[0] ? ": " : "", ev->result->detail, ev->result->seconds);
     }
+}
+
+/* Dates a record with today (local time); 1, so it chains in a condition. */
+static int stamp(safecoll_bound *b)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+
+    if (localtime_r(&t, &tm) != NULL)
+        strftime(b->date, sizeof b->date, "%Y-%m-%d", &tm);
+    return 1;
 }
 
 static int split_list(char *s, char **items, int max)
@@ -256,6 +308,10 @@ int tool_search(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--dry-run") == 0) {
             dry = 1;
+            continue;
+        } else if (strcmp(a, "--safe") == 0) {
+            o.safe = 1;
+            classify = 0; /* a failure of the safe collective is no MPI bound */
             continue;
         }
         if (a[0] != '-' || a[1] != '-')
@@ -358,7 +414,8 @@ int tool_search(int argc, char **argv)
             safecoll_probe_row row = SAFECOLL_PROBE_ROW_NONE;
             const char *cls = "-", *det = "-", *twice = safecoll_probe_type_double(type);
             char ns[32] = "-", dl[32] = "-";
-            int P = atoi(procs[p]);
+            int P = atoi(procs[p]), k1 = 0, k2 = 0;
+            double t0 = seconds_now();
 
             parse_coll(colls[c], &coll);
             if (safecoll_search_run(&o, coll, type, P, &r) != MPI_SUCCESS) {
@@ -380,7 +437,6 @@ int tool_search(int argc, char **argv)
                 snprintf(dl, sizeof dl, "%lld", (long long)r.delta);
                 det = "unclassified";
                 if (classify && r.n_s >= 2 && twice != NULL) {
-                    int k1 = 0, k2 = 0;
                     if (safecoll_search_verify(&o, coll, type, 2 * P, r.n_s, r.delta,
                                                o.time_first, &at_2p, &k1) != MPI_SUCCESS ||
                         safecoll_search_verify(&o, coll, twice, P, r.n_s, r.delta,
@@ -407,6 +463,7 @@ int tool_search(int argc, char **argv)
                     det = safecoll_probe_row_name(row);
                     if (safecoll_probe_record(coll, s, P, r.n_s, r.delta, row, pattern, &b) ==
                             MPI_SUCCESS &&
+                        stamp(&b) &&
                         safecoll_bounds_format(&b, line, sizeof line) == MPI_SUCCESS) {
                         cls = safecoll_bound_class_name(b.cls);
                         printf("%s\n", line);
@@ -417,15 +474,21 @@ int tool_search(int argc, char **argv)
             } else {
                 det = r.status == SAFECOLL_SEARCH_MEMORY ? "memory limit" : "no failure";
             }
-            snprintf(table[rows++], sizeof table[0], "%-12s %6d %3d %12s %10s %-10s %s%s%s",
-                     colls[c], P, s, ns, dl, cls, det,
+            if (o.safe)
+                det = r.status == SAFECOLL_SEARCH_FOUND ? "safe collective FAILED"
+                      : r.status == SAFECOLL_SEARCH_MEMORY ? "safe: memory limit" : "safe: no failure";
+            /* The cost, against the aim of issue 4: log2(n_s) + f + 6
+             * probes per (s, P), Step 1 counted from n = 1. */
+            snprintf(table[rows++], sizeof table[0],
+                     "%-12s %6d %3d %12s %10s %-10s %6d %4d %8.1f  %s%s%s", colls[c], P, s, ns,
+                     dl, cls, r.probes, k1 + k2, seconds_now() - t0, det,
                      r.status == SAFECOLL_SEARCH_FOUND ? "; failure: " : "",
                      r.status == SAFECOLL_SEARCH_FOUND
                          ? safecoll_probe_outcome_name(r.failure.outcome) : "");
         }
     }
-    printf("\n%-12s %6s %3s %12s %10s %-10s %s\n", "collective", "P", "s", "n_s", "delta",
-           "class", "detector");
+    printf("\n%-12s %6s %3s %12s %10s %-10s %6s %4s %8s  %s\n", "collective", "P", "s", "n_s",
+           "delta", "class", "probes", "+ver", "seconds", "detector");
     for (int k = 0; k < rows; k++)
         printf("%s\n", table[k]);
     if (fp != NULL && fclose(fp) != 0) {

@@ -209,6 +209,23 @@ SAFECOLL_API int safecoll_probe_run(safecoll_coll coll, const char *type, MPI_Co
                                     safecoll_probe_result *res);
 
 /**
+ * \brief safecoll_probe_run() with the safe collective (safecoll_gather(),
+ *        safecoll_scatter(), ...) in place of MPI's own: the effectiveness
+ *        check of paper 000 (Tables XI and XII), run at the counts where
+ *        the native call failed once the bound is in the registry.
+ *
+ * Same data, checks, watchdog and reports. The safe collective decides
+ * with the registry of this process (the shipped known bounds,
+ * `SAFECOLL_BOUNDS`, ...); safecoll_stats_get() tells afterwards whether
+ * it avoided the native call. `SAFECOLL_PROBE_FAULT` does not apply: the
+ * simulated bug is in the probe's native call, which this one never makes.
+ * \return As safecoll_probe_run().
+ */
+SAFECOLL_API int safecoll_probe_run_safe(safecoll_coll coll, const char *type, MPI_Count n,
+                                         MPI_Comm comm, double limit, const char *report,
+                                         safecoll_probe_result *res);
+
+/**
  * \brief The exit status a probe process should end with for an outcome.
  * \param[in] outcome the outcome
  * \return One of the SAFECOLL_PROBE_EXIT_ values (crash: SAFECOLL_PROBE_EXIT_ERROR).
@@ -245,7 +262,7 @@ typedef struct safecoll_search_opts {
     const char *launcher;
     /** The program that runs the probe: it is given `probe --coll C
      *  --type T --n N --time-limit S --report PREFIX` (safecoll's own
-     *  binary). Required. */
+     *  binary), plus `--safe` when `safe` is set. Required. */
     const char *probe_cmd;
     MPI_Count n_start;  /**< the first count of Step 1 (default 1) */
     MPI_Count n_max;    /**< the count limit of the API (default INT_MAX) */
@@ -257,6 +274,10 @@ typedef struct safecoll_search_opts {
                              before it kills the job's process group (default 30) */
     MPI_Count mem_limit; /**< bytes; 0: half of MemAvailable of /proc/meminfo */
     const char *workdir; /**< where report and log files go; NULL: $TMPDIR or /tmp */
+    /** 1: the probe jobs run the safe collective (`probe --safe`,
+     *  safecoll_probe_run_safe()) instead of the native one, so that a
+     *  search measures the safe bound after avoidance (default 0). */
+    int safe;
     /** Called before and after every probe; may be NULL. */
     void (*progress)(const safecoll_search_event *ev, void *arg);
     void *progress_arg; /**< passed to progress */

@@ -161,6 +161,7 @@ static void disarm(void)
 
 typedef struct job {
     safecoll_coll coll;
+    int safe; /* 1: the safe collective instead of MPI's */
     int ti, s, rank, P;
     MPI_Datatype type;
     int n;
@@ -217,6 +218,34 @@ static void fill(const job *j, MPI_Count scount)
             put(j->rbuf, j->ti, k, value(j->ti, 0, k));
 }
 
+/* The safe collective of the same call: what the effectiveness check
+ * runs at a count the native call failed at. */
+static int call_safe(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm)
+{
+    switch (j->coll) {
+    case SAFECOLL_COLL_GATHER:
+        return safecoll_gather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
+    case SAFECOLL_COLL_GATHERV:
+        return safecoll_gatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type,
+                                0, comm);
+    case SAFECOLL_COLL_SCATTER:
+        return safecoll_scatter(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
+    case SAFECOLL_COLL_ALLGATHER:
+        return safecoll_allgather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
+    case SAFECOLL_COLL_ALLGATHERV:
+        return safecoll_allgatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs,
+                                   j->type, comm);
+    case SAFECOLL_COLL_ALLTOALL:
+        return safecoll_alltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
+    case SAFECOLL_COLL_BCAST:
+        return safecoll_bcast(j->rbuf, j->n, j->type, 0, comm);
+    case SAFECOLL_COLL_REDUCE:
+        return safecoll_reduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm);
+    default:
+        return safecoll_allreduce(j->sbuf, j->rbuf, j->n, rt, op, comm);
+    }
+}
+
 static int call(const job *j, MPI_Comm comm)
 {
     MPI_Datatype rt = j->type;
@@ -224,6 +253,8 @@ static int call(const job *j, MPI_Comm comm)
     if (j->ti == T_CHAR && (j->coll == SAFECOLL_COLL_REDUCE || j->coll == SAFECOLL_COLL_ALLREDUCE))
         rt = MPI_SIGNED_CHAR; /* MPI defines no reduction on MPI_CHAR */
     MPI_Op op = j->ti >= T_FLOAT ? MPI_SUM : MPI_BXOR;
+    if (j->safe)
+        return call_safe(j, rt, op, comm);
     switch (j->coll) {
     case SAFECOLL_COLL_GATHER:
         return MPI_Gather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
@@ -253,7 +284,7 @@ static int faulty_call(const job *j, MPI_Comm comm, const sc__fault *f)
 {
     int rc;
 
-    if (!sc__fault_fires(f, j->coll, j->n, j->s, j->P))
+    if (j->safe || !sc__fault_fires(f, j->coll, j->n, j->s, j->P))
         return call(j, comm);
     switch (f->kind) {
     case SC_FAULT_CRASH:
@@ -283,8 +314,8 @@ static int faulty_call(const job *j, MPI_Comm comm, const sc__fault *f)
     }
 }
 
-int safecoll_probe_run(safecoll_coll coll, const char *type, MPI_Count n, MPI_Comm comm,
-                       double limit, const char *report, safecoll_probe_result *res)
+static int run(int safe, safecoll_coll coll, const char *type, MPI_Count n, MPI_Comm comm,
+               double limit, const char *report, safecoll_probe_result *res)
 {
     static const char *const names[] = {"char", "short", "int", "long", "float", "double"};
     sc__fault fault;
@@ -309,6 +340,7 @@ int safecoll_probe_run(safecoll_coll coll, const char *type, MPI_Count n, MPI_Co
     if ((rc = sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &fault)) != MPI_SUCCESS)
         return rc;
     j.coll = coll;
+    j.safe = safe;
     j.n = (int)n;
     MPI_Comm_rank(comm, &j.rank);
     MPI_Comm_size(comm, &j.P);
@@ -400,4 +432,16 @@ out:
     free(j.displs);
     report_on = 0;
     return MPI_SUCCESS;
+}
+
+int safecoll_probe_run(safecoll_coll coll, const char *type, MPI_Count n, MPI_Comm comm,
+                       double limit, const char *report, safecoll_probe_result *res)
+{
+    return run(0, coll, type, n, comm, limit, report, res);
+}
+
+int safecoll_probe_run_safe(safecoll_coll coll, const char *type, MPI_Count n, MPI_Comm comm,
+                            double limit, const char *report, safecoll_probe_result *res)
+{
+    return run(1, coll, type, n, comm, limit, report, res);
 }

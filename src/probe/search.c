@@ -96,9 +96,9 @@ static int build_argv(const safecoll_search_opts *o, char *store, size_t len, ch
                  mpiexec != NULL && *mpiexec != '\0' ? mpiexec : "mpiexec");
         tmpl = deflt;
     }
-    snprintf(tail, sizeof tail, " %s probe --coll %s --type %s --n %lld --time-limit %.3f "
-             "--report %s", o->probe_cmd, safecoll_coll_name(coll), type, (long long)n, limit,
-             report);
+    snprintf(tail, sizeof tail, " %s probe%s --coll %s --type %s --n %lld --time-limit %.3f "
+             "--report %s", o->probe_cmd, o->safe ? " --safe" : "", safecoll_coll_name(coll),
+             type, (long long)n, limit, report);
     for (int part = 0; part < 2; part++) {
         const char *p = part == 0 ? tmpl : tail;
         while (*p != '\0') {
