@@ -135,17 +135,23 @@ static int build_argv(const safecoll_search_opts *o, char *store, size_t len, ch
 static void log_tail(const char *path, char *buf, size_t len)
 {
     char line[512];
+    int ours = 0;
     FILE *fp = fopen(path, "r");
 
     buf[0] = '\0';
     if (fp == NULL)
         return;
     while (fgets(line, sizeof line, fp) != NULL) {
+        int mine = strncmp(line, "safecoll", 8) == 0;
         line[strcspn(line, "\n")] = '\0';
-        if (line[0] != '\0') {
+        /* The probe's own last message if there is one, else the last
+         * line that says something: launchers add their own lines after
+         * it, framed with rules of dashes (Open MPI). */
+        if ((mine || !ours) && line[strspn(line, "-=* \t")] != '\0') {
             size_t l = strlen(line) < len - 1 ? strlen(line) : len - 1;
             memcpy(buf, line, l);
             buf[l] = '\0';
+            ours |= mine;
         }
     }
     fclose(fp);
