@@ -7,7 +7,7 @@
  * are functions of rank and index, folding in rank order, so a wrong
  * order of a non-commutative op shows.
  */
-/* mpi-procs: 1 2 3 4 */
+/* mpi-procs: 1 2 3 4 8 */
 #include "common.h"
 
 /* A non-commutative, associative op: composition of affine maps

@@ -9,7 +9,7 @@
  * error classes, and several non-blocking calls outstanding at once mixed
  * with point-to-point traffic.
  */
-/* mpi-procs: 1 2 3 4 */
+/* mpi-procs: 1 2 3 4 8 */
 #include "common.h"
 
 enum { R_GATHER, R_SCATTER, R_ALLGATHER, R_ALLTOALL, R_BCAST, R_N };
