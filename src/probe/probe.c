@@ -33,13 +33,15 @@ static const uint64_t modulus[] = {128, 32768, (uint64_t)1 << 31, (uint64_t)1 <<
                                    (uint64_t)1 << 30};
 enum { T_CHAR, T_SHORT, T_INT, T_LONG, T_FLOAT, T_DOUBLE };
 
-static uint64_t value(int ti, int r, MPI_Count i)
+static inline uint64_t value(int ti, int r, MPI_Count i)
 {
     uint64_t h = (uint64_t)i * 0x9E3779B97F4A7C15ull ^ (uint64_t)(r + 1) * 0xC2B2AE3D27D4EB4Full;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 32;
-    return h % modulus[ti];
+    /* Every modulus is a power of two: a mask, not a division, since this
+     * runs for each of up to 2^33 elements of a probe. */
+    return h & (modulus[ti] - 1);
 }
 
 static void put(void *b, int ti, MPI_Count k, uint64_t v)
@@ -194,17 +196,42 @@ static int sizes(const job *j, MPI_Count *scount, MPI_Count *rcount)
     return 0;
 }
 
-/* The value rank j->rank must hold at element k of its receive buffer. */
-static uint64_t expected(const job *j, MPI_Count k)
+/* The first wrong element of rank j->rank's receive buffer of rcount
+ * elements, or -1. The buffer is a sequence of blocks of n elements, block
+ * b from rank src at index from + e of its data (gathers: rank b from 0;
+ * alltoall: rank b from rank*n; scatter: rank 0 from rank*n; bcast: one
+ * block of rank 0); reductions compare with the fold of every rank. Walked
+ * block by block so that no element costs a division. */
+static MPI_Count first_wrong(const job *j, MPI_Count rcount)
 {
-    MPI_Count n = j->n;
-    switch (j->coll) {
-    case SAFECOLL_COLL_SCATTER: return value(j->ti, 0, j->rank * n + k);
-    case SAFECOLL_COLL_ALLTOALL: return value(j->ti, (int)(k / n), j->rank * n + k % n);
-    case SAFECOLL_COLL_BCAST: return value(j->ti, 0, k);
-    case SAFECOLL_COLL_REDUCE: case SAFECOLL_COLL_ALLREDUCE: return reduced(j->ti, j->P, k);
-    default: return value(j->ti, (int)(k / n), k % n); /* gathers */
+    MPI_Count n = j->n, blocks = 1, len = rcount;
+
+    if (j->coll == SAFECOLL_COLL_REDUCE || j->coll == SAFECOLL_COLL_ALLREDUCE) {
+        for (MPI_Count k = 0; k < rcount; k++)
+            if (get(j->rbuf, j->ti, k) != reduced(j->ti, j->P, k))
+                return k;
+        return -1;
     }
+    if (j->coll == SAFECOLL_COLL_GATHER || j->coll == SAFECOLL_COLL_GATHERV ||
+        j->coll == SAFECOLL_COLL_ALLGATHER || j->coll == SAFECOLL_COLL_ALLGATHERV ||
+        j->coll == SAFECOLL_COLL_ALLTOALL) {
+        blocks = n > 0 ? rcount / n : 0;
+        len = n;
+    }
+    for (MPI_Count b = 0; b < blocks; b++) {
+        int src = 0;
+        MPI_Count from = 0, base = b * len;
+        switch (j->coll) {
+        case SAFECOLL_COLL_SCATTER: from = j->rank * n; break;
+        case SAFECOLL_COLL_ALLTOALL: src = (int)b; from = j->rank * n; break;
+        case SAFECOLL_COLL_BCAST: break;
+        default: src = (int)b; break; /* gathers */
+        }
+        for (MPI_Count e = 0; e < len; e++)
+            if (get(j->rbuf, j->ti, base + e) != value(j->ti, src, from + e))
+                return base + e;
+    }
+    return -1;
 }
 
 static void fill(const job *j, MPI_Count scount)
@@ -391,13 +418,11 @@ static int run(int safe, safecoll_coll coll, const char *type, MPI_Count n, MPI_
     local[0] = rc != MPI_SUCCESS ? 2 : 0;
     local[2] = rc;
     if (rc == MPI_SUCCESS) {
-        for (MPI_Count k = 0; k < rcount; k++) {
-            if (get(j.rbuf, j.ti, k) != expected(&j, k)) {
-                local[0] = 1;
-                res->bad_index = k;
-                res->bad_rank = j.rank;
-                break;
-            }
+        MPI_Count bad = first_wrong(&j, rcount);
+        if (bad >= 0) {
+            local[0] = 1;
+            res->bad_index = bad;
+            res->bad_rank = j.rank;
         }
     }
     /* Every rank learns the worst outcome and the slowest time. */

@@ -75,6 +75,7 @@ if [ "${1:-}" = --list ]; then
     echo "native-gather (5.5 GB; recorded, works on MPICH 4.0.2)"
     echo "native-allreduce (13 GB; recorded, works on MPICH 4.0.2)"
     echo "native-reduce-inplace (0.1 GB; crashes on MPICH 4.0.2)"
+    echo "search-mpich (14 GB; safecoll search of scatter, gather, allgather at P=4 char, then the safe collective at the failures; tests/big/search.sh)"
     for c in "${configs[@]}"; do
         read -r name prog mode gb strategies <<< "$c"
         for s in $strategies; do echo "$name-$s ($gb GB; $prog $mode, SAFECOLL_STRATEGY=all=$s)"; done
@@ -171,6 +172,30 @@ run_native native-allreduce native_allreduce 13 MPI_Allreduce \
     "MPI_Allreduce of 537M ints in place (s*n > INT_MAX bytes)"
 run_native native-reduce-inplace native_reduce 0.1 MPI_Reduce \
     "MPI_Reduce of 1M ints, MPI_IN_PLACE at root 2"
+
+# The real search of issue 4 (tests/big/search.sh): safecoll search of the
+# native collectives at P = 4, MPI_CHAR, up to 12 GiB of buffers, and the
+# effectiveness check of what it finds.  One PASS/FAIL line per assertion.
+if selected search-mpich; then
+    if ! memory_for 14; then
+        echo "SKIP search-mpich ($mem_short)"
+        skipped=$((skipped + 1))
+    else
+        t0=$(date +%s)
+        "$here/search.sh" "$here/../../bin/safecoll" "$logs/search" >"$logs/search-mpich.log" 2>&1
+        st=$?
+        cat "$logs/search-mpich.log"
+        n_pass=$(grep -c '^PASS ' "$logs/search-mpich.log")
+        n_fail=$(grep -c '^FAIL ' "$logs/search-mpich.log")
+        passed=$((passed + n_pass))
+        failed=$((failed + n_fail))
+        if [ $st -ne 0 ] && [ "$n_fail" -eq 0 ]; then
+            echo "FAIL search-mpich (exit $st; log: $logs/search-mpich.log)"
+            failed=$((failed + 1))
+        fi
+        echo "     search-mpich: $(($(date +%s) - t0)) s in all"
+    fi
+fi
 
 for c in "${configs[@]}"; do
     read -r name prog mode gb strategies <<< "$c"
