@@ -116,7 +116,7 @@ run 0 bounds list;                expect_lines "$out" 0
 SAFECOLL_KNOWN_BOUNDS=$shipped SAFECOLL_BOUNDS=$scratch/good.bounds run 0 bounds list
 expect_lines "$out" $((n + 2))
 expect out "# $shipped:"
-expect out "   $n  collective=scatter"
+expect out "$(printf "%4d" "$n")  collective=scatter"  # the index as bounds list prints it
 SAFECOLL_BOUNDS=$scratch/missing.bounds run 1 bounds list
 expect err "SAFECOLL_BOUNDS: $scratch/missing.bounds: cannot open"
 SAFECOLL_BOUNDS=$scratch/bad.bounds run 1 bounds list
