@@ -466,7 +466,7 @@ check-big: deps
 # "N passed, M failed" line itself; else each tests/big/test_*
 # runs through run-mpi.sh, by default under -n 4, one at a time, with a
 # timeout of SAFECOLL_BIG_TIMEOUT seconds (default 3600).
-check-big-run: lib $(BIG_BINS)
+check-big-run: lib $(TOOL_BIN) $(BIG_BINS)
 	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
 	@printf '\n== big tests ==\n'
 	$(Q)if [ -x tests/big/run.sh ]; then \
