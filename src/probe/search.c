@@ -337,11 +337,11 @@ int safecoll_search_probe(const safecoll_search_opts *o, safecoll_coll coll, con
         res->outcome = SAFECOLL_PROBE_PASS;
     } else if (got == 0) {
         res->outcome = SAFECOLL_PROBE_LAUNCH;
-        snprintf(res->detail, sizeof res->detail, "no probe ran (launcher %s %d)%s%s",
+        snprintf(res->detail, sizeof res->detail, "no probe ran (launcher %s %d)%s%.160s",
                  sig ? "signal" : "exit status", sig ? sig : ex, tail[0] ? ": " : "", tail);
     } else {
         res->outcome = SAFECOLL_PROBE_ERROR;
-        snprintf(res->detail, sizeof res->detail, "%d of %d ranks reported; launcher %s %d%s%s",
+        snprintf(res->detail, sizeof res->detail, "%d of %d ranks reported; launcher %s %d%s%.160s",
                  got, P, sig ? "signal" : "exit status", sig ? sig : ex, tail[0] ? ": " : "",
                  tail);
     }
