@@ -441,7 +441,7 @@ FUZZ_MAX_LEN ?= 16384
 FUZZ_DIR     := $(B)tests/bin/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_bounds
 FUZZ_SRCS    := tests/fuzz/fuzz_bounds.c $(sort $(wildcard src/bounds/*.c)) \
-                src/core/error.c src/core/config.c src/core/version.c
+                src/core/error.c src/core/config.c src/core/version.c src/core/strategies.c
 FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined -fno-omit-frame-pointer $(WARN_CFLAGS) \
                 -Iinclude -Isrc/core -Isrc/bounds -Isrc

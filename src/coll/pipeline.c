@@ -533,7 +533,7 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
     }
     if (forced != SAFECOLL_STRATEGY_AUTO) {
-        if (ops->exec[forced] == NULL)
+        if (ops->exec[forced] == NULL || !sc__strategy_exists(call->coll, forced))
             return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
                              "%s: the forced strategy %s does not apply to this collective",
                              call->fn, safecoll_strategy_name(forced));
