@@ -10,6 +10,7 @@
 #include "nb.h"
 #include "bounds.h"
 #include "pipeline.h"
+#include "probe.h"
 
 /* The order in which the automatic choice tries strategies: cheapest first.
  * largecount and bigtype keep one collective call; segment and chunk make a
@@ -685,6 +686,8 @@ int sc__run(sc__call *call)
             (call->strategy != SAFECOLL_STRATEGY_NATIVE || call->perf_refused))
             log_decision(call);
         rc = plan_late(call, ops);
+        if (rc == MPI_SUCCESS && call->strategy == SAFECOLL_STRATEGY_NATIVE)
+            SC_FAULT_NATIVE(call->coll, call->lay.max_count * call->lay.type_size);
         if (rc == MPI_SUCCESS)
             rc = ops->exec[call->strategy](call);
         /* The native call ran on the caller's communicator, where MPI has
