@@ -305,7 +305,8 @@ static void data_matrix(int which, const int *strategies, int nstrategies)
         tc_type_make(&ty, kinds[k]);
         for (int root = 0; root < (rooted(which) ? p : 1); root++)
             for (int ip = 0; ip < 2; ip++)
-                for (int ni = 0; ni < 3; ni++)
+                /* 7 matters to bcast only (P pieces of unequal size). */
+                for (int ni = 0; ni < (which == D_BCAST ? 3 : 2); ni++)
                     for (int si = 0; si < nstrategies; si++)
                         for (int reg = v ? 0 : 1; reg < 2; reg++) {
                             const int s = strategies[si];
