@@ -186,6 +186,9 @@ SAFECOLL_PROBE_FAULT=kind=slow,delay=1ms run 1 guideline --coll allreduce --proc
 expect err "SAFECOLL_PROBE_FAULT: missing key 'coll'"
 SAFECOLL_PROBE_FAULT=kind=jitter,delay=1ms,class=gelem run 1 guideline --coll allreduce --procs 2 --sizes 1Ki
 expect err "kind=jitter takes no class or bound"
+SAFECOLL_PROBE_FAULT=kind=slow,coll=allreduce,above=0,delay=5s run 1 guideline --coll allreduce \
+    --procs 2 --sizes 1Ki --time-limit 1
+expect err "allreduce P=2: killed after the time limit of 1 s"
 run 1 guideline --coll allreduce --procs 2 --sizes 1Ki --out /nonexistent/dir/x.bounds
 expect err "/nonexistent/dir/x.bounds"
 run 2 guideline --worker --coll allreduce,bcast --sizes 1Ki; expect err "--worker takes one collective"
