@@ -52,7 +52,8 @@ extern "C" {
  *  size and variant is spent, or `reps_max` is reached.
  *
  *  \b Verdict (safecoll_guideline_judge()): at a size, a violation is a
- *  native median greater than `factor` times the best equivalent's median.
+ *  native median greater than `factor` times the best equivalent's median;
+ *  only variants with at least `reps_min` valid repetitions take part.
  *  A violation range is a run of at least `confirm` consecutive sizes of
  *  the sweep that all violate, so that one noisy size never flags. Each
  *  range gives a performance bound record (safecoll_guideline_record()).

@@ -238,6 +238,7 @@ typedef struct variant {
     double window; /* seconds between two starts */
     double spent;  /* seconds of windows used, the same on every rank */
     int attempts;
+    int widened;   /* doublings of the window for late starts */
     double *times; /* valid repetitions, max over ranks */
     safecoll_guideline_timing *t;
 } variant;
@@ -329,9 +330,14 @@ static void batch(ctx *c, const bufs *b, variant *v)
     MPI_Bcast(&start, 1, MPI_DOUBLE, 0, c->comm);
     for (int k = 0; k < nb; k++) {
         double at = start + k * v->window + c->offset, end;
-        int rc, was_late = MPI_Wtime() > at;
-        if (!was_late)
-            wait_until(at);
+        int rc, was_late;
+        /* Late: the start passed before this rank got to it, or its sleep
+         * overshot it (a busy machine wakes processes late). The other
+         * ranks then wait inside the call and every time from `at` grows
+         * by the overshoot, so a repetition counts only when each rank
+         * started within a tenth of the window (at least 50 us). */
+        wait_until(at);
+        was_late = MPI_Wtime() - at > (v->window / 10 > 50e-6 ? v->window / 10 : 50e-6);
         rc = call(b, c->comm);
         jitter_maybe(&c->jit);
         end = MPI_Wtime();
@@ -358,15 +364,23 @@ static void batch(ctx *c, const bufs *b, variant *v)
         v->done = 1;
         return;
     }
-    /* Late starts or a repetition as long as the window: more room. */
-    if (4 * late > nb || slowest > 0.8 * v->window)
+    /* A repetition as long as the window: more room. Many late starts:
+     * more room too, and a larger tolerance with it, but only a few
+     * times over, since a machine that wakes processes late stays so. */
+    if (slowest > 0.8 * v->window) {
         v->window = 2 * (slowest > v->window ? slowest : v->window);
+    } else if (4 * late > nb && v->widened < 6) {
+        v->window *= 2;
+        v->widened++;
+    }
     if (t->reps > 0 && summarize(v, c->sorted, o->precision) && t->reps >= o->reps_min)
         v->done = 1;
     if (t->reps >= o->reps_min && (v->spent >= o->budget || t->reps >= o->reps_max))
         v->done = 1;
-    /* A machine so noisy that starts keep failing: give up on more. */
-    if (v->attempts >= 4 * o->reps_max + 16)
+    /* A machine so noisy that starts keep failing: give up on more, with
+     * what there is (the table shows the count), or with none at last. */
+    if ((t->reps > 0 && v->attempts >= 4 * o->reps_min + 16) ||
+        v->attempts >= 4 * o->reps_max + 16)
         v->done = 1;
 }
 
@@ -411,6 +425,7 @@ static int measure_size(ctx *c, bufs *b, safecoll_guideline_point *p, const int 
         vs[i].done = 0;
         vs[i].spent = 0;
         vs[i].attempts = 0;
+        vs[i].widened = 0;
         vs[i].t = &p->t[which[i]];
         vs[i].t->status = MPI_SUCCESS;
         if (warm(c, b, &vs[i]))
