@@ -43,8 +43,10 @@ extern "C" {
  *  offset of each rank's clock to rank 0's is estimated once with a
  *  ping-pong (the exchange of least round-trip time of 16; offset = the
  *  rank's time minus the middle of rank 0's send and receive). A rank that
- *  reaches a start time after it has passed makes that repetition invalid:
- *  it is dropped and the window grows. The reported time is the median of
+ *  starts more than a tenth of the window (at least 50 us) after the start
+ *  time (it came late, or its sleep overshot) makes that repetition
+ *  invalid: it is dropped, and when many are the window grows (a few times
+ *  at most). The reported time is the median of
  *  the valid repetitions, with the first and third quartile and the
  *  extremes as the spread. Repetitions: at least `reps_min`; then more
  *  until the median is stable (the 95% confidence interval of the median,
