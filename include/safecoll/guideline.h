@@ -45,8 +45,8 @@ extern "C" {
  *  rank's time minus the middle of rank 0's send and receive). A rank that
  *  starts more than a tenth of the window (at least 50 us) after the start
  *  time (it came late, or its sleep overshot) makes that repetition
- *  invalid: it is dropped, and when many are the window grows (a few times
- *  at most). The reported time is the median of
+ *  invalid: it is dropped, and when many are the window grows (up to a
+ *  second), and the tolerance with it. The reported time is the median of
  *  the valid repetitions, with the first and third quartile and the
  *  extremes as the spread. Repetitions: at least `reps_min`; then more
  *  until the median is stable (the 95% confidence interval of the median,

@@ -238,7 +238,6 @@ typedef struct variant {
     double window; /* seconds between two starts */
     double spent;  /* seconds of windows used, the same on every rank */
     int attempts;
-    int widened;   /* doublings of the window for late starts */
     double *times; /* valid repetitions, max over ranks */
     safecoll_guideline_timing *t;
 } variant;
@@ -365,21 +364,20 @@ static void batch(ctx *c, const bufs *b, variant *v)
         return;
     }
     /* A repetition as long as the window: more room. Many late starts:
-     * more room too, and a larger tolerance with it, but only a few
-     * times over, since a machine that wakes processes late stays so. */
-    if (slowest > 0.8 * v->window) {
+     * more room too, and a larger tolerance with it (a tenth of the
+     * window), up to a second: on a busy machine that wakes processes
+     * milliseconds late, the windows grow until the starts fit. */
+    if (slowest > 0.8 * v->window)
         v->window = 2 * (slowest > v->window ? slowest : v->window);
-    } else if (4 * late > nb && v->widened < 6) {
+    else if (4 * late > nb && v->window < 1.0)
         v->window *= 2;
-        v->widened++;
-    }
     if (t->reps > 0 && summarize(v, c->sorted, o->precision) && t->reps >= o->reps_min)
         v->done = 1;
     if (t->reps >= o->reps_min && (v->spent >= o->budget || t->reps >= o->reps_max))
         v->done = 1;
     /* A machine so noisy that starts keep failing: give up on more, with
      * what there is (the table shows the count), or with none at last. */
-    if ((t->reps > 0 && v->attempts >= 4 * o->reps_min + 16) ||
+    if ((t->reps > 0 && v->attempts >= 8 * o->reps_min + 64) ||
         v->attempts >= 4 * o->reps_max + 16)
         v->done = 1;
 }
@@ -425,7 +423,6 @@ static int measure_size(ctx *c, bufs *b, safecoll_guideline_point *p, const int 
         vs[i].done = 0;
         vs[i].spent = 0;
         vs[i].attempts = 0;
-        vs[i].widened = 0;
         vs[i].t = &p->t[which[i]];
         vs[i].t->status = MPI_SUCCESS;
         if (warm(c, b, &vs[i]))
