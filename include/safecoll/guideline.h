@@ -54,7 +54,10 @@ extern "C" {
  *  size and variant is spent, or `reps_max` is reached.
  *
  *  \b Verdict (safecoll_guideline_judge()): at a size, a violation is a
- *  native median greater than `factor` times the best equivalent's median;
+ *  native median greater than `factor` times the best equivalent's median
+ *  (the equivalent of the lowest median), with the first quartiles
+ *  agreeing (native's greater than `factor` times the best's: on a busy
+ *  machine times are bimodal and a median can fall on the slow mode);
  *  only variants with at least `reps_min` valid repetitions take part.
  *  A violation range is a run of at least `confirm` consecutive sizes of
  *  the sweep that all violate, so that one noisy size never flags. Each
