@@ -315,7 +315,7 @@ static void batch(ctx *c, const bufs *b, variant *v)
     const safecoll_guideline_opts *o = c->o;
     safecoll_guideline_timing *t = v->t;
     int nb = t->reps < o->reps_min ? o->reps_min - t->reps : 4, late = 0, err = 0;
-    double start = 0, lead, slowest = 0;
+    double start = 0, lead;
 
     if (nb > o->reps_max - t->reps)
         nb = o->reps_max - t->reps;
@@ -351,8 +351,6 @@ static void batch(ctx *c, const bufs *b, variant *v)
             late++;
         } else {
             v->times[t->reps++] = c->buf[k];
-            if (c->buf[k] > slowest)
-                slowest = c->buf[k];
         }
     }
     t->late += late;
@@ -363,21 +361,26 @@ static void batch(ctx *c, const bufs *b, variant *v)
         v->done = 1;
         return;
     }
-    /* A repetition as long as the window: more room. Many late starts:
-     * more room too, and a larger tolerance with it (a tenth of the
-     * window), up to a second: on a busy machine that wakes processes
-     * milliseconds late, the windows grow until the starts fit. */
-    if (slowest > 0.8 * v->window)
-        v->window = 2 * (slowest > v->window ? slowest : v->window);
-    else if (4 * late > nb && v->window < 1.0)
+    /* The window is twice the typical repetition (the median: one slow
+     * outlier must not stretch every later window), and grows when most
+     * starts of a batch were late, with the tolerance (a tenth of it), up
+     * to a second: a busy machine wakes processes milliseconds late. A
+     * late start after an outlier costs the rest of its batch only: the
+     * next batch starts afresh from rank 0's broadcast. */
+    if (t->reps > 0) {
+        int stable = summarize(v, c->sorted, o->precision);
+        if (2 * t->median + 100e-6 > v->window)
+            v->window = 2 * t->median + 100e-6;
+        if (stable && t->reps >= o->reps_min)
+            v->done = 1;
+    }
+    if (4 * late >= 3 * nb && v->window < 1.0)
         v->window *= 2;
-    if (t->reps > 0 && summarize(v, c->sorted, o->precision) && t->reps >= o->reps_min)
-        v->done = 1;
     if (t->reps >= o->reps_min && (v->spent >= o->budget || t->reps >= o->reps_max))
         v->done = 1;
     /* A machine so noisy that starts keep failing: give up on more, with
      * what there is (the table shows the count), or with none at last. */
-    if ((t->reps > 0 && v->attempts >= 8 * o->reps_min + 64) ||
+    if ((t->reps > 0 && (v->attempts >= 8 * o->reps_min + 64 || v->spent >= o->budget + 2)) ||
         v->attempts >= 4 * o->reps_max + 16)
         v->done = 1;
 }
