@@ -140,7 +140,13 @@ SAFECOLL_API const char *safecoll_probe_type_double(const char *name);
 
 /**
  * \brief Whether the probe supports a collective: gather, scatter,
- *        allgather, alltoall, bcast, reduce, allreduce, gatherv, allgatherv.
+ *        allgather, alltoall, bcast, reduce, allreduce, gatherv, allgatherv,
+ *        and their non-blocking forms (igather, ..., iallgatherv).
+ *
+ * A non-blocking form is started and at once completed with `MPI_Wait`;
+ * its buffers, checks, Table V quantities, memory estimate and fault
+ * injection are those of its blocking form, and its records name it
+ * (`collective=iscatter`), since the registry keeps the two apart.
  * \param[in] coll the collective
  * \return 1 or 0.
  */

@@ -412,7 +412,8 @@ int safecoll_search_run(const safecoll_search_opts *o, safecoll_coll coll, const
     memset(result, 0, sizeof *result);
     n_max = o->n_max;
     /* The v forms take int displacements: i*n must fit. */
-    if ((coll == SAFECOLL_COLL_GATHERV || coll == SAFECOLL_COLL_ALLGATHERV) && P > 1 &&
+    if ((sc__probe_blocking(coll) == SAFECOLL_COLL_GATHERV ||
+         sc__probe_blocking(coll) == SAFECOLL_COLL_ALLGATHERV) && P > 1 &&
         n_max > INT_MAX / (P - 1))
         n_max = INT_MAX / (P - 1);
     limit = o->time_first;
