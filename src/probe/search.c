@@ -315,7 +315,14 @@ int safecoll_search_run(const safecoll_search_opts *o, safecoll_coll coll, const
         if ((rc = probe(&r, n, limit, &res)) != MPI_SUCCESS)
             return rc;
         if (res.outcome == SAFECOLL_PROBE_PASS) {
+            /* The limit follows the last run here too: Step 2's counts
+             * pass Step 1's last pass by up to twice, and a loaded machine
+             * stretches them further; a limit kept from Step 1 turns a slow
+             * pass into a false hang. */
             result->n_s = n;
+            limit = o->time_factor * res.seconds;
+            if (limit < o->time_floor)
+                limit = o->time_floor;
             continue;
         }
         if (res.outcome == SAFECOLL_PROBE_LAUNCH) {
