@@ -30,6 +30,14 @@ extern const sc__pattern_ops sc__bcast_ops;
 extern const sc__pattern_ops sc__alltoallw_ops;
 extern const sc__pattern_ops sc__reduce_ops;
 
+/* The regular collectives' executors (regular.c), by pattern: gather,
+ * scatter, allgather and alltoall; NULL for the others. */
+extern const sc__pattern_ops *const sc__regular_patterns[];
+
+extern const sc__pattern_ops sc__regular_rooted_ops;
+extern const sc__pattern_ops sc__regular_allgather_ops;
+extern const sc__pattern_ops sc__regular_alltoall_ops;
+
 /* The plan of a layout with one displacement per rank (the root buffer of
  * gatherv and scatterv, the receive buffer of allgatherv), shared by the
  * patterns that have one (plan.c). */

@@ -618,7 +618,8 @@ static void log_decision(const sc__call *call)
 
 int sc__run(sc__call *call)
 {
-    const sc__pattern_ops *ops = sc__patterns[call->pattern];
+    const sc__pattern_ops *ops = call->regular ? sc__regular_patterns[call->pattern]
+                                               : sc__patterns[call->pattern];
     safecoll_strategy forced = call->forced;
     int rc;
 
