@@ -30,13 +30,13 @@ extern const sc__pattern_ops sc__bcast_ops;
 extern const sc__pattern_ops sc__alltoallw_ops;
 extern const sc__pattern_ops sc__reduce_ops;
 
-/* The regular collectives' executors (regular.c), by pattern: gather,
- * scatter, allgather and alltoall; NULL for the others. */
-extern const sc__pattern_ops *const sc__regular_patterns[];
+/* A triggered regular gather, scatter, allgather or alltoall
+ * (call->regular; regular.c): the executor that keeps the regular MPI call
+ * for strategy s, or NULL when the pattern's own executor serves. */
+sc__exec_fn sc__regular_exec(safecoll_strategy s);
 
-extern const sc__pattern_ops sc__regular_rooted_ops;
-extern const sc__pattern_ops sc__regular_allgather_ops;
-extern const sc__pattern_ops sc__regular_alltoall_ops;
+/* What a regular call plans differently, after the pattern's feasible. */
+int sc__regular_feasible(sc__call *call);
 
 /* The plan of a layout with one displacement per rank (the root buffer of
  * gatherv and scatterv, the receive buffer of allgatherv), shared by the

@@ -17,8 +17,10 @@
  *               a whole block, so that the blocks of the round stand at
  *               their stride from each other
  *
- * segment (rank ranges, which a regular call cannot express) and p2p run
- * the v-pattern's executors on the v-description.
+ * Every other strategy (segment: rank ranges, which a regular call cannot
+ * express; p2p; whatever else the pattern's table holds) runs the
+ * v-pattern's executor on the v-description: sc__run asks
+ * sc__regular_exec first, and the pattern's table when it has nothing.
  */
 #include "avoid.h"
 #include "nb.h"
@@ -286,51 +288,30 @@ static int reg_chunk(sc__call *call)
     return rc;
 }
 
-/* The v-pattern's plan (segment and p2p run its executors), then what
- * differs here: bigtype needs no gcd, and chunk's rounds are pieces of one
- * block. */
-static int reg_feasible(sc__call *call)
+/* After the pattern's own planning (segment, p2p and any other strategy
+ * run the v-executors on the v-description): bigtype needs no gcd, and
+ * chunk's rounds are pieces of one block. */
+int sc__regular_feasible(sc__call *call)
 {
     const MPI_Count w = reg_piece(call), n = reg_count(call);
-    int rc = sc__patterns[call->pattern]->feasible(call);
 
     /* bigtype's global buffer is P elements, which a bound in elements
      * may still not allow; G in bytes rules it out anyway (pipeline.c). */
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_BIGTYPE] =
         call->ag[SC_AG_G_ELEMENTS] && call->size > call->limit;
     call->ag[SC_AG_ROUNDS] = (n + w - 1) / w;
-    return rc;
+    return MPI_SUCCESS;
 }
 
-#define DELEGATE(name, strategy)                                                              \
-    static int name(sc__call *call)                                                           \
-    {                                                                                         \
-        return sc__patterns[call->pattern]->exec[strategy](call);                             \
-    }
-DELEGATE(v_segment, SAFECOLL_STRATEGY_SEGMENT)
-DELEGATE(v_p2p, SAFECOLL_STRATEGY_P2P)
-#undef DELEGATE
-
+sc__exec_fn sc__regular_exec(safecoll_strategy strategy)
+{
+    switch (strategy) {
+    case SAFECOLL_STRATEGY_NATIVE: return reg_native;
 #if SC_HAVE_MPI4
-#define REG_LARGECOUNT reg_largecount
-#else
-#define REG_LARGECOUNT NULL
+    case SAFECOLL_STRATEGY_LARGECOUNT: return reg_largecount;
 #endif
-
-/* alltoall has no segment (table.c); the others have every strategy. */
-#define REG_OPS(segment)                                                                      \
-    {                                                                                         \
-        .feasible = reg_feasible,                                                             \
-        .exec = {                                                                             \
-            [SAFECOLL_STRATEGY_NATIVE] = reg_native,                                          \
-            [SAFECOLL_STRATEGY_LARGECOUNT] = REG_LARGECOUNT,                                  \
-            [SAFECOLL_STRATEGY_BIGTYPE] = reg_bigtype,                                        \
-            [SAFECOLL_STRATEGY_SEGMENT] = segment,                                            \
-            [SAFECOLL_STRATEGY_CHUNK] = reg_chunk,                                            \
-            [SAFECOLL_STRATEGY_P2P] = v_p2p,                                                  \
-        },                                                                                    \
+    case SAFECOLL_STRATEGY_BIGTYPE: return reg_bigtype;
+    case SAFECOLL_STRATEGY_CHUNK: return reg_chunk;
+    default: return NULL;
     }
-
-const sc__pattern_ops sc__regular_rooted_ops = REG_OPS(v_segment);
-const sc__pattern_ops sc__regular_allgather_ops = REG_OPS(v_segment);
-const sc__pattern_ops sc__regular_alltoall_ops = REG_OPS(NULL);
+}

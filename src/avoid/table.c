@@ -25,13 +25,3 @@ const sc__pattern_ops *const sc__patterns[] = {
     [SC_PATTERN_ALLTOALLW] = &sc__alltoallw_ops,
     [SC_PATTERN_REDUCE] = &sc__reduce_ops,
 };
-
-/* A regular collective that triggered keeps the regular MPI call where a
- * strategy can (regular.c); segment and p2p are the v-pattern's. */
-const sc__pattern_ops *const sc__regular_patterns[] = {
-    [SC_PATTERN_GATHER] = &sc__regular_rooted_ops,
-    [SC_PATTERN_SCATTER] = &sc__regular_rooted_ops,
-    [SC_PATTERN_ALLGATHER] = &sc__regular_allgather_ops,
-    [SC_PATTERN_ALLTOALL] = &sc__regular_alltoall_ops,
-    [SC_PATTERN_REDUCE] = NULL,
-};

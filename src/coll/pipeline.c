@@ -427,6 +427,26 @@ static void detect_bounds(sc__call *call, const sc__layout *lay)
     call->limit = lim > 0 ? lim : 1;
 }
 
+/* The pattern's planning; a regular call (gather, scatter, allgather,
+ * alltoall as their v-form) then plans what its own executors need. */
+static int feasible(sc__call *call, const sc__pattern_ops *ops)
+{
+    int rc = ops->feasible(call);
+
+    if (rc == MPI_SUCCESS && call->regular)
+        rc = sc__regular_feasible(call);
+    return rc;
+}
+
+/* The executor of the chosen strategy: a regular call's own where it has
+ * one (regular.c), else the pattern's. */
+static sc__exec_fn executor(const sc__call *call, const sc__pattern_ops *ops)
+{
+    sc__exec_fn f = call->regular ? sc__regular_exec(call->strategy) : NULL;
+
+    return f != NULL ? f : ops->exec[call->strategy];
+}
+
 /* Step 2, detect: triggers are known from describe; here this rank works
  * out which strategies it could run when one is needed or forced. */
 static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
@@ -466,7 +486,7 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_NATIVE] = trig;
     if (!trig && (forced == SAFECOLL_STRATEGY_AUTO || forced == SAFECOLL_STRATEGY_NATIVE))
         return;
-    sc__note_error(call, ops->feasible(call));
+    sc__note_error(call, feasible(call, ops));
     for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
         if (broken & (1u << s))
             call->ag[SC_AG_NOFIT + s] = 1;
@@ -577,7 +597,7 @@ static int plan_late(sc__call *call, const sc__pattern_ops *ops)
         (call->root >= 0 && call->rank != call->root))
         return MPI_SUCCESS;
     memcpy(saved, call->ag, sizeof saved);
-    rc = ops->feasible(call);
+    rc = feasible(call, ops);
     memcpy(call->ag, saved, sizeof saved);
     return rc;
 }
@@ -618,8 +638,7 @@ static void log_decision(const sc__call *call)
 
 int sc__run(sc__call *call)
 {
-    const sc__pattern_ops *ops = call->regular ? sc__regular_patterns[call->pattern]
-                                               : sc__patterns[call->pattern];
+    const sc__pattern_ops *ops = sc__patterns[call->pattern];
     safecoll_strategy forced = call->forced;
     int rc;
 
@@ -633,7 +652,7 @@ int sc__run(sc__call *call)
             log_decision(call);
         rc = plan_late(call, ops);
         if (rc == MPI_SUCCESS)
-            rc = ops->exec[call->strategy](call);
+            rc = executor(call, ops)(call);
         /* The native call ran on the caller's communicator, where MPI has
          * already invoked the error handler. */
         if (call->strategy == SAFECOLL_STRATEGY_NATIVE) {
