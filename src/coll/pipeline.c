@@ -20,6 +20,15 @@ static const safecoll_strategy cost_order[] = {
     SAFECOLL_STRATEGY_CHUNK, SAFECOLL_STRATEGY_P2P,
 };
 
+/* A regular call's chunk is rounds of the regular call (regular.c), while
+ * its segment is the v-form, which MPI runs slower: chunk comes first
+ * (MPICH 4.0.2, allgather at 1 MiB, P = 2: chunk 1.0-1.1x of the native
+ * call, segment 1.8x; doc/performance.md). */
+static const safecoll_strategy cost_order_regular[] = {
+    SAFECOLL_STRATEGY_LARGECOUNT, SAFECOLL_STRATEGY_BIGTYPE, SAFECOLL_STRATEGY_CHUNK,
+    SAFECOLL_STRATEGY_SEGMENT, SAFECOLL_STRATEGY_P2P,
+};
+
 /* Records the first local error of the call; the agreement step makes it
  * every rank's error. */
 void sc__note_error(sc__call *call, int code)
@@ -574,7 +583,7 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
         return MPI_SUCCESS;
     }
     for (size_t i = 0; i < sizeof cost_order / sizeof cost_order[0]; i++) {
-        safecoll_strategy s = cost_order[i];
+        safecoll_strategy s = call->regular ? cost_order_regular[i] : cost_order[i];
         if (ops->exec[s] != NULL && !ag[SC_AG_NOFIT + s]) {
             call->strategy = s;
             return MPI_SUCCESS;
