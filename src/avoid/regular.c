@@ -5,8 +5,9 @@
  * detection, the agreement, statistics and logs are the v-pipeline's, and
  * set call->regular; the pipeline then takes the executors here. Those that
  * can keep the regular MPI call do, since MPI libraries tune the regular
- * call better than its v-form (MPICH 4.0.2's MPI_Alltoallv takes twice as
- * long as MPI_Alltoall on the same bytes at P = 2, doc/performance.md):
+ * call better than its v-form (MPICH 4.0.2's MPI_Alltoallv takes 1.6-1.9
+ * times as long as MPI_Alltoall on the same bytes at P = 2, MPI_Allgatherv
+ * 1.7-1.8 times MPI_Allgather's; doc/performance.md):
  *
  *   native      the regular int call
  *   largecount  MPI-4's regular `_c` call (MPI_Alltoall_c, ...)
