@@ -32,8 +32,8 @@ extern const sc__pattern_ops sc__reduce_ops;
 
 /* A triggered regular gather, scatter, allgather or alltoall
  * (call->regular; regular.c): the executor that keeps the regular MPI call
- * for strategy s, or NULL when the pattern's own executor serves. */
-sc__exec_fn sc__regular_exec(safecoll_strategy s);
+ * for call->strategy, or NULL when the pattern's own executor serves. */
+sc__exec_fn sc__regular_exec(const sc__call *call);
 
 /* What a regular call plans differently, after the pattern's feasible. */
 int sc__regular_feasible(sc__call *call);

@@ -300,19 +300,22 @@ int sc__regular_feasible(sc__call *call)
      * may still not allow; G in bytes rules it out anyway (pipeline.c). */
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_BIGTYPE] =
         call->ag[SC_AG_G_ELEMENTS] && call->size > call->limit;
-    call->ag[SC_AG_ROUNDS] = (n + w - 1) / w;
+    /* The v-form's chunk counts its own rounds (windows). */
+    if (!sc__known_regular_chunk_extent(call))
+        call->ag[SC_AG_ROUNDS] = (n + w - 1) / w;
     return MPI_SUCCESS;
 }
 
-sc__exec_fn sc__regular_exec(safecoll_strategy strategy)
+sc__exec_fn sc__regular_exec(const sc__call *call)
 {
-    switch (strategy) {
+    switch (call->strategy) {
     case SAFECOLL_STRATEGY_NATIVE: return reg_native;
 #if SC_HAVE_MPI4
     case SAFECOLL_STRATEGY_LARGECOUNT: return reg_largecount;
 #endif
     case SAFECOLL_STRATEGY_BIGTYPE: return reg_bigtype;
-    case SAFECOLL_STRATEGY_CHUNK: return reg_chunk;
+    case SAFECOLL_STRATEGY_CHUNK:
+        return sc__known_regular_chunk_extent(call) ? NULL : reg_chunk;
     default: return NULL;
     }
 }

@@ -180,6 +180,31 @@ unsigned sc__known_bugs(const sc__call *call, const char **what)
     return broken;
 }
 
+/* MPICH 4.0.2's MPI_Allgather loses blocks when the receive type's extent
+ * passes INT_MAX bytes and the message is small: the chunk rounds of a
+ * regular allgather of 2 x 2147483656 chars on 2 ranks (one element of a
+ * piece type resized to a block's extent per rank) deliver the first round
+ * (INT_MAX bytes per rank) and not the second (9 bytes), whose block from
+ * rank 1 stays unwritten (found by this project's big tests,
+ * allgather_c-bigcount-chunk; the same rounds of MPI_Alltoall are right).
+ * gather and scatter were not tried at that size, so they are treated
+ * alike. Such a call runs the v-form's chunk instead, whose windows keep
+ * every extent and displacement under the limit. */
+int sc__known_regular_chunk_extent(const sc__call *call)
+{
+    const sc__layout *lay = &call->lay;
+
+    pthread_once(&version_once, match_library);
+    if (!mpich_402 || !call->regular || call->pattern == SC_PATTERN_ALLTOALL)
+        return 0;
+    /* Every rank holds the layout in allgather; in gather and scatter the
+     * root does, and the leaves' blocks are as long (same element size,
+     * which chunk requires). */
+    if (lay->ccounts != NULL)
+        return (MPI_Aint)lay->ccounts[0] * lay->extent > INT_MAX;
+    return (MPI_Aint)call->leaf.count * call->leaf.extent > INT_MAX;
+}
+
 /* MPICH 4.0.2's blocking MPI_Reduce and MPI_Reduce_c crash (SIGSEGV in
  * memcpy, reading from the address of MPI_IN_PLACE) when the root is not
  * rank 0, passes MPI_IN_PLACE, and the message is more than 2048 bytes:

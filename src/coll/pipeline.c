@@ -452,7 +452,7 @@ static int feasible(sc__call *call, const sc__pattern_ops *ops)
  * one (regular.c), else the pattern's. */
 static sc__exec_fn executor(const sc__call *call, const sc__pattern_ops *ops)
 {
-    sc__exec_fn f = call->regular ? sc__regular_exec(call->strategy) : NULL;
+    sc__exec_fn f = call->regular ? sc__regular_exec(call) : NULL;
 
     return f != NULL ? f : ops->exec[call->strategy];
 }

@@ -164,6 +164,10 @@ typedef struct sc__call {
  * would hit one with this call, as bits; *what names the bug. */
 unsigned sc__known_bugs(const sc__call *call, const char **what);
 
+/* Whether a regular call's chunk must run the v-form's rounds because the
+ * regular rounds' resized types would meet a known bug (known.c). */
+int sc__known_regular_chunk_extent(const sc__call *call);
+
 /* MPI_Reduce and MPI_Reduce_c, routing around a bug of MPICH 4.0.2 with
  * MPI_IN_PLACE at a root other than 0 (known.c); same parameters. */
 int sc__mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
