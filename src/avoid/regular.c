@@ -1,6 +1,7 @@
 /*
- * Strategies of the triggered regular collectives: gather, scatter,
- * allgather and alltoall (blocking and `i`). Their entries describe them as
+ * Strategies of the triggered regular allgather and alltoall (blocking and
+ * `i`; gather and scatter run the v-form, see src/coll/blocks.c, though the
+ * code here is written for all four). Their entries describe them as
  * the v-call they are (n elements per rank at displacement i*n), so that
  * detection, the agreement, statistics and logs are the v-pipeline's, and
  * set call->regular; the pipeline then takes the executors here. Those that
@@ -13,10 +14,10 @@
  *   largecount  MPI-4's regular `_c` call (MPI_Alltoall_c, ...)
  *   bigtype     the regular call with one element per block, of a
  *               contiguous type of the whole block (paper W2 with g = n)
- *   chunk       rounds of the regular call, each moving the same piece of
- *               every block: count 1 of a type of the piece whose extent is
- *               a whole block, so that the blocks of the round stand at
- *               their stride from each other
+ *   chunk       rounds of the regular call, each
+ *               moving the same piece of every block: count 1 of a type of
+ *               the piece whose extent is a whole block, so that the blocks
+ *               of the round stand at their stride from each other
  *
  * Every other strategy (segment: rank ranges, which a regular call cannot
  * express; p2p; whatever else the pattern's table holds) runs the
@@ -289,6 +290,12 @@ static int reg_chunk(sc__call *call)
     return rc;
 }
 
+/* Whether chunk runs the rounds here, or the v-form's (known.c). */
+static int own_chunk(const sc__call *call)
+{
+    return !sc__known_regular_chunk_extent(call);
+}
+
 /* After the pattern's own planning (segment, p2p and any other strategy
  * run the v-executors on the v-description): bigtype needs no gcd, and
  * chunk's rounds are pieces of one block. */
@@ -301,7 +308,7 @@ int sc__regular_feasible(sc__call *call)
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_BIGTYPE] =
         call->ag[SC_AG_G_ELEMENTS] && call->size > call->limit;
     /* The v-form's chunk counts its own rounds (windows). */
-    if (!sc__known_regular_chunk_extent(call))
+    if (own_chunk(call))
         call->ag[SC_AG_ROUNDS] = (n + w - 1) / w;
     return MPI_SUCCESS;
 }
@@ -315,7 +322,7 @@ sc__exec_fn sc__regular_exec(const sc__call *call)
 #endif
     case SAFECOLL_STRATEGY_BIGTYPE: return reg_bigtype;
     case SAFECOLL_STRATEGY_CHUNK:
-        return sc__known_regular_chunk_extent(call) ? NULL : reg_chunk;
+        return own_chunk(call) ? reg_chunk : NULL;
     default: return NULL;
     }
 }

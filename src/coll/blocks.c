@@ -89,7 +89,13 @@ static int triggered(safecoll_coll coll, sc__pattern pattern, const char *fn, co
     if ((rc = sc__begin(&call, coll, pattern, fn, 1, comm, rooted(pattern) ? root : -1)) !=
         MPI_SUCCESS)
         return sc__fail_early(&call, rc);
-    call.regular = 1;
+    /* allgather and alltoall keep the regular MPI call in their strategies
+     * (src/avoid/regular.c). gather and scatter run the v-form: with one
+     * element of a type of 600,000,000 chars per rank at P = 4 (2.4 GB),
+     * MPICH 4.0.2's MPI_Scatter crashes (tests/big scatter-dense-bigtype),
+     * as it does with plain chars past 2^31 bytes (data/known-bounds), where
+     * MPI_Scatterv is right. */
+    call.regular = pattern == SC_PATTERN_ALLGATHER || pattern == SC_PATTERN_ALLTOALL;
     switch (pattern) {
     case SC_PATTERN_GATHER:
         if (is_root)

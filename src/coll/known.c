@@ -186,9 +186,9 @@ unsigned sc__known_bugs(const sc__call *call, const char **what)
  * piece type resized to a block's extent per rank) deliver the first round
  * (INT_MAX bytes per rank) and not the second (9 bytes), whose block from
  * rank 1 stays unwritten (found by this project's big tests,
- * allgather_c-bigcount-chunk; the same rounds of MPI_Alltoall are right).
- * gather and scatter were not tried at that size, so they are treated
- * alike. Such a call runs the v-form's chunk instead, whose windows keep
+ * allgather_c-bigcount-chunk; the same rounds of MPI_Alltoall are right;
+ * gather and scatter do not take regular rounds at all, src/coll/blocks.c).
+ * Such a call runs the v-form's chunk instead, whose windows keep
  * every extent and displacement under the limit. */
 int sc__known_regular_chunk_extent(const sc__call *call)
 {

@@ -20,8 +20,8 @@ static const safecoll_strategy cost_order[] = {
     SAFECOLL_STRATEGY_CHUNK, SAFECOLL_STRATEGY_P2P,
 };
 
-/* A regular call's chunk is rounds of the regular call (regular.c), while
- * its segment is the v-form, which MPI runs slower: chunk comes first
+/* A regular allgather's chunk is rounds of the regular call (regular.c),
+ * while its segment is the v-form, which MPI runs slower: chunk comes first
  * (MPICH 4.0.2, allgather at 1 MiB, P = 2: chunk 1.0-1.1x of the native
  * call, segment 1.8x; doc/performance.md). */
 static const safecoll_strategy cost_order_regular[] = {
@@ -583,7 +583,9 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
         return MPI_SUCCESS;
     }
     for (size_t i = 0; i < sizeof cost_order / sizeof cost_order[0]; i++) {
-        safecoll_strategy s = call->regular ? cost_order_regular[i] : cost_order[i];
+        safecoll_strategy s = call->regular && call->pattern == SC_PATTERN_ALLGATHER
+                                  ? cost_order_regular[i]
+                                  : cost_order[i];
         if (ops->exec[s] != NULL && !ag[SC_AG_NOFIT + s]) {
             call->strategy = s;
             return MPI_SUCCESS;

@@ -153,15 +153,16 @@ static void one(tc_ctx *t, int which, int mode, const tc_type *ty, int root, MPI
 
     /* Under the small limit a non-empty call exceeds it: the native call
      * cannot carry it, chunk and p2p always can, and without a trigger
-     * every strategy applies. So can bigtype and largecount of gather,
-     * scatter, allgather and alltoall, which keep the regular call (one
-     * element of a type of the block; the `_c` call). The others may be
+     * every strategy applies. So can bigtype and largecount of allgather
+     * and alltoall, which keep the regular call (one element of a type of
+     * the block; the `_c` call). The others may be
      * refused by their layout (a gcd or a block above the limit), but only
      * with the right class. */
     triggered = limit < INT_MAX && n > limit;
     must = !triggered || strategy == SAFECOLL_STRATEGY_CHUNK || strategy == SAFECOLL_STRATEGY_P2P ||
-           (which != R_BCAST && (strategy == SAFECOLL_STRATEGY_BIGTYPE ||
-                                 strategy == SAFECOLL_STRATEGY_LARGECOUNT));
+           ((which == R_ALLGATHER || which == R_ALLTOALL) &&
+            (strategy == SAFECOLL_STRATEGY_BIGTYPE ||
+             strategy == SAFECOLL_STRATEGY_LARGECOUNT));
     if (triggered && strategy == SAFECOLL_STRATEGY_NATIVE)
         TC_CHECK(t, tc_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION,
                  "%s: forced native above the limit gave %s", label,
