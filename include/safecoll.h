@@ -88,5 +88,6 @@ SAFECOLL_API const char *safecoll_last_error(void);
 #include "safecoll/coll.h"
 #include "safecoll/bounds.h"
 #include "safecoll/probe.h"
+#include "safecoll/guideline.h"
 
 #endif /* SAFECOLL_H */

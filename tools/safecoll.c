@@ -6,6 +6,7 @@
  *   safecoll bounds add --out FILE key=value...
  *   safecoll search --coll C[,C...] --procs P[,P...] [options]   (tools/search.c)
  *   safecoll probe --coll C --n N [options]                      (tools/search.c)
+ *   safecoll guideline --coll C[,C...] --procs P[,P...] --sizes S (tools/guideline.c)
  *
  * A dispatcher: the first argument names a command, each command is one
  * function with its own --help, and a command with subcommands dispatches
@@ -13,9 +14,9 @@
  * `commands` below.
  *
  * Exit status: 0 success, 1 invalid data (a malformed record or file, or a
- * file that cannot be read or written), 2 wrong usage. Only `probe`
- * calls MPI_Init: the registry works before it, and `search` runs its
- * MPI jobs as separate processes.
+ * file that cannot be read or written), 2 wrong usage. Only `probe` and
+ * `guideline --worker` call MPI_Init: the registry works before it, and
+ * `search` and `guideline` run their MPI jobs as separate processes.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
@@ -380,6 +381,8 @@ static const command commands[] = {
     {"bounds", "COMMAND [ARGS]", "list, check and add bound records", cmd_bounds},
     {"search", "--coll C --procs P ...", "find and classify the safe bounds of the MPI", tool_search},
     {"probe", "--coll C --n N ...", "one checked collective (inside an MPI job)", tool_probe},
+    {"guideline", "--coll C --procs P ...", "time collectives against their equivalents",
+     tool_guideline},
 };
 
 static const dispatcher main_dispatcher = {

@@ -27,7 +27,7 @@ static int usage(const char *text, const char *what, const char *arg)
 }
 
 /* Digits with an optional Ki, Mi, Gi, Ti suffix, in [lo, hi]. */
-static int parse_num(const char *s, long long lo, long long hi, long long *out)
+int tool_parse_num(const char *s, long long lo, long long hi, long long *out)
 {
     char *end;
     long long v, mult = 1;
@@ -53,7 +53,7 @@ static int parse_num(const char *s, long long lo, long long hi, long long *out)
     return 0;
 }
 
-static int parse_secs(const char *s, double *out)
+int tool_parse_secs(const char *s, double *out)
 {
     char *end;
     double v = strtod(s, &end);
@@ -135,14 +135,14 @@ int tool_probe(int argc, char **argv)
             if (parse_coll(v, &coll) != 0)
                 return usage(probe_usage, "probe: unknown or unsupported collective", v);
         } else if (strcmp(a, "--n") == 0) {
-            if (parse_num(v, 0, INT_MAX, &n) != 0)
+            if (tool_parse_num(v, 0, INT_MAX, &n) != 0)
                 return usage(probe_usage, "probe: --n is not a count in [0, INT_MAX]", v);
         } else if (strcmp(a, "--type") == 0) {
             if (safecoll_probe_type(v, NULL, NULL) != MPI_SUCCESS)
                 return usage(probe_usage, "probe: unknown type", v);
             type = v;
         } else if (strcmp(a, "--time-limit") == 0) {
-            if (parse_secs(v, &limit) != 0)
+            if (tool_parse_secs(v, &limit) != 0)
                 return usage(probe_usage, "probe: --time-limit is not a positive number", v);
         } else if (strcmp(a, "--report") == 0) {
             report = v;
@@ -246,7 +246,7 @@ static int stamp(safecoll_bound *b)
     return 1;
 }
 
-static int split_list(char *s, char **items, int max)
+int tool_split_list(char *s, char **items, int max)
 {
     int k = 0;
     for (char *t = strtok(s, ","); t != NULL; t = strtok(NULL, ",")) {
@@ -320,7 +320,7 @@ int tool_search(int argc, char **argv)
             return usage(search_usage, "search: unknown option or missing value", a);
         i++;
         if (strcmp(a, "--coll") == 0) {
-            if ((ncoll = split_list(val, colls, MAX_LIST)) <= 0)
+            if ((ncoll = tool_split_list(val, colls, MAX_LIST)) <= 0)
                 return usage(search_usage, "search: --coll needs names", NULL);
             for (int k = 0; k < ncoll; k++) {
                 safecoll_coll c;
@@ -330,10 +330,10 @@ int tool_search(int argc, char **argv)
                                  "allreduce gatherv allgatherv)", colls[k]);
             }
         } else if (strcmp(a, "--procs") == 0) {
-            if ((nproc = split_list(val, procs, MAX_LIST)) <= 0)
+            if ((nproc = tool_split_list(val, procs, MAX_LIST)) <= 0)
                 return usage(search_usage, "search: --procs needs counts", NULL);
             for (int k = 0; k < nproc; k++)
-                if (parse_num(procs[k], 1, INT_MAX / 2, &v) != 0)
+                if (tool_parse_num(procs[k], 1, INT_MAX / 2, &v) != 0)
                     return usage(search_usage, "search: not a process count", procs[k]);
         } else if (strcmp(a, "--type") == 0) {
             if (safecoll_probe_type(val, NULL, NULL) != MPI_SUCCESS)
@@ -341,15 +341,15 @@ int tool_search(int argc, char **argv)
                              "double)", val);
             type = val;
         } else if (strcmp(a, "--f") == 0) {
-            if (parse_num(val, 1, 1 << 20, &v) != 0)
+            if (tool_parse_num(val, 1, 1 << 20, &v) != 0)
                 return usage(search_usage, "search: --f is not a number in [1, 1Mi]", val);
             o.f = (int)v;
         } else if (strcmp(a, "--n-start") == 0 || strcmp(a, "--n-max") == 0) {
-            if (parse_num(val, 1, INT_MAX, &v) != 0)
+            if (tool_parse_num(val, 1, INT_MAX, &v) != 0)
                 return usage(search_usage, "search: not a count in [1, INT_MAX]", val);
             *(a[4] == 's' ? &o.n_start : &o.n_max) = v;
         } else if (strcmp(a, "--mem-limit") == 0) {
-            if (parse_num(val, 1, LLONG_MAX, &v) != 0)
+            if (tool_parse_num(val, 1, LLONG_MAX, &v) != 0)
                 return usage(search_usage, "search: --mem-limit is not a number of bytes "
                              "(digits, optionally Ki Mi Gi Ti)", val);
             o.mem_limit = v;
@@ -363,7 +363,7 @@ int tool_search(int argc, char **argv)
                           : strcmp(a, "--time-factor") == 0 ? &o.time_factor
                           : strcmp(a, "--time-floor") == 0  ? &o.time_floor
                                                             : &o.grace;
-            if (parse_secs(val, dst) != 0)
+            if (tool_parse_secs(val, dst) != 0)
                 return usage(search_usage, "search: not a positive number of seconds", val);
         } else if (strcmp(a, "--out") == 0) {
             out = val;

@@ -39,6 +39,7 @@ extern "C" {
  *  |---|---|---|
  *  | `SAFECOLL_BOUNDS` | `path[:path...]` of bound files | safecoll_bounds_load() |
  *  | `SAFECOLL_KNOWN_BOUNDS` | path of the shipped file, or empty for none | safecoll_bounds_clear() |
+ *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): let performance records route calls | safecoll_perf_bounds_set() |
  *
  *  A file named by either variable that is missing or malformed is an
  *  error that every later call of this group and every safe collective
@@ -92,6 +93,23 @@ typedef enum safecoll_bound_source {
     SAFECOLL_NBOUND_SOURCE      /**< number of sources; not a source */
 } safecoll_bound_source;
 
+/** What a record says about the calls past its bound. */
+typedef enum safecoll_bound_kind {
+    /** The collective fails (crashes, hangs, wrong data) past the bound:
+     *  the safe collectives avoid it with the cheapest strategy that can
+     *  carry the call. The default; file name `correctness`. */
+    SAFECOLL_BOUND_CORRECTNESS = 0,
+    /** The collective is correct but slower past the bound than an
+     *  equivalent way of moving the same bytes (a performance guideline,
+     *  paper 003): the safe collectives run the call with the record's
+     *  strategy safecoll_bound::use instead, when that strategy can carry
+     *  it. A correctness bound or a forced strategy wins over it, and
+     *  `SAFECOLL_PERF_BOUNDS=0` or safecoll_perf_bounds_set() turns
+     *  such records off. File name `performance`. */
+    SAFECOLL_BOUND_PERFORMANCE,
+    SAFECOLL_NBOUND_KIND /**< number of kinds; not a kind */
+} safecoll_bound_kind;
+
 /** Size of the text fields safecoll_bound::mpi and safecoll_bound::note,
  *  with their terminating NUL: they hold at most 255 bytes. */
 #define SAFECOLL_BOUND_TEXT_MAX 256
@@ -137,6 +155,14 @@ typedef struct safecoll_bound {
                                       or "" (the default) */
     char note[SAFECOLL_BOUND_TEXT_MAX]; /**< free text, e.g. where the bound is
                                             published; same characters as mpi */
+    safecoll_bound_kind kind;    /**< correctness (the default) or performance
+                                      (file key `kind`) */
+    /** The strategy a performance record routes the calls past its bound
+     *  to (file key `use`): one that exists for the collective
+     *  (safecoll_strategy_applies()), neither auto nor native. Required for
+     *  a performance record; SAFECOLL_STRATEGY_AUTO (the default) for a
+     *  correctness record, which lets the library choose. */
+    safecoll_strategy use;
 } safecoll_bound;
 
 /**
@@ -153,6 +179,12 @@ SAFECOLL_API int safecoll_bound_init(safecoll_bound *b);
  * \return A static string, or NULL for a value out of range.
  */
 SAFECOLL_API const char *safecoll_bound_class_name(safecoll_bound_class cls);
+
+/**
+ * \brief The file name of a kind: "correctness" or "performance".
+ * \return A static string, or NULL for a value out of range.
+ */
+SAFECOLL_API const char *safecoll_bound_kind_name(safecoll_bound_kind kind);
 
 /**
  * \brief The file name of a source: "shipped", "tested" or "user".
@@ -271,10 +303,12 @@ SAFECOLL_API int safecoll_bounds_format(const safecoll_bound *b, char *buf, size
 SAFECOLL_API int safecoll_bounds_parse(const char *line, safecoll_bound *out);
 
 /**
- * \brief Which records apply to a call.
+ * \brief Which correctness records apply to a call.
  *
- * A record applies when its collective is `coll`, `type_size` and `nprocs`
- * are in its ranges and its library pattern matches `library`.
+ * A record applies when it is a correctness record, its collective is
+ * `coll`, `type_size` and `nprocs` are in its ranges and its library
+ * pattern matches `library`. It is safecoll_bounds_match_kind() with
+ * SAFECOLL_BOUND_CORRECTNESS.
  * \param[in]  coll      the collective
  * \param[in]  type_size the datatype size in bytes, >= 0
  * \param[in]  nprocs    the number of processes, >= 1
@@ -290,6 +324,42 @@ SAFECOLL_API int safecoll_bounds_parse(const char *line, safecoll_bound *out);
 SAFECOLL_API int safecoll_bounds_match(safecoll_coll coll, int type_size, int nprocs,
                                        const char *library, size_t *indices, size_t max,
                                        size_t *n);
+
+/**
+ * \brief Which records of one kind apply to a call.
+ *
+ * As safecoll_bounds_match(), for the records of kind `kind` only: with
+ * SAFECOLL_BOUND_PERFORMANCE, the performance records that would route a
+ * call of `coll` past their bound.
+ * \param[in]  kind      SAFECOLL_BOUND_CORRECTNESS or SAFECOLL_BOUND_PERFORMANCE
+ * \param[in]  coll      the collective
+ * \param[in]  type_size the datatype size in bytes, >= 0
+ * \param[in]  nprocs    the number of processes, >= 1
+ * \param[in]  library   the library version string; NULL means the running MPI's
+ * \param[out] indices   the indices of the records that apply, ascending
+ * \param[in]  max       the size of indices
+ * \param[out] n         how many records apply
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for NULL or a value out of range.
+ */
+SAFECOLL_API int safecoll_bounds_match_kind(safecoll_bound_kind kind, safecoll_coll coll,
+                                            int type_size, int nprocs, const char *library,
+                                            size_t *indices, size_t max, size_t *n);
+
+/**
+ * \brief Let performance records route calls (1, the default) or not (0).
+ *
+ * With 0 the safe collectives ignore every performance record (they stay
+ * in the registry); correctness records are not affected. The variable
+ * `SAFECOLL_PERF_BOUNDS` (`0` or `1`), read once, sets the same switch.
+ * \param[in] on 0 or 1
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for another value.
+ */
+SAFECOLL_API int safecoll_perf_bounds_set(int on);
+
+/**
+ * \brief Whether performance records route calls: 1 or 0.
+ */
+SAFECOLL_API int safecoll_perf_bounds_get(void);
 
 /** @} */
 

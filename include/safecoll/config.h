@@ -23,6 +23,7 @@ extern "C" {
  *  | `SAFECOLL_STRATEGY` | `coll=strategy[,coll=strategy...]`, coll a collective name or `all` | safecoll_strategy_set(), safecoll_strategy_parse() |
  *  | `SAFECOLL_VERBOSE` | `0` or `1` | safecoll_verbose_set() |
  *  | `SAFECOLL_INT_LIMIT` | integer in [1, 2147483647] | safecoll_int_limit_set() |
+ *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): performance records route calls | safecoll_perf_bounds_set() (bounds.h) |
  *  | `SAFECOLL_BOUNDS` | `:`-separated list of bound files | safecoll_bounds_load() |
  *  | `SAFECOLL_KNOWN_BOUNDS` | path of the shipped known-bounds file, or empty for none | — |
  *  @{ */
@@ -80,8 +81,48 @@ typedef enum safecoll_strategy {
     SAFECOLL_STRATEGY_SEGMENT,   /**< W1-A: one sub-collective per rank range that fits */
     SAFECOLL_STRATEGY_CHUNK,     /**< W1-B: rounds of pieces of at most the int limit */
     SAFECOLL_STRATEGY_P2P,       /**< point-to-point with 64-bit addresses */
+    /* The equivalents of the MPI performance guidelines (paper 003): the
+     * same result through other collectives, for performance records
+     * (bounds.h) and for timing them (`safecoll guideline`). They are
+     * never chosen to avoid a correctness bound. */
+    SAFECOLL_STRATEGY_GATHER_BCAST,      /**< `gather+bcast`: allgather, allgatherv */
+    SAFECOLL_STRATEGY_ALLTOALL,          /**< `alltoall`: allgather (each rank sends its
+                                              block to every rank) */
+    SAFECOLL_STRATEGY_REDUCE_BCAST,      /**< `reduce+bcast`: allreduce */
+    SAFECOLL_STRATEGY_RS_ALLGATHER,      /**< `reduce_scatter+allgather`: allreduce */
+    SAFECOLL_STRATEGY_SCATTER_ALLGATHER, /**< `scatter+allgather`: bcast */
+    SAFECOLL_STRATEGY_REDUCE_SCATTER,    /**< `reduce+scatter`: reduce_scatter_block
+                                              (reduce+scatter), reduce_scatter
+                                              (reduce+scatterv) */
+    SAFECOLL_STRATEGY_ALLREDUCE,         /**< `allreduce`: reduce, reduce_scatter_block,
+                                              reduce_scatter (each rank keeps its part) */
+    SAFECOLL_STRATEGY_ALLGATHER,         /**< `allgather`: gather (the non-roots receive
+                                              into scratch memory) */
+    SAFECOLL_STRATEGY_BCAST,             /**< `bcast`: scatter (the whole root buffer,
+                                              each rank keeps its block) */
+    SAFECOLL_STRATEGY_REGULAR,           /**< `regular`: gatherv, scatterv, allgatherv,
+                                              alltoallv through the regular collective,
+                                              when every count is the same and block i
+                                              starts at i*count */
+    SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL, /**< `exscan+reduce_local`: scan */
     SAFECOLL_NSTRATEGY           /**< number of strategies; not a strategy */
 } safecoll_strategy;
+
+/**
+ * \brief Whether a strategy exists for a collective.
+ *
+ * `native` and `auto` exist for every collective; the other strategies
+ * exist where the library implements them for that collective (guide.md,
+ * "Strategies", has the table; `largecount` only where the MPI library has
+ * MPI-4's `_c` calls). Conditions of a single call are not part of the
+ * answer: `regular` needs equal counts, `segment` more than one process,
+ * and so on; a forced strategy that exists but cannot carry a call fails
+ * that call with MPI_ERR_UNSUPPORTED_OPERATION on every rank.
+ * \param[in] coll     a collective (not SAFECOLL_COLL_ALL)
+ * \param[in] strategy a strategy
+ * \return 1 when it exists, 0 when not, -1 for a value out of range.
+ */
+SAFECOLL_API int safecoll_strategy_applies(safecoll_coll coll, safecoll_strategy strategy);
 
 /**
  * \brief Force a strategy for one collective or for all.
@@ -115,7 +156,11 @@ SAFECOLL_API int safecoll_strategy_parse(const char *spec);
 
 /**
  * \brief The name of a strategy ("auto", "native", "largecount", "bigtype",
- *        "segment", "chunk", "p2p").
+ *        "segment", "chunk", "p2p", and the equivalents, named with `+`
+ *        where they compose calls: "gather+bcast", "alltoall",
+ *        "reduce+bcast", "reduce_scatter+allgather", "scatter+allgather",
+ *        "reduce+scatter", "allreduce", "allgather", "bcast", "regular",
+ *        "exscan+reduce_local").
  * \return A static string, or NULL for a value out of range.
  */
 SAFECOLL_API const char *safecoll_strategy_name(safecoll_strategy strategy);
@@ -185,6 +230,8 @@ typedef struct safecoll_stats {
     unsigned long long triggered_d;                     /**< calls where detector D fired */
     unsigned long long triggered_g;                     /**< calls where detector G fired */
     unsigned long long triggered_x;                     /**< calls where detector X fired */
+    unsigned long long routed_perf;                     /**< calls a performance record
+                                                             routed to its strategy */
     unsigned long long by_strategy[SAFECOLL_NSTRATEGY]; /**< calls executed per strategy */
 } safecoll_stats;
 

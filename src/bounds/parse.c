@@ -19,10 +19,11 @@
 #include "bounds.h"
 
 enum key { K_COLLECTIVE, K_CLASS, K_BOUND, K_S, K_P, K_MPI, K_SOURCE, K_N_S, K_DELTA, K_DATE,
-           K_NOTE, NKEY };
+           K_NOTE, K_KIND, K_USE, NKEY };
 
 static const char *const key_names[NKEY] = {
     "collective", "class", "bound", "s", "P", "mpi", "source", "n_s", "delta", "date", "note",
+    "kind", "use",
 };
 
 /* Room for an excerpt made by show(): 40 bytes at 4 each, "...", NUL. */
@@ -202,6 +203,30 @@ static int apply(enum key k, const char *v, size_t n, safecoll_bound *b, char *e
         return parse_text("mpi", v, n, b->mpi, err, errlen);
     case K_NOTE:
         return parse_text("note", v, n, b->note, err, errlen);
+    case K_KIND:
+        for (int c = 0; c < SAFECOLL_NBOUND_KIND; c++) {
+            if (strcmp(v, safecoll_bound_kind_name((safecoll_bound_kind)c)) == 0) {
+                b->kind = (safecoll_bound_kind)c;
+                return 0;
+            }
+        }
+        return fail(err, errlen,
+                    "kind: unknown kind '%s' (expected correctness or performance)",
+                    show(shown, v, n));
+    case K_USE:
+        /* Whether the strategy exists for the collective is checked with
+         * the whole record (sc__bound_check), since keys come in any
+         * order. */
+        for (int c = SAFECOLL_STRATEGY_NATIVE + 1; c < SAFECOLL_NSTRATEGY; c++) {
+            if (strcmp(v, safecoll_strategy_name((safecoll_strategy)c)) == 0) {
+                b->use = (safecoll_strategy)c;
+                return 0;
+            }
+        }
+        if (strcmp(v, "auto") == 0 || strcmp(v, "native") == 0)
+            return fail(err, errlen,
+                        "use: '%s' is not an equivalent (name the strategy to run instead)", v);
+        return fail(err, errlen, "use: unknown strategy '%s'", show(shown, v, n));
     case K_DATE:
         if (n != 10 || !sc__bound_valid_date(v))
             return fail(err, errlen, "date: '%s' is not a valid date YYYY-MM-DD",

@@ -12,6 +12,7 @@
 
 static const char *const class_names[SAFECOLL_NBOUND_CLASS] = {"G_elements", "G_bytes", "X"};
 static const char *const source_names[SAFECOLL_NBOUND_SOURCE] = {"shipped", "tested", "user"};
+static const char *const kind_names[SAFECOLL_NBOUND_KIND] = {"correctness", "performance"};
 
 int safecoll_bound_init(safecoll_bound *b)
 {
@@ -28,7 +29,16 @@ int safecoll_bound_init(safecoll_bound *b)
     b->p_min = 0;
     b->p_max = INT_MAX;
     b->source = SAFECOLL_BOUND_USER;
+    b->kind = SAFECOLL_BOUND_CORRECTNESS;
+    b->use = SAFECOLL_STRATEGY_AUTO;
     return MPI_SUCCESS;
+}
+
+const char *safecoll_bound_kind_name(safecoll_bound_kind kind)
+{
+    if ((int)kind < 0 || kind >= SAFECOLL_NBOUND_KIND)
+        return NULL;
+    return kind_names[kind];
 }
 
 const char *safecoll_bound_class_name(safecoll_bound_class cls)
@@ -94,6 +104,48 @@ int sc__bound_valid_date(const char *d)
     return day <= days[m - 1] + (m == 2 && leap(y));
 }
 
+/* A performance record names the equivalent to run instead; it must exist
+ * for the collective, or every call past the bound would fail or be
+ * silently ignored. A correctness record leaves the choice to the
+ * library, so naming a strategy there is a mistake worth reporting. */
+static int check_use(const safecoll_bound *b, char *err, size_t errlen)
+{
+    const char *name = safecoll_strategy_name(b->use);
+
+    if ((int)b->kind < 0 || b->kind >= SAFECOLL_NBOUND_KIND) {
+        snprintf(err, errlen, "kind %d is not a kind", (int)b->kind);
+        return MPI_ERR_ARG;
+    }
+    if (name == NULL) {
+        snprintf(err, errlen, "use %d is not a strategy", (int)b->use);
+        return MPI_ERR_ARG;
+    }
+    if (b->kind == SAFECOLL_BOUND_CORRECTNESS) {
+        if (b->use != SAFECOLL_STRATEGY_AUTO) {
+            snprintf(err, errlen,
+                     "use=%s is given but kind is correctness (use belongs to kind=performance)",
+                     name);
+            return MPI_ERR_ARG;
+        }
+        return MPI_SUCCESS;
+    }
+    if (b->use == SAFECOLL_STRATEGY_AUTO) {
+        snprintf(err, errlen,
+                 "kind=performance needs use=<strategy> (the equivalent to run instead)");
+        return MPI_ERR_ARG;
+    }
+    if (b->use == SAFECOLL_STRATEGY_NATIVE) {
+        snprintf(err, errlen, "use=native: a performance record must name another strategy");
+        return MPI_ERR_ARG;
+    }
+    if (safecoll_strategy_applies(b->collective, b->use) != 1) {
+        snprintf(err, errlen, "use=%s: no such strategy for %s (see safecoll_strategy_applies)",
+                 name, safecoll_coll_name(b->collective));
+        return MPI_ERR_ARG;
+    }
+    return MPI_SUCCESS;
+}
+
 int sc__bound_check(const safecoll_bound *b, char *err, size_t errlen)
 {
     if ((int)b->collective < 0 || b->collective >= SAFECOLL_NCOLL) {
@@ -145,7 +197,7 @@ int sc__bound_check(const safecoll_bound *b, char *err, size_t errlen)
     }
     if (check_text("note", b->note, sizeof b->note, err, errlen) != 0)
         return MPI_ERR_ARG;
-    return MPI_SUCCESS;
+    return check_use(b, err, errlen);
 }
 
 int sc__bound_covers(const safecoll_bound *b, safecoll_coll coll, int type_size, int nprocs)
@@ -227,6 +279,12 @@ size_t sc__bound_write(const safecoll_bound *b, char *buf, size_t len)
 
     puts_(&o, "collective=");
     puts_(&o, safecoll_coll_name(b->collective));
+    if (b->kind != SAFECOLL_BOUND_CORRECTNESS) {
+        puts_(&o, " kind=");
+        puts_(&o, kind_names[b->kind]);
+        puts_(&o, " use=");
+        puts_(&o, safecoll_strategy_name(b->use));
+    }
     puts_(&o, " class=");
     puts_(&o, class_names[b->cls]);
     putf(&o, " bound=%lld", (long long)b->bound, 0);

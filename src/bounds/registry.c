@@ -121,8 +121,10 @@ static void rebuild(void)
 {
     size_t fill[SAFECOLL_NCOLL] = {0};
 
+    /* Performance records never make a call fail-safe: they have an index
+     * of their own (perf) and stay out of the detectors' one. */
     for (size_t i = 0; i < reg.n; i++)
-        if (reg.v[i].applies)
+        if (reg.v[i].applies && reg.v[i].b.kind == SAFECOLL_BOUND_CORRECTNESS)
             fill[reg.v[i].b.collective]++;
     lim_start[0] = 0;
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
@@ -131,7 +133,7 @@ static void rebuild(void)
     }
     for (size_t i = 0; i < reg.n; i++) {
         const safecoll_bound *b = &reg.v[i].b;
-        if (reg.v[i].applies)
+        if (reg.v[i].applies && b->kind == SAFECOLL_BOUND_CORRECTNESS)
             lim[fill[b->collective]++] = (limit){b->bound, (int)b->cls, b->s_min, b->s_max,
                                                  b->p_min, b->p_max};
     }
@@ -481,32 +483,31 @@ int safecoll_bounds_origin(size_t index, char *buf, size_t len)
     return rc;
 }
 
-int safecoll_bounds_match(safecoll_coll coll, int type_size, int nprocs, const char *library_,
-                          size_t *indices, size_t max, size_t *n)
+static int match(const char *who, safecoll_bound_kind kind, safecoll_coll coll, int type_size,
+                 int nprocs, const char *library_, size_t *indices, size_t max, size_t *n)
 {
     size_t found = 0;
     int rc;
 
     if ((rc = sc__bounds_init()) != MPI_SUCCESS)
         return rc;
+    if ((int)kind < 0 || kind >= SAFECOLL_NBOUND_KIND)
+        return sc__error(MPI_ERR_ARG, "%s: kind %d is out of range", who, (int)kind);
     if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
-        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: coll %d is out of range",
-                         (int)coll);
+        return sc__error(MPI_ERR_ARG, "%s: coll %d is out of range", who, (int)coll);
     if (type_size < 0)
-        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: type_size %d is negative",
-                         type_size);
+        return sc__error(MPI_ERR_ARG, "%s: type_size %d is negative", who, type_size);
     if (nprocs < 1)
-        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: nprocs %d is not >= 1", nprocs);
+        return sc__error(MPI_ERR_ARG, "%s: nprocs %d is not >= 1", who, nprocs);
     if (indices == NULL && max > 0)
-        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: indices is NULL but max is %zu",
-                         max);
+        return sc__error(MPI_ERR_ARG, "%s: indices is NULL but max is %zu", who, max);
     if (n == NULL)
-        return sc__error(MPI_ERR_ARG, "safecoll_bounds_match: n is NULL");
-    if ((rc = rdlock("safecoll_bounds_match")) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_ARG, "%s: n is NULL", who);
+    if ((rc = rdlock(who)) != MPI_SUCCESS)
         return rc;
     for (size_t i = 0; i < reg.n; i++) {
         const safecoll_bound *b = &reg.v[i].b;
-        if (sc__bound_covers(b, coll, type_size, nprocs) &&
+        if (b->kind == kind && sc__bound_covers(b, coll, type_size, nprocs) &&
             sc__bound_library_matches(b, library_ ? library_ : library)) {
             if (found < max)
                 indices[found] = i;
@@ -516,6 +517,21 @@ int safecoll_bounds_match(safecoll_coll coll, int type_size, int nprocs, const c
     unlock();
     *n = found;
     return MPI_SUCCESS;
+}
+
+int safecoll_bounds_match(safecoll_coll coll, int type_size, int nprocs, const char *library_,
+                          size_t *indices, size_t max, size_t *n)
+{
+    return match("safecoll_bounds_match", SAFECOLL_BOUND_CORRECTNESS, coll, type_size, nprocs,
+                 library_, indices, max, n);
+}
+
+int safecoll_bounds_match_kind(safecoll_bound_kind kind, safecoll_coll coll, int type_size,
+                               int nprocs, const char *library_, size_t *indices, size_t max,
+                               size_t *n)
+{
+    return match("safecoll_bounds_match_kind", kind, coll, type_size, nprocs, library_,
+                 indices, max, n);
 }
 
 /* ---- the detectors' side ---- */
@@ -564,7 +580,8 @@ int sc__bounds_explain(safecoll_coll coll, int type_size, int nprocs, safecoll_b
         return 0;
     for (size_t i = 0; i < reg.n; i++) {
         const safecoll_bound *b = &reg.v[i].b;
-        if (reg.v[i].applies && b->cls == cls && value > b->bound &&
+        if (reg.v[i].applies && b->kind == SAFECOLL_BOUND_CORRECTNESS && b->cls == cls &&
+            value > b->bound &&
             sc__bound_covers(b, coll, type_size, nprocs) &&
             (best == NULL || b->bound < best->b.bound))
             best = &reg.v[i];

@@ -10,6 +10,7 @@
 #include "nb.h"
 #include "bounds.h"
 #include "pipeline.h"
+#include "probe.h"
 
 /* The order in which the automatic choice tries strategies: cheapest first.
  * largecount and bigtype keep one collective call; segment and chunk make a
@@ -532,7 +533,7 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
     }
     if (forced != SAFECOLL_STRATEGY_AUTO) {
-        if (ops->exec[forced] == NULL)
+        if (ops->exec[forced] == NULL || !sc__strategy_exists(call->coll, forced))
             return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
                              "%s: the forced strategy %s does not apply to this collective",
                              call->fn, safecoll_strategy_name(forced));
@@ -631,6 +632,8 @@ int sc__run(sc__call *call)
         if (sc__config_verbose() && call->strategy != SAFECOLL_STRATEGY_NATIVE)
             log_decision(call);
         rc = plan_late(call, ops);
+        if (rc == MPI_SUCCESS && call->strategy == SAFECOLL_STRATEGY_NATIVE)
+            SC_FAULT_NATIVE(call->coll, call->lay.max_count * call->lay.type_size);
         if (rc == MPI_SUCCESS)
             rc = ops->exec[call->strategy](call);
         /* The native call ran on the caller's communicator, where MPI has

@@ -21,6 +21,7 @@
 #include "bounds.h"
 #include "nb.h"
 #include "pipeline.h"
+#include "probe.h"
 
 typedef struct red_args {
     safecoll_coll coll; /* as called: may be an i-form */
@@ -297,6 +298,7 @@ static int reduction(const red_args *a)
         trig = 1;
     if (trig)
         return pipeline(a, total, most, size);
+    SC_FAULT_NATIVE(a->coll, per_msg); /* fault injection (probe.h) */
     rc = native(a, size);
     sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
     return rc;

@@ -15,6 +15,7 @@
 #include "bounds.h"
 #include "nb.h"
 #include "pipeline.h"
+#include "probe.h"
 
 /* The size of the basic type a datatype is built of, read through its
  * envelope; 1 (bytes) when it mixes basic types of different sizes. */
@@ -108,7 +109,10 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
      * pipeline too, which refuses it with a clear message. */
     if (forced != SAFECOLL_STRATEGY_AUTO && forced != SAFECOLL_STRATEGY_NATIVE)
         return 1;
-    return exceeds(coll, bytes_per_msg, global_msgs, type, nprocs);
+    if (exceeds(coll, bytes_per_msg, global_msgs, type, nprocs))
+        return 1;
+    SC_FAULT_NATIVE(coll, bytes_per_msg); /* the native call follows (probe.h) */
+    return 0;
 }
 
 int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc)

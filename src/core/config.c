@@ -1,10 +1,11 @@
 /*
- * Configuration: forced strategies, verbosity, the int limit and the
- * progress-thread test hook. Every setting has an environment variable,
- * read once under pthread_once, and (but the test hook) an API call that
- * overrides it. Values are parsed strictly: a malformed
- * variable is an error that every safe collective reports (the same on every
- * rank, since ranks share the environment), never a silently ignored value.
+ * Configuration: forced strategies, verbosity, the int limit, the use of
+ * performance records and the progress-thread test hook. Every setting has
+ * an environment variable, read once under pthread_once, and (but the test
+ * hook) an API call that overrides it. Values are parsed strictly: a
+ * malformed variable is an error that every safe collective reports (the
+ * same on every rank, since ranks share the environment), never a silently
+ * ignored value.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -16,6 +17,9 @@
 
 static const char *const strategy_names[SAFECOLL_NSTRATEGY] = {
     "auto", "native", "largecount", "bigtype", "segment", "chunk", "p2p",
+    "gather+bcast", "alltoall", "reduce+bcast", "reduce_scatter+allgather",
+    "scatter+allgather", "reduce+scatter", "allreduce", "allgather", "bcast", "regular",
+    "exscan+reduce_local",
 };
 
 static const char *const coll_names[SAFECOLL_NCOLL] = {
@@ -33,6 +37,7 @@ static atomic_int verbose;
  * even where extended generalized requests exist (a test hook; nb.h). Read
  * once, never changed afterwards: the engine picks its mode per call. */
 static atomic_int nb_thread;
+static atomic_int perf_bounds = 1;
 static _Atomic MPI_Count int_limit = INT_MAX;
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
@@ -85,7 +90,10 @@ static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL]
         if (strategy < 0)
             return sc__error(MPI_ERR_ARG,
                              "%s: unknown strategy '%.*s' (expected auto, native, largecount, "
-                             "bigtype, segment, chunk or p2p)",
+                             "bigtype, segment, chunk, p2p, gather+bcast, alltoall, "
+                             "reduce+bcast, reduce_scatter+allgather, scatter+allgather, "
+                             "reduce+scatter, allreduce, allgather, bcast, regular or "
+                             "exscan+reduce_local)",
                              who, (int)(len - (size_t)(eq - p) - 1), eq + 1);
         for (int c = 0; c < SAFECOLL_NCOLL; c++)
             if (coll == SAFECOLL_COLL_ALL || coll == c)
@@ -142,6 +150,12 @@ static void read_env(void)
                                       "SAFECOLL_VERBOSE: '%s' is not 0 or 1", v));
         atomic_store(&verbose, (int)n);
     }
+    if ((v = getenv("SAFECOLL_PERF_BOUNDS")) != NULL) {
+        if (parse_long(v, 0, 1, &n) != 0)
+            return env_fail(sc__error(MPI_ERR_ARG,
+                                      "SAFECOLL_PERF_BOUNDS: '%s' is not 0 or 1", v));
+        atomic_store(&perf_bounds, (int)n);
+    }
     if ((v = getenv("SAFECOLL_INT_LIMIT")) != NULL) {
         if (parse_long(v, 1, INT_MAX, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
@@ -174,6 +188,11 @@ safecoll_strategy sc__config_forced(safecoll_coll coll)
 int sc__config_verbose(void)
 {
     return atomic_load(&verbose);
+}
+
+int sc__config_perf_bounds(void)
+{
+    return atomic_load_explicit(&perf_bounds, memory_order_relaxed);
 }
 
 int sc__config_nb_thread(void)
@@ -249,4 +268,19 @@ MPI_Count safecoll_int_limit_get(void)
 {
     sc__config_init();
     return atomic_load(&int_limit);
+}
+
+int safecoll_perf_bounds_set(int on)
+{
+    sc__config_init();
+    if (on != 0 && on != 1)
+        return sc__error(MPI_ERR_ARG, "safecoll_perf_bounds_set: %d is not 0 or 1", on);
+    atomic_store(&perf_bounds, on);
+    return MPI_SUCCESS;
+}
+
+int safecoll_perf_bounds_get(void)
+{
+    sc__config_init();
+    return atomic_load(&perf_bounds);
 }

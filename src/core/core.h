@@ -37,6 +37,21 @@ int sc__error(int code, const char *fmt, ...) SC_PRINTF(2, 3);
 /* The standard MPI error class name of a code, for messages. */
 const char *sc__error_class_name(int code);
 
+/* The blocking collective of an `i` form (the i-forms' values follow the
+ * blocking ones in the same order); a blocking one is itself. */
+static inline safecoll_coll sc__blocking(safecoll_coll coll)
+{
+    return coll >= SAFECOLL_COLL_IGATHERV
+               ? (safecoll_coll)(coll - SAFECOLL_COLL_IGATHERV + SAFECOLL_COLL_GATHERV)
+               : coll;
+}
+
+/* ---- strategies (strategies.c) ---- */
+
+/* safecoll_strategy_applies for values in range: strategy s exists for
+ * coll. */
+int sc__strategy_exists(safecoll_coll coll, safecoll_strategy s);
+
 /* ---- configuration (config.c) ---- */
 
 /* Reads the environment once. Returns MPI_SUCCESS or MPI_ERR_ARG when a
@@ -45,14 +60,17 @@ const char *sc__error_class_name(int code);
 int sc__config_init(void);
 safecoll_strategy sc__config_forced(safecoll_coll coll);
 int sc__config_verbose(void);
+/* Performance records route calls (SAFECOLL_PERF_BOUNDS, safecoll_perf_bounds_set). */
+int sc__config_perf_bounds(void);
 MPI_Count sc__config_int_limit(void);
 /* 1 when SAFECOLL_NB_THREAD=1 asks for the progress thread (nb.h). */
 int sc__config_nb_thread(void);
 
 /* ---- statistics (stats.c) ---- */
 
-/* Which detectors fired, for sc__stats_count. */
-enum { SC_TRIG_D = 1, SC_TRIG_G = 2, SC_TRIG_X = 4 };
+/* Which detectors fired, for sc__stats_count; SC_TRIG_PERF: a performance
+ * record routed the call. */
+enum { SC_TRIG_D = 1, SC_TRIG_G = 2, SC_TRIG_X = 4, SC_TRIG_PERF = 8 };
 
 void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error);
 

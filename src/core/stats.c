@@ -10,7 +10,7 @@
 #include "core.h"
 
 static struct {
-    atomic_ullong calls, errors, triggered_d, triggered_g, triggered_x;
+    atomic_ullong calls, errors, triggered_d, triggered_g, triggered_x, routed_perf;
     atomic_ullong by_strategy[SAFECOLL_NSTRATEGY];
 } counters[SAFECOLL_NCOLL];
 
@@ -27,6 +27,8 @@ void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int trigger
         atomic_fetch_add_explicit(&counters[coll].triggered_g, 1, memory_order_relaxed);
     if (triggers & SC_TRIG_X)
         atomic_fetch_add_explicit(&counters[coll].triggered_x, 1, memory_order_relaxed);
+    if (!error && (triggers & SC_TRIG_PERF))
+        atomic_fetch_add_explicit(&counters[coll].routed_perf, 1, memory_order_relaxed);
     if (!error && strategy > SAFECOLL_STRATEGY_AUTO && strategy < SAFECOLL_NSTRATEGY)
         atomic_fetch_add_explicit(&counters[coll].by_strategy[strategy], 1,
                                   memory_order_relaxed);
@@ -54,6 +56,8 @@ int safecoll_stats_get(safecoll_coll coll, safecoll_stats *out)
             atomic_load_explicit(&counters[c].triggered_g, memory_order_relaxed);
         out->triggered_x +=
             atomic_load_explicit(&counters[c].triggered_x, memory_order_relaxed);
+        out->routed_perf +=
+            atomic_load_explicit(&counters[c].routed_perf, memory_order_relaxed);
         for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
             out->by_strategy[s] +=
                 atomic_load_explicit(&counters[c].by_strategy[s], memory_order_relaxed);
@@ -69,6 +73,7 @@ void safecoll_stats_reset(void)
         atomic_store(&counters[c].triggered_d, 0);
         atomic_store(&counters[c].triggered_g, 0);
         atomic_store(&counters[c].triggered_x, 0);
+        atomic_store(&counters[c].routed_perf, 0);
         for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
             atomic_store(&counters[c].by_strategy[s], 0);
     }

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probe.h"
@@ -183,35 +184,81 @@ static int parse_count(const char *s, size_t len, MPI_Count *out)
     return mul(v, mult, out);
 }
 
+/* Seconds: a decimal number with an optional unit s, ms or us. */
+static int parse_seconds(const char *s, size_t len, double *out)
+{
+    char buf[32], *end;
+    double mult = 1, v;
+
+    if (len >= 2 && strncmp(s + len - 2, "ms", 2) == 0) {
+        mult = 1e-3;
+        len -= 2;
+    } else if (len >= 2 && strncmp(s + len - 2, "us", 2) == 0) {
+        mult = 1e-6;
+        len -= 2;
+    } else if (len >= 1 && s[len - 1] == 's') {
+        len -= 1;
+    }
+    if (len == 0 || len >= sizeof buf || s[0] < '0' || s[0] > '9')
+        return -1;
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    v = strtod(buf, &end);
+    if (*end != '\0' || !(v * mult <= 60))
+        return -1;
+    *out = v * mult;
+    return 0;
+}
+
+static int key_is(const char *p, size_t klen, const char *key)
+{
+    return strlen(key) == klen && strncmp(p, key, klen) == 0;
+}
+
 int sc__fault_parse(const char *spec, sc__fault *out)
 {
-    static const char *const kinds[] = {"crash", "hang", "wrong", "error", "kill"};
+    static const char *const kinds[] = {"crash", "hang", "wrong", "error", "kill", "slow", "jitter"};
     static const char *const classes[] = {"gelem", "gbytes", "type2", "x"};
-    int have_kind = 0, have_cls = 0, have_bound = 0;
+    enum { K_KIND, K_CLASS, K_BOUND, K_COLL, K_ABOVE, K_DELAY, K_FRACTION, K_SEED, K_N };
+    static const char *const keys[K_N] = {"kind",  "class",    "bound", "coll",
+                                          "above", "delay", "fraction", "seed"};
+    int have[K_N] = {0};
     const char *p = spec;
 
     memset(out, 0, sizeof *out);
+    out->coll = -1;
+    out->fraction = 0.1;
+    out->seed = 1;
     if (spec == NULL || *spec == '\0')
         return MPI_SUCCESS;
     while (*p != '\0') {
         size_t len = strcspn(p, ","), klen;
         const char *eq = memchr(p, '=', len);
+        int k;
         if (eq == NULL)
             return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: '%.*s' is not key=value",
                              (int)len, p);
         klen = (size_t)(eq - p);
         const char *v = eq + 1;
         size_t vlen = len - klen - 1;
-        if (klen == 4 && strncmp(p, "kind", 4) == 0 && !have_kind) {
+        for (k = 0; k < K_N && !key_is(p, klen, keys[k]); k++)
+            ;
+        if (k == K_N || have[k])
+            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown or repeated key "
+                             "'%.*s' (known: kind class bound coll above delay fraction seed)",
+                             (int)klen, p);
+        have[k] = 1;
+        switch (k) {
+        case K_KIND:
             out->kind = -1;
-            for (int i = 0; i < 5; i++)
+            for (int i = 0; i < 7; i++)
                 if (strlen(kinds[i]) == vlen && strncmp(v, kinds[i], vlen) == 0)
                     out->kind = i;
             if (out->kind < 0)
                 return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown kind '%.*s' "
-                                 "(known: crash hang wrong error kill)", (int)vlen, v);
-            have_kind = 1;
-        } else if (klen == 5 && strncmp(p, "class", 5) == 0 && !have_cls) {
+                                 "(known: crash hang wrong error kill slow jitter)", (int)vlen, v);
+            break;
+        case K_CLASS:
             out->cls = -1;
             for (int i = 0; i < 4; i++)
                 if (strlen(classes[i]) == vlen && strncmp(v, classes[i], vlen) == 0)
@@ -219,23 +266,74 @@ int sc__fault_parse(const char *spec, sc__fault *out)
             if (out->cls < 0)
                 return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown class '%.*s' "
                                  "(known: gelem gbytes type2 x)", (int)vlen, v);
-            have_cls = 1;
-        } else if (klen == 5 && strncmp(p, "bound", 5) == 0 && !have_bound) {
-            if (parse_count(v, vlen, &out->bound) != 0)
-                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: bound '%.*s' is not a "
+            break;
+        case K_BOUND: case K_ABOVE:
+            if (parse_count(v, vlen, k == K_BOUND ? &out->bound : &out->above) != 0)
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: %s '%.*s' is not a "
+                                 "number", keys[k], (int)vlen, v);
+            break;
+        case K_COLL:
+            for (int c = 0; c < SAFECOLL_NCOLL; c++)
+                if (strlen(safecoll_coll_name((safecoll_coll)c)) == vlen &&
+                    strncmp(v, safecoll_coll_name((safecoll_coll)c), vlen) == 0)
+                    out->coll = c;
+            if (out->coll < 0)
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown collective "
+                                 "'%.*s'", (int)vlen, v);
+            break;
+        case K_DELAY:
+            if (parse_seconds(v, vlen, &out->delay) != 0)
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: delay '%.*s' is not a "
+                                 "time of at most 60 s (e.g. 20ms, 0.5, 300us)", (int)vlen, v);
+            break;
+        case K_FRACTION: {
+            char buf[32], *end;
+            if (vlen == 0 || vlen >= sizeof buf)
+                end = buf, buf[0] = 'x';
+            else {
+                memcpy(buf, v, vlen);
+                buf[vlen] = '\0';
+                out->fraction = strtod(buf, &end);
+            }
+            if (*end != '\0' || !(out->fraction > 0 && out->fraction <= 1))
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: fraction '%.*s' is not "
+                                 "a number in (0, 1]", (int)vlen, v);
+            break;
+        }
+        default: /* seed */
+            if (parse_count(v, vlen, &out->seed) != 0)
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: seed '%.*s' is not a "
                                  "number", (int)vlen, v);
-            have_bound = 1;
-        } else {
-            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown or repeated key "
-                             "'%.*s' (known: kind class bound)", (int)klen, p);
+            break;
         }
         p += len;
         if (*p == ',' && *++p == '\0')
             return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: trailing ','");
     }
-    if (!have_kind || !have_cls || !have_bound)
+    if (!have[K_KIND])
+        return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: missing key 'kind'");
+    if (out->kind == SC_FAULT_SLOW || out->kind == SC_FAULT_JITTER) {
+        /* The timing faults: a delay on the native call of one collective
+         * above a message size, or on a random fraction of every call. */
+        if (have[K_CLASS] || have[K_BOUND])
+            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: kind=%s takes no class or "
+                             "bound (it takes coll, above, delay%s)", kinds[out->kind],
+                             out->kind == SC_FAULT_JITTER ? ", fraction, seed" : "");
+        if (!have[K_DELAY] || (out->kind == SC_FAULT_SLOW && !have[K_COLL]))
+            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: missing key '%s'",
+                             !have[K_DELAY] ? "delay" : "coll");
+        if (out->kind == SC_FAULT_SLOW && (have[K_FRACTION] || have[K_SEED]))
+            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: kind=slow takes no fraction "
+                             "or seed");
+        out->active = 1;
+        return MPI_SUCCESS;
+    }
+    if (have[K_COLL] || have[K_ABOVE] || have[K_DELAY] || have[K_FRACTION] || have[K_SEED])
+        return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: kind=%s takes class and bound "
+                         "only", kinds[out->kind]);
+    if (!have[K_CLASS] || !have[K_BOUND])
         return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: missing key '%s'",
-                         !have_kind ? "kind" : !have_cls ? "class" : "bound");
+                         !have[K_CLASS] ? "class" : "bound");
     out->active = 1;
     return MPI_SUCCESS;
 }
@@ -244,7 +342,7 @@ int sc__fault_fires(const sc__fault *f, safecoll_coll coll, MPI_Count n, int s, 
 {
     MPI_Count ge, q;
 
-    if (!f->active)
+    if (!f->active || f->kind >= SC_FAULT_SLOW)
         return 0;
     ge = sc__probe_is_bcast_like(coll) ? n : n * P;
     switch (f->cls) {

@@ -6,6 +6,8 @@
 #ifndef SC_PROBE_H
 #define SC_PROBE_H
 
+#include <stdatomic.h>
+
 #include "core.h"
 
 #define SC_PROBE_COUNT_MAX ((MPI_Count)INT64_MAX)
@@ -16,19 +18,77 @@
 int sc__probe_is_bcast_like(safecoll_coll coll);
 
 /* Parses SAFECOLL_PROBE_FAULT. *active is 0 when it is unset or empty.
- * kind: 0 crash, 1 hang, 2 wrong, 3 error, 4 kill; cls: 0 gelem,
- * 1 gbytes, 2 type2, 3 x. MPI_ERR_ARG with a message when malformed. */
+ * kind: 0 crash, 1 hang, 2 wrong, 3 error, 4 kill (the probe's simulated
+ * bugs, with cls: 0 gelem, 1 gbytes, 2 type2, 3 x, and bound), 5 slow (the
+ * library's native call of coll sleeps `delay` seconds when its message is
+ * greater than `above` bytes: fault.c), 6 jitter (the guideline's timed
+ * calls of coll, or of every collective when coll is -1, sleep `delay` on a
+ * `fraction` of the calls drawn with `seed`: guideline.c). MPI_ERR_ARG
+ * with a message when malformed. */
 typedef struct sc__fault {
     int active;
     int kind;
     int cls;
     MPI_Count bound;
+    int coll;          /* slow, jitter: the collective, or -1 */
+    MPI_Count above;   /* slow: message bytes */
+    double delay;      /* slow, jitter: seconds */
+    double fraction;   /* jitter: of the calls, in (0, 1] */
+    MPI_Count seed;    /* jitter */
 } sc__fault;
-enum { SC_FAULT_CRASH, SC_FAULT_HANG, SC_FAULT_WRONG, SC_FAULT_ERROR, SC_FAULT_KILL };
+enum { SC_FAULT_CRASH, SC_FAULT_HANG, SC_FAULT_WRONG, SC_FAULT_ERROR, SC_FAULT_KILL,
+       SC_FAULT_SLOW, SC_FAULT_JITTER };
 enum { SC_FAULT_GELEM, SC_FAULT_GBYTES, SC_FAULT_TYPE2, SC_FAULT_X };
 int sc__fault_parse(const char *spec, sc__fault *out);
 
 /* Whether the fault fires at (coll, n, s, P). */
 int sc__fault_fires(const sc__fault *f, safecoll_coll coll, MPI_Count n, int s, int P);
+
+/* ---- launching jobs from a driver (launch.c) ---- */
+
+/* Seconds of CLOCK_MONOTONIC. */
+double sc__launch_now(void);
+
+/* Runs `launcher` (blank-separated words, {P} replaced by P; NULL:
+ * "$MPIEXEC -n {P}", or "mpiexec -n {P}") followed by the words of cmd, in
+ * its own process group with stdout and stderr in logpath. Past `limit`
+ * seconds the group gets SIGTERM, 2 s later SIGKILL (*killed 1 or 2); the
+ * group is killed when the launcher ends. *status: of waitpid. Errors
+ * (MPI_ERR_ARG, MPI_ERR_OTHER) name fn. */
+int sc__launch_run(const char *fn, const char *launcher, int P, const char *cmd,
+                   const char *logpath, double limit, int *status, int *killed);
+
+/* The job's own last message (a line starting "safecoll"), else the last
+ * line that says something. */
+void sc__launch_log_tail(const char *path, char *buf, size_t len);
+
+/* A new directory workdir/name.XXXXXX (workdir NULL: $TMPDIR or /tmp). */
+int sc__launch_workdir(const char *fn, const char *workdir, const char *name, char *dir,
+                       size_t len);
+void sc__launch_remove_dir(const char *dir);
+
+/* ---- guideline (judge.c, guideline.c) ---- */
+
+int sc__guideline_opts_check(const safecoll_guideline_opts *o, const char *fn);
+/* "16 KiB": a size for notes and tables. */
+void sc__guideline_size_text(MPI_Count bytes, char *buf, size_t len);
+
+/* ---- the slow-native fault (fault.c) ---- */
+
+/* 1 until SAFECOLL_PROBE_FAULT has been read and found to hold no
+ * kind=slow fault, 0 after: the hook's one predictable branch. */
+extern _Atomic int sc__fault_slow_armed;
+
+/* Sleeps the delay of a kind=slow fault when it names coll and bytes (the
+ * per-rank message) is above its size; reads the variable at first use. */
+void sc__fault_slow(safecoll_coll coll, MPI_Count bytes);
+
+/* The hook on a native call of the safe collectives: one line where the
+ * native call is made, and one branch when no fault is set. */
+#define SC_FAULT_NATIVE(coll, bytes)                                                        \
+    do {                                                                                    \
+        if (atomic_load_explicit(&sc__fault_slow_armed, memory_order_relaxed))              \
+            sc__fault_slow((coll), (bytes));                                                \
+    } while (0)
 
 #endif /* SC_PROBE_H */

@@ -2,7 +2,8 @@
  * The search driver: plain POSIX, never MPI_Init, so that whatever the MPI
  * library does inside a probe job (crash, hang, corrupt memory) happens in
  * another process. Each job runs in its own process group, so that a
- * timed-out launcher and every rank it started can be killed together.
+ * timed-out launcher and every rank it started can be killed together
+ * (launch.c, shared with the guideline driver).
  *
  * Outcomes come first from the probe's report files (one per rank, written
  * even by a crashing or timed-out rank), then from the launcher's status:
@@ -12,24 +13,17 @@
  * kernel ends a process out of memory, and a launcher that never started
  * the probe.
  */
-#define _XOPEN_SOURCE 700 /* mkdtemp, setpgid, nanosleep */
+#define _XOPEN_SOURCE 700 /* strsignal */
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "probe.h"
-
-enum { MAX_WORDS = 64 };
 
 int safecoll_search_opts_init(safecoll_search_opts *opts)
 {
@@ -75,104 +69,7 @@ int safecoll_search_mem_limit(const safecoll_search_opts *opts, MPI_Count *bytes
 
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-/* Splits the launcher at blanks into words with {P} replaced, then
- * appends the probe's command line. Returns the word count or -1. */
-static int build_argv(const safecoll_search_opts *o, char *store, size_t len, char **argv,
-                      safecoll_coll coll, const char *type, int P, MPI_Count n, double limit,
-                      const char *report)
-{
-    char deflt[PATH_MAX + 16], tail[PATH_MAX * 2 + 256];
-    const char *tmpl = o->launcher, *mpiexec = getenv("MPIEXEC");
-    size_t pos = 0;
-    int argc = 0;
-
-    if (tmpl == NULL) {
-        snprintf(deflt, sizeof deflt, "%s -n {P}",
-                 mpiexec != NULL && *mpiexec != '\0' ? mpiexec : "mpiexec");
-        tmpl = deflt;
-    }
-    snprintf(tail, sizeof tail, " %s probe%s --coll %s --type %s --n %lld --time-limit %.3f "
-             "--report %s", o->probe_cmd, o->safe ? " --safe" : "", safecoll_coll_name(coll),
-             type, (long long)n, limit, report);
-    for (int part = 0; part < 2; part++) {
-        const char *p = part == 0 ? tmpl : tail;
-        while (*p != '\0') {
-            while (*p == ' ' || *p == '\t')
-                p++;
-            if (*p == '\0')
-                break;
-            if (argc == MAX_WORDS - 1)
-                return -1;
-            argv[argc++] = store + pos;
-            while (*p != '\0' && *p != ' ' && *p != '\t') {
-                if (part == 0 && strncmp(p, "{P}", 3) == 0) {
-                    int w = snprintf(store + pos, len - pos, "%d", P);
-                    if (w < 0 || (size_t)w >= len - pos)
-                        return -1;
-                    pos += (size_t)w;
-                    p += 3;
-                } else {
-                    if (pos + 1 >= len)
-                        return -1;
-                    store[pos++] = *p++;
-                }
-            }
-            if (pos + 1 >= len)
-                return -1;
-            store[pos++] = '\0';
-        }
-    }
-    argv[argc] = NULL;
-    return argc;
-}
-
-/* The last non-empty line of the job's log, for messages. */
-static void log_tail(const char *path, char *buf, size_t len)
-{
-    char line[512];
-    int ours = 0;
-    FILE *fp = fopen(path, "r");
-
-    buf[0] = '\0';
-    if (fp == NULL)
-        return;
-    while (fgets(line, sizeof line, fp) != NULL) {
-        int mine = strncmp(line, "safecoll", 8) == 0;
-        line[strcspn(line, "\n")] = '\0';
-        /* The probe's own last message if there is one, else the last
-         * line that says something: launchers add their own lines after
-         * it, framed with rules of dashes (Open MPI). */
-        if ((mine || !ours) && line[strspn(line, "-=* \t")] != '\0') {
-            size_t l = strlen(line) < len - 1 ? strlen(line) : len - 1;
-            memcpy(buf, line, l);
-            buf[l] = '\0';
-            ours |= mine;
-        }
-    }
-    fclose(fp);
-}
-
-static void remove_dir(const char *dir)
-{
-    char path[PATH_MAX];
-    struct dirent *e;
-    DIR *d = opendir(dir);
-
-    if (d != NULL) {
-        while ((e = readdir(d)) != NULL) {
-            if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-                continue;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
+    return sc__launch_now();
 }
 
 /* Reads the ranks' reports into res; returns how many ranks reported. */
@@ -222,13 +119,11 @@ static int read_reports(const char *prefix, int P, safecoll_probe_result *res, i
 int safecoll_search_probe(const safecoll_search_opts *o, safecoll_coll coll, const char *type,
                           int P, MPI_Count n, double limit, safecoll_probe_result *res)
 {
-    char dir[PATH_MAX], prefix[PATH_MAX + 8], logp[PATH_MAX + 8], store[8192], tail[200];
-    char *argv[MAX_WORDS];
-    const char *base;
+    char dir[PATH_MAX], prefix[PATH_MAX + 8], logp[PATH_MAX + 8], tail[200];
+    char cmd[PATH_MAX * 2 + 256];
     MPI_Count need, have;
     int s, rc, status = 0, killed = 0;
-    double t0, deadline;
-    pid_t pid;
+    double t0;
 
     if (o == NULL || res == NULL || o->probe_cmd == NULL || !safecoll_probe_supported(coll) ||
         P < 1 || n < 0 || n > INT_MAX || !(limit > 0))
@@ -248,59 +143,22 @@ int safecoll_search_probe(const safecoll_search_opts *o, safecoll_coll coll, con
         return MPI_SUCCESS;
     }
 
-    base = o->workdir != NULL ? o->workdir : getenv("TMPDIR");
-    if (base == NULL || *base == '\0')
-        base = "/tmp";
-    snprintf(dir, sizeof dir, "%s/safecoll-probe.XXXXXX", base);
-    if (mkdtemp(dir) == NULL)
-        return sc__error(MPI_ERR_OTHER, "safecoll_search_probe: cannot create a directory in "
-                         "%s: %s", base, strerror(errno));
+    rc = sc__launch_workdir("safecoll_search_probe", o->workdir, "safecoll-probe", dir,
+                            sizeof dir);
+    if (rc != MPI_SUCCESS)
+        return rc;
     snprintf(prefix, sizeof prefix, "%s/report", dir);
     snprintf(logp, sizeof logp, "%s/log", dir);
-    if (build_argv(o, store, sizeof store, argv, coll, type, P, n, limit, prefix) < 1) {
-        remove_dir(dir);
-        return sc__error(MPI_ERR_ARG, "safecoll_search_probe: the launcher command is empty "
-                         "or too long");
-    }
-
+    snprintf(cmd, sizeof cmd, "%s probe%s --coll %s --type %s --n %lld --time-limit %.3f "
+             "--report %s", o->probe_cmd, o->safe ? " --safe" : "", safecoll_coll_name(coll),
+             type, (long long)n, limit, prefix);
     t0 = now();
-    if ((pid = fork()) < 0) {
-        remove_dir(dir);
-        return sc__error(MPI_ERR_OTHER, "safecoll_search_probe: fork: %s", strerror(errno));
+    rc = sc__launch_run("safecoll_search_probe", o->launcher, P, cmd, logp, limit + o->grace,
+                        &status, &killed);
+    if (rc != MPI_SUCCESS) {
+        sc__launch_remove_dir(dir);
+        return rc;
     }
-    if (pid == 0) {
-        int fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        setpgid(0, 0);
-        if (fd >= 0) {
-            dup2(fd, 1);
-            dup2(fd, 2);
-            close(fd);
-        }
-        execvp(argv[0], argv);
-        fprintf(stderr, "cannot run the launcher '%s': %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    setpgid(pid, pid); /* also here: whichever of the two runs first */
-    deadline = t0 + limit + o->grace;
-    for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid)
-            break;
-        if (w < 0 && errno != EINTR)
-            break;
-        if (now() > deadline && killed == 0) {
-            kill(-pid, SIGTERM);
-            killed = 1;
-            deadline = now() + 2;
-        } else if (now() > deadline && killed == 1) {
-            kill(-pid, SIGKILL);
-            killed = 2;
-        }
-        struct timespec ts = {0, 10 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
-    /* Ranks the launcher left behind go with it. */
-    kill(-pid, SIGKILL);
     res->seconds = 0;
 
     int crash = 0, timeout = 0, nomem = 0, error = 0, wrong = 0, pass = 0;
@@ -308,7 +166,7 @@ int safecoll_search_probe(const safecoll_search_opts *o, safecoll_coll coll, con
     int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     int ex = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     res->exit_status = ex;
-    log_tail(logp, tail, sizeof tail);
+    sc__launch_log_tail(logp, tail, sizeof tail);
     if (crash) {
         res->outcome = SAFECOLL_PROBE_CRASH;
         snprintf(res->detail, sizeof res->detail, "rank %d died of signal %d (%s)",
@@ -347,7 +205,7 @@ int safecoll_search_probe(const safecoll_search_opts *o, safecoll_coll coll, con
     }
     if (res->outcome != SAFECOLL_PROBE_PASS)
         res->seconds = now() - t0;
-    remove_dir(dir);
+    sc__launch_remove_dir(dir);
     return MPI_SUCCESS;
 }
 

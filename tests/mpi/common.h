@@ -695,6 +695,12 @@ static inline void tc_config_reset(void)
 #define TC_HAVE_MPI4 0
 #endif
 
+/* The library's own strategies (auto to p2p): the suites that force every
+ * strategy on a collective loop over these. The equivalents of the
+ * performance guidelines that follow them in safecoll_strategy have their
+ * own suite, test_equiv.c. */
+#define TC_NSTRATEGY SAFECOLL_STRATEGY_GATHER_BCAST
+
 /* Whether strategy s cannot exist with this MPI, so that forcing it must be
  * refused (MPI_ERR_UNSUPPORTED_OPERATION) whatever the call: largecount is
  * the MPI-4 `_c` call, which an MPI-3 library (Open MPI 4.1) does not have. */

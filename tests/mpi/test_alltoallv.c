@@ -244,7 +244,7 @@ START_TEST(strategies)
         tc_layout l;
         tc_layout_make(&l, kinds[k], p, 0, 0);
         tc_check_premises(&t, &l, p);
-        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        for (int s = 0; s < TC_NSTRATEGY; s++) {
             const int api_c = (k + s) % 2;
             xcase c = base_case(kinds[k], p, api_c ? &tr : &ti, api_c ? &tr : &ti,
                                 100 * k + 10 * s);
@@ -273,7 +273,7 @@ START_TEST(datatypes)
         tc_type st, rt;
         tc_type_make(&st, pairs[k][0]);
         tc_type_make(&rt, pairs[k][1]);
-        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        for (int s = 0; s < TC_NSTRATEGY; s++) {
             if (s == SAFECOLL_STRATEGY_NATIVE || s == SAFECOLL_STRATEGY_SEGMENT ||
                 (s == SAFECOLL_STRATEGY_LARGECOUNT && k != 0))
                 continue;
@@ -299,7 +299,7 @@ START_TEST(in_place)
     tc_begin(&t, "in_place");
     tc_type_make(&ti, TC_INT);
     tc_type_make(&tv, TC_VEC);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         xcase c = base_case(s % 2 ? TC_LAY_GCD : TC_LAY_GCD1, p, s % 2 ? &tv : &ti,
                             s % 2 ? &tv : &ti, 2000 + s);
         c.strategy = s;
@@ -324,7 +324,7 @@ START_TEST(same_as_native)
     tc_type_make(&tv, TC_VEC);
     tc_type_make(&tv2, TC_VEC2);
     tc_type_make(&ti, TC_INT);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         xcase c = base_case(TC_LAY_SMALL, p, &tv, &tv2, 3000 + s);
         c.strategy = s;
         c.compare_native = 1;
@@ -353,7 +353,7 @@ START_TEST(all_empty)
 
     tc_begin(&t, "all_empty");
     tc_type_make(&ti, TC_INT);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         xcase c = base_case(TC_LAY_EMPTY, p, &ti, &ti, 5000 + s);
         c.strategy = s;
         c.api_c = s % 2;
@@ -456,9 +456,9 @@ START_TEST(wrapped)
              "the displacements did not wrap (first_bad %d)", first_bad);
     tc_sparse_map(&sp, TC_SPARSE_LEN);
     if (tc_sparse_all(MPI_COMM_WORLD, &sp, 1)) {
-        for (int k = 0; k < SAFECOLL_NSTRATEGY + 2; k++) {
-            const int api_c = k >= SAFECOLL_NSTRATEGY;
-            const int s = api_c ? (k == SAFECOLL_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
+        for (int k = 0; k < TC_NSTRATEGY + 2; k++) {
+            const int api_c = k >= TC_NSTRATEGY;
+            const int s = api_c ? (k == TC_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
                                                            : SAFECOLL_STRATEGY_CHUNK)
                                 : k;
             tc_facts f;

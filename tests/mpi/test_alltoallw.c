@@ -357,7 +357,7 @@ START_TEST(strategies)
 
     tc_begin(&t, "strategies");
     types_make();
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
+    for (int s = 0; s < TC_NSTRATEGY; s++)
         for (int k = 0; k < 2; k++) {
             wcase c = base(s, 4, 2 * s + k);
             c.api_c = k;
@@ -375,7 +375,7 @@ START_TEST(in_place)
 
     tc_begin(&t, "in_place");
     types_make();
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
+    for (int s = 0; s < TC_NSTRATEGY; s++)
         for (int k = 0; k < 2; k++) {
             wcase c = base(s, 4, 3 * s + k);
             c.in_place = 1;
@@ -395,7 +395,7 @@ START_TEST(same_as_native)
 
     tc_begin(&t, "same_as_native");
     types_make();
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         wcase c = base(s, INT_MAX, 5 + s);
         c.api_c = s % 2;
         c.in_place = s == SAFECOLL_STRATEGY_P2P;
@@ -413,7 +413,7 @@ START_TEST(all_empty)
 
     tc_begin(&t, "all_empty");
     types_make();
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         wcase c = base(s, 4, s);
         c.empty = 1;
         c.api_c = s % 2;
@@ -433,7 +433,7 @@ START_TEST(nb_strategies)
 
     tc_begin(&t, "nb_strategies");
     types_make();
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         wcase c = base(s, 4, 7 + s);
         c.nb = 1;
         c.api_c = s % 2;

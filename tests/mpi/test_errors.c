@@ -638,7 +638,7 @@ START_TEST(valid_oddities)
     /* The last rank sends nothing from a NULL buffer; non-roots pass NULL
      * arrays and a NULL receive buffer. */
     tc_handler_reset();
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s += SAFECOLL_NSTRATEGY - 1) {
+    for (int s = 0; s < TC_NSTRATEGY; s += TC_NSTRATEGY - 1) {
         memset(got, 0, sizeof got);
         safecoll_strategy_set(SAFECOLL_COLL_GATHERV, (safecoll_strategy)s);
         rc = safecoll_gatherv(me == p - 1 ? NULL : value, me == p - 1 ? 0 : 2, MPI_INT,
@@ -657,7 +657,7 @@ START_TEST(valid_oddities)
     MPI_Get_address(value, &where);
     MPI_Type_create_hindexed(1, &one, &where, MPI_INT, &absolute);
     MPI_Type_commit(&absolute);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s += SAFECOLL_NSTRATEGY - 1) {
+    for (int s = 0; s < TC_NSTRATEGY; s += TC_NSTRATEGY - 1) {
         for (int i = 0; i < p; i++)
             counts[i] = 2;
         memset(got, 0, sizeof got);

@@ -203,7 +203,7 @@ START_TEST(strategies)
         tc_layout l;
         tc_layout_make(&l, kinds[k], p, k, k);
         tc_check_premises(&t, &l, p);
-        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        for (int s = 0; s < TC_NSTRATEGY; s++) {
             const int api_c = (k + s) % 2;
             gcase c = base_case(&l, api_c ? &tr : &ti, api_c ? &tr : &ti, 100 * k + 10 * s);
             c.api_c = api_c;
@@ -235,7 +235,7 @@ START_TEST(datatypes)
         tc_type st, rt;
         tc_type_make(&st, pairs[k][0]);
         tc_type_make(&rt, pairs[k][1]);
-        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        for (int s = 0; s < TC_NSTRATEGY; s++) {
             /* native and largecount hand the types to MPI as they are
              * (and native is refused above the limit): once is enough. */
             if (s == SAFECOLL_STRATEGY_NATIVE || (s == SAFECOLL_STRATEGY_LARGECOUNT && k != 0))
@@ -266,7 +266,7 @@ START_TEST(in_place)
     tc_type_make(&tv, TC_VEC);
     tc_layout_make(&l, TC_LAY_GCD1, p, 3, 2);
     tc_layout_make(&g, TC_LAY_GCD, p, 1, 0);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         gcase c = base_case(s % 2 ? &g : &l, s % 2 ? &tv : &ti, s % 2 ? &tv : &ti, 2000 + s);
         c.strategy = s;
         c.root = p - 1 - s % p;
@@ -292,7 +292,7 @@ START_TEST(same_as_native)
     tc_type_make(&tv2, TC_VEC2);
     tc_type_make(&ti, TC_INT);
     tc_layout_make(&l, TC_LAY_SMALL, p, 0, 1);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         gcase c = base_case(&l, &tv, &tv2, 3000 + s);
         c.strategy = s;
         c.root = s % p;
@@ -348,7 +348,7 @@ START_TEST(all_empty)
     tc_begin(&t, "all_empty");
     tc_type_make(&ti, TC_INT);
     tc_layout_make(&l, TC_LAY_EMPTY, p, 0, 0);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         gcase c = base_case(&l, &ti, &ti, 5000 + s);
         c.strategy = s;
         c.root = (s * 3) % p;
@@ -449,7 +449,7 @@ START_TEST(negative_displs_c)
         displs[i] = -3 * (i + 1);
     }
     for (int k = 0; k < 2; k++) {
-        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        for (int s = 0; s < TC_NSTRATEGY; s++) {
             const int refused = tc_missing(s) ||
                                 (k == 1 && p >= 2 &&
                                  (s == SAFECOLL_STRATEGY_NATIVE || s == SAFECOLL_STRATEGY_BIGTYPE));
@@ -521,9 +521,9 @@ START_TEST(wrapped)
     if (me == root)
         tc_sparse_map(&sp, TC_SPARSE_LEN);
     if (tc_sparse_all(MPI_COMM_WORLD, &sp, me == root)) {
-        for (int k = 0; k < SAFECOLL_NSTRATEGY + 2; k++) {
-            const int api_c = k >= SAFECOLL_NSTRATEGY;
-            const int s = api_c ? (k == SAFECOLL_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
+        for (int k = 0; k < TC_NSTRATEGY + 2; k++) {
+            const int api_c = k >= TC_NSTRATEGY;
+            const int s = api_c ? (k == TC_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
                                                            : SAFECOLL_STRATEGY_P2P)
                                 : k;
             const int want = s == SAFECOLL_STRATEGY_NATIVE || tc_missing(s)

@@ -227,7 +227,7 @@ static void run_matrix(tc_ctx *t, int large, int how)
     const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
 
     for (size_t c = 0; c < sizeof icolls / sizeof icolls[0]; c++) {
-        for (int s = SAFECOLL_STRATEGY_AUTO; s < SAFECOLL_NSTRATEGY; s++) {
+        for (int s = SAFECOLL_STRATEGY_AUTO; s < TC_NSTRATEGY; s++) {
             vcall v[NOPS];
             MPI_Request reqs[NOPS + 2];
             int rcs[NOPS], token_out = me, token_in = -1, expect_refusal = 0;

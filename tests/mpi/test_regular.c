@@ -204,7 +204,7 @@ static void matrix(int which, int modes)
                 /* Every rank takes part alike: in place where it may. */
                 if (ip && which == R_BCAST)
                     continue;
-                for (int s = SAFECOLL_STRATEGY_NATIVE; s < SAFECOLL_NSTRATEGY; s++)
+                for (int s = SAFECOLL_STRATEGY_NATIVE; s < TC_NSTRATEGY; s++)
                     for (int ni = 0; ni < 2; ni++)
                         for (int li = 0; li < 2; li++) {
                             int mode = (s + ni + li + root) % modes;

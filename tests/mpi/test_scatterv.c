@@ -182,7 +182,7 @@ START_TEST(strategies)
         tc_layout l;
         tc_layout_make(&l, kinds[k], p, k, k);
         tc_check_premises(&t, &l, p);
-        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        for (int s = 0; s < TC_NSTRATEGY; s++) {
             const int api_c = (k + s) % 2;
             scase c = base_case(&l, api_c ? &tr : &ti, api_c ? &tr : &ti, 100 * k + 10 * s);
             c.api_c = api_c;
@@ -214,7 +214,7 @@ START_TEST(datatypes)
         tc_type st, rt;
         tc_type_make(&st, pairs[k][0]);
         tc_type_make(&rt, pairs[k][1]);
-        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+        for (int s = 0; s < TC_NSTRATEGY; s++) {
             /* native and largecount hand the types to MPI as they are
              * (and native is refused above the limit): once is enough. */
             if (s == SAFECOLL_STRATEGY_NATIVE || (s == SAFECOLL_STRATEGY_LARGECOUNT && k != 0))
@@ -245,7 +245,7 @@ START_TEST(in_place)
     tc_type_make(&tv, TC_VEC);
     tc_layout_make(&l, TC_LAY_GCD1, p, 3, 2);
     tc_layout_make(&g, TC_LAY_GCD, p, 1, 0);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         scase c = base_case(s % 2 ? &g : &l, s % 2 ? &tv : &ti, s % 2 ? &tv : &ti, 2000 + s);
         c.strategy = s;
         c.root = p - 1 - s % p;
@@ -271,7 +271,7 @@ START_TEST(same_as_native)
     tc_type_make(&tv2, TC_VEC2);
     tc_type_make(&ti, TC_INT);
     tc_layout_make(&l, TC_LAY_SMALL, p, 0, 1);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         scase c = base_case(&l, &tv, &tv2, 3000 + s);
         c.strategy = s;
         c.root = s % p;
@@ -327,7 +327,7 @@ START_TEST(all_empty)
     tc_begin(&t, "all_empty");
     tc_type_make(&ti, TC_INT);
     tc_layout_make(&l, TC_LAY_EMPTY, p, 0, 0);
-    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++) {
+    for (int s = 0; s < TC_NSTRATEGY; s++) {
         scase c = base_case(&l, &ti, &ti, 5000 + s);
         c.strategy = s;
         c.root = (s * 3) % p;
@@ -444,9 +444,9 @@ START_TEST(wrapped)
         for (int i = 0; i < p; i++)
             tc_fill(sp.base + cdispls[i], B, 8000 + i);
     if (tc_sparse_all(MPI_COMM_WORLD, &sp, me == root)) {
-        for (int k = 0; k < SAFECOLL_NSTRATEGY + 2; k++) {
-            const int api_c = k >= SAFECOLL_NSTRATEGY;
-            const int s = api_c ? (k == SAFECOLL_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
+        for (int k = 0; k < TC_NSTRATEGY + 2; k++) {
+            const int api_c = k >= TC_NSTRATEGY;
+            const int s = api_c ? (k == TC_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
                                                            : SAFECOLL_STRATEGY_CHUNK)
                                 : k;
             const int want = s == SAFECOLL_STRATEGY_NATIVE || tc_missing(s)

@@ -182,6 +182,8 @@ static void assert_same(const safecoll_bound *a, const safecoll_bound *b, long i
     ck_assert_msg(a->delta == b->delta, "record %ld: delta", i);
     ck_assert_msg(strcmp(a->date, b->date) == 0, "record %ld: date", i);
     ck_assert_msg(strcmp(a->note, b->note) == 0, "record %ld: note", i);
+    ck_assert_msg(a->kind == b->kind, "record %ld: kind", i);
+    ck_assert_msg(a->use == b->use, "record %ld: use", i);
 }
 
 /* xorshift64*: a fixed seed makes a failure reproducible. */
@@ -221,6 +223,8 @@ START_TEST(record_init)
     ck_assert_int_eq(b.delta, 0);
     ck_assert_str_eq(b.date, "");
     ck_assert_str_eq(b.note, "");
+    ck_assert_int_eq(b.kind, SAFECOLL_BOUND_CORRECTNESS);
+    ck_assert_int_eq(b.use, SAFECOLL_STRATEGY_AUTO);
     ASSERT_ERROR(safecoll_bound_init(NULL), MPI_ERR_ARG, "safecoll_bound_init: b is NULL");
 }
 END_TEST
@@ -237,6 +241,10 @@ START_TEST(record_names)
     ck_assert_str_eq(safecoll_bound_source_name(SAFECOLL_BOUND_USER), "user");
     ck_assert_ptr_null(safecoll_bound_source_name(SAFECOLL_NBOUND_SOURCE));
     ck_assert_ptr_null(safecoll_bound_source_name((safecoll_bound_source)-1));
+    ck_assert_str_eq(safecoll_bound_kind_name(SAFECOLL_BOUND_CORRECTNESS), "correctness");
+    ck_assert_str_eq(safecoll_bound_kind_name(SAFECOLL_BOUND_PERFORMANCE), "performance");
+    ck_assert_ptr_null(safecoll_bound_kind_name(SAFECOLL_NBOUND_KIND));
+    ck_assert_ptr_null(safecoll_bound_kind_name((safecoll_bound_kind)-1));
 }
 END_TEST
 
@@ -283,6 +291,36 @@ START_TEST(parse_every_key)
                      SAFECOLL_BOUND_SHIPPED);
     ck_assert_int_eq(parse_ok("collective=gather class=X bound=1 source=user").source,
                      SAFECOLL_BOUND_USER);
+
+    /* A performance record: kind and use, in any order among the others. */
+    b = parse_ok("use=p2p collective=allreduce kind=performance class=G_bytes bound=1Mi s=4 "
+                 "P=4 mpi=\"MPICH Version:\\t4.0.2\\n\" source=tested date=2026-11-22 "
+                 "note=\"native 3.1x slower than p2p at 2-16 MiB\"");
+    ck_assert_int_eq(b.collective, SAFECOLL_COLL_ALLREDUCE);
+    ck_assert_int_eq(b.kind, SAFECOLL_BOUND_PERFORMANCE);
+    ck_assert_int_eq(b.use, SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(b.bound, 1 << 20);
+    ck_assert_int_eq(parse_ok("collective=gather class=X bound=1 kind=correctness").kind,
+                     SAFECOLL_BOUND_CORRECTNESS);
+    /* Every strategy that exists for a collective, but auto and native, is
+     * a valid use= of it; the others are refused. */
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
+        if (c == SAFECOLL_COLL_BARRIER || c == SAFECOLL_COLL_IBARRIER)
+            continue;
+        for (int u = SAFECOLL_STRATEGY_NATIVE + 1; u < SAFECOLL_NSTRATEGY; u++) {
+            char line[160];
+            safecoll_bound r;
+            snprintf(line, sizeof line, "collective=%s kind=performance use=%s class=X bound=1",
+                     safecoll_coll_name((safecoll_coll)c),
+                     safecoll_strategy_name((safecoll_strategy)u));
+            if (safecoll_strategy_applies((safecoll_coll)c, (safecoll_strategy)u) == 1) {
+                r = parse_ok(line);
+                ck_assert_int_eq(r.use, u);
+            } else {
+                ASSERT_ERROR(safecoll_bounds_parse(line, &r), MPI_ERR_ARG, "no such strategy");
+            }
+        }
+    }
 }
 END_TEST
 
@@ -441,6 +479,36 @@ static const struct {
      "note: control character 0x09 in value (write \\t or \\n)"},
     {"collective=gather class=X bound=1 note=a\rb", "note: control character 0x0d in value"},
     {"collective=gather class=X bound=1 x\x01y=1", "unknown key 'x\\x01y'"},
+    {"collective=allreduce class=G_bytes bound=1 kind=performance",
+     "kind=performance needs use=<strategy>"},
+    {"collective=allreduce class=G_bytes bound=1 kind=speed",
+     "kind: unknown kind 'speed' (expected correctness or performance)"},
+    {"collective=allreduce class=G_bytes bound=1 kind=Performance", "kind: unknown kind 'Performance'"},
+    {"collective=allreduce class=G_bytes bound=1 kind=", "kind: missing value"},
+    {"collective=allreduce class=G_bytes bound=1 use=p2p",
+     "use=p2p is given but kind is correctness"},
+    {"collective=allreduce class=G_bytes bound=1 kind=correctness use=chunk",
+     "use=chunk is given but kind is correctness"},
+    {"collective=allreduce class=G_bytes bound=1 kind=performance use=auto",
+     "use: 'auto' is not an equivalent"},
+    {"collective=allreduce class=G_bytes bound=1 kind=performance use=native",
+     "use: 'native' is not an equivalent"},
+    {"collective=allreduce class=G_bytes bound=1 kind=performance use=reduce-bcast",
+     "use: unknown strategy 'reduce-bcast'"},
+    {"collective=allreduce class=G_bytes bound=1 kind=performance use=P2P",
+     "use: unknown strategy 'P2P'"},
+    {"collective=allreduce class=G_bytes bound=1 kind=performance use=",
+     "use: missing value"},
+    {"collective=alltoallw class=X bound=1 kind=performance use=bigtype",
+     "use=bigtype: no such strategy for alltoallw"},
+    {"collective=gather class=X bound=1 kind=performance use=reduce+bcast",
+     "use=reduce+bcast: no such strategy for gather"},
+    {"collective=allreduce class=X bound=1 kind=performance use=segment",
+     "use=segment: no such strategy for allreduce"},
+    {"collective=allreduce class=X bound=1 kind=performance kind=performance use=p2p",
+     "duplicate key 'kind'"},
+    {"collective=allreduce class=X bound=1 kind=performance use=p2p use=chunk",
+     "duplicate key 'use'"},
 };
 
 START_TEST(parse_errors)
@@ -635,6 +703,25 @@ START_TEST(format_records)
     strcpy(b.mpi, "*");
     ASSERT_OK(safecoll_bounds_format(&b, buf, sizeof buf));
     ck_assert_str_eq(buf, "collective=ialltoallw class=X bound=0 s=4 P=0-7 source=tested");
+
+    /* A performance record says so right after the collective. */
+    b = a_record(SAFECOLL_COLL_ALLREDUCE, SAFECOLL_BOUND_G_BYTES, 1 << 20);
+    b.kind = SAFECOLL_BOUND_PERFORMANCE;
+    b.use = SAFECOLL_STRATEGY_CHUNK;
+    b.s_min = b.s_max = 4;
+    b.p_min = b.p_max = 4;
+    strcpy(b.mpi, "MPICH Version:\t4.0.2\n");
+    b.source = SAFECOLL_BOUND_TESTED;
+    strcpy(b.date, "2026-11-22");
+    strcpy(b.note, "native 3.1x slower");
+    ASSERT_OK(safecoll_bounds_format(&b, buf, sizeof buf));
+    ck_assert_str_eq(buf, "collective=allreduce kind=performance use=chunk class=G_bytes "
+                          "bound=1048576 s=4 P=4 mpi=\"MPICH Version:\\t4.0.2\\n\" "
+                          "source=tested date=2026-11-22 note=\"native 3.1x slower\"");
+    {
+        safecoll_bound back = parse_ok(buf);
+        assert_same(&b, &back, 0);
+    }
 }
 END_TEST
 
@@ -756,6 +843,15 @@ static safecoll_bound random_record(void)
         memcpy(b.date, date, sizeof b.date - 1);
     }
     random_text(b.note, SAFECOLL_BOUND_TEXT_MAX - 1);
+    /* One record in three is a performance record with a strategy that
+     * exists for its collective (every collective here has one). */
+    if (below(3) == 0) {
+        do
+            b.use = (safecoll_strategy)(SAFECOLL_STRATEGY_NATIVE + 1 +
+                                        (int)below(SAFECOLL_NSTRATEGY - 2));
+        while (safecoll_strategy_applies(b.collective, b.use) != 1);
+        b.kind = SAFECOLL_BOUND_PERFORMANCE;
+    }
     return b;
 }
 
@@ -836,6 +932,16 @@ START_TEST(add_checks)
     EXPECT_BAD(strcpy(b.date, "2024-02-30"), "date is not empty or a valid YYYY-MM-DD");
     EXPECT_BAD(strcpy(b.date, "yesterday"), "date is not empty or a valid YYYY-MM-DD");
     EXPECT_BAD(memset(b.date, '1', sizeof b.date), "date is not empty or a valid");
+    EXPECT_BAD(b.kind = SAFECOLL_NBOUND_KIND, "kind 2 is not a kind");
+    EXPECT_BAD(b.kind = (safecoll_bound_kind)-1, "kind -1 is not a kind");
+    EXPECT_BAD(b.use = (safecoll_strategy)99, "use 99 is not a strategy");
+    EXPECT_BAD(b.use = (safecoll_strategy)-1, "use -1 is not a strategy");
+    EXPECT_BAD(b.use = SAFECOLL_STRATEGY_P2P, "use=p2p is given but kind is correctness");
+    EXPECT_BAD(b.kind = SAFECOLL_BOUND_PERFORMANCE, "kind=performance needs use=<strategy>");
+    EXPECT_BAD((b.kind = SAFECOLL_BOUND_PERFORMANCE, b.use = SAFECOLL_STRATEGY_NATIVE),
+               "use=native: a performance record must name another strategy");
+    EXPECT_BAD((b.kind = SAFECOLL_BOUND_PERFORMANCE, b.use = SAFECOLL_STRATEGY_REDUCE_BCAST),
+               "use=reduce+bcast: no such strategy for gather");
 #undef EXPECT_BAD
     ck_assert_uint_eq(count(), 0);
 
@@ -1146,6 +1252,58 @@ START_TEST(match_records)
                  "safecoll_bounds_match: indices is NULL but max is 3");
     ASSERT_ERROR(safecoll_bounds_match(SAFECOLL_COLL_GATHER, 1, 1, "", idx, 8, NULL), MPI_ERR_ARG,
                  "safecoll_bounds_match: n is NULL");
+}
+END_TEST
+
+static void limits(safecoll_coll coll, int s, int p, MPI_Count e, MPI_Count b, MPI_Count x);
+
+/* Performance records are apart: safecoll_bounds_match and the detectors
+ * never see them; safecoll_bounds_match_kind does. */
+START_TEST(match_kinds)
+{
+    size_t idx[8], n = 99;
+
+    ASSERT_OK(sc__bounds_set_library(LIB_MPICH402));
+    ASSERT_OK(safecoll_bounds_load_string(
+        "collective=allreduce class=G_bytes bound=100\n"
+        "collective=allreduce kind=performance use=p2p class=G_bytes bound=10\n"
+        "collective=allreduce kind=performance use=chunk class=X bound=5 s=4 mpi=Open\n"
+        "collective=allreduce kind=performance use=chunk class=G_elements bound=7 P=2-4\n",
+        "k"));
+    ASSERT_OK(safecoll_bounds_match(SAFECOLL_COLL_ALLREDUCE, 4, 2, NULL, idx, 8, &n));
+    ck_assert(n == 1 && idx[0] == 0);
+    ASSERT_OK(safecoll_bounds_match_kind(SAFECOLL_BOUND_CORRECTNESS, SAFECOLL_COLL_ALLREDUCE, 4,
+                                         2, NULL, idx, 8, &n));
+    ck_assert(n == 1 && idx[0] == 0);
+    ASSERT_OK(safecoll_bounds_match_kind(SAFECOLL_BOUND_PERFORMANCE, SAFECOLL_COLL_ALLREDUCE, 4,
+                                         2, NULL, idx, 8, &n));
+    ck_assert(n == 2 && idx[0] == 1 && idx[1] == 3);
+    ASSERT_OK(safecoll_bounds_match_kind(SAFECOLL_BOUND_PERFORMANCE, SAFECOLL_COLL_ALLREDUCE, 4,
+                                         8, "Open MPI v4.1.4", idx, 8, &n));
+    ck_assert(n == 2 && idx[0] == 1 && idx[1] == 2);
+    /* The detectors' index and their explanation hold the correctness record only. */
+    limits(SAFECOLL_COLL_ALLREDUCE, 4, 2, -1, 100, -1);
+    {
+        char buf[SAFECOLL_BOUND_LINE_MAX + 64];
+        ck_assert_int_eq(sc__bounds_explain(SAFECOLL_COLL_ALLREDUCE, 4, 2,
+                                            SAFECOLL_BOUND_G_BYTES, 50, buf, sizeof buf),
+                         0);
+        ck_assert_int_eq(sc__bounds_explain(SAFECOLL_COLL_ALLREDUCE, 4, 2, SAFECOLL_BOUND_X, 50,
+                                            buf, sizeof buf),
+                         0);
+    }
+    ASSERT_ERROR(safecoll_bounds_match_kind(SAFECOLL_NBOUND_KIND, SAFECOLL_COLL_ALLREDUCE, 4, 2,
+                                            NULL, idx, 8, &n),
+                 MPI_ERR_ARG, "safecoll_bounds_match_kind: kind 2 is out of range");
+    ASSERT_ERROR(safecoll_bounds_match_kind((safecoll_bound_kind)-1, SAFECOLL_COLL_ALLREDUCE, 4,
+                                            2, NULL, idx, 8, &n),
+                 MPI_ERR_ARG, "kind -1 is out of range");
+    ASSERT_ERROR(safecoll_bounds_match_kind(SAFECOLL_BOUND_PERFORMANCE, SAFECOLL_NCOLL, 4, 2,
+                                            NULL, idx, 8, &n),
+                 MPI_ERR_ARG, "safecoll_bounds_match_kind: coll 34 is out of range");
+    ASSERT_ERROR(safecoll_bounds_match_kind(SAFECOLL_BOUND_PERFORMANCE, SAFECOLL_COLL_ALLREDUCE,
+                                            4, 2, NULL, idx, 8, NULL),
+                 MPI_ERR_ARG, "safecoll_bounds_match_kind: n is NULL");
 }
 END_TEST
 
@@ -1538,7 +1696,7 @@ static Suite *bounds_suite(void)
         {"registry",
          setup_empty,
          {add_checks, edit_and_query, load_files, load_limits, save_files}},
-        {"match", setup_empty, {match_records}},
+        {"match", setup_empty, {match_records, match_kinds}},
         {"limit", setup_empty, {limit_tightest, limit_explain, shipped_file}},
         {"environment",
          setup_env,

@@ -28,6 +28,9 @@
 
 static const char *const strategy_names[SAFECOLL_NSTRATEGY] = {
     "auto", "native", "largecount", "bigtype", "segment", "chunk", "p2p",
+    "gather+bcast", "alltoall", "reduce+bcast", "reduce_scatter+allgather",
+    "scatter+allgather", "reduce+scatter", "allreduce", "allgather", "bcast", "regular",
+    "exscan+reduce_local",
 };
 
 /* Every test leaves the process as it found it: nothing forced, the
@@ -37,6 +40,7 @@ static void restore(void)
     safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_AUTO);
     safecoll_int_limit_set(INT_MAX);
     safecoll_verbose_set(0);
+    safecoll_perf_bounds_set(1);
 }
 
 static void assert_all(int strategy)
@@ -64,6 +68,11 @@ START_TEST(names)
     ck_assert_ptr_null(safecoll_strategy_name((safecoll_strategy)-1));
     ck_assert_ptr_null(safecoll_strategy_name(SAFECOLL_NSTRATEGY));
     ck_assert_ptr_null(safecoll_strategy_name((safecoll_strategy)1000));
+    /* Distinct names: they are parsed back (SAFECOLL_STRATEGY, use=). */
+    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
+        for (int t = 0; t < s; t++)
+            ck_assert_str_ne(safecoll_strategy_name((safecoll_strategy)s),
+                             safecoll_strategy_name((safecoll_strategy)t));
 
     ck_assert_str_eq(safecoll_coll_name(SAFECOLL_COLL_GATHERV), "gatherv");
     ck_assert_str_eq(safecoll_coll_name(SAFECOLL_COLL_SCATTERV), "scatterv");
@@ -81,6 +90,75 @@ START_TEST(names)
     ck_assert_ptr_null(safecoll_coll_name(SAFECOLL_COLL_ALL));
     ck_assert_ptr_null(safecoll_coll_name((safecoll_coll)-2));
     ck_assert_ptr_null(safecoll_coll_name(SAFECOLL_NCOLL));
+}
+END_TEST
+
+/* ------------------------------------------------------------ applies */
+
+#define BIT(s) (1u << (s))
+
+/* What exists for each blocking collective (guide.md, "Strategies"); the
+ * i-forms have the same. largecount needs MPI-4. */
+static unsigned expected_strategies(safecoll_coll c)
+{
+    const unsigned lc = MPI_VERSION >= 4 ? BIT(SAFECOLL_STRATEGY_LARGECOUNT) : 0;
+    const unsigned base = BIT(SAFECOLL_STRATEGY_AUTO) | BIT(SAFECOLL_STRATEGY_NATIVE);
+    const unsigned rooted = base | lc | BIT(SAFECOLL_STRATEGY_BIGTYPE) |
+                            BIT(SAFECOLL_STRATEGY_SEGMENT) | BIT(SAFECOLL_STRATEGY_CHUNK) |
+                            BIT(SAFECOLL_STRATEGY_P2P);
+    const unsigned a2a = base | lc | BIT(SAFECOLL_STRATEGY_BIGTYPE) |
+                         BIT(SAFECOLL_STRATEGY_CHUNK) | BIT(SAFECOLL_STRATEGY_P2P);
+    const unsigned red = base | lc | BIT(SAFECOLL_STRATEGY_CHUNK) | BIT(SAFECOLL_STRATEGY_P2P);
+
+    switch (c) {
+    case SAFECOLL_COLL_GATHERV:
+    case SAFECOLL_COLL_SCATTERV: return rooted | BIT(SAFECOLL_STRATEGY_REGULAR);
+    case SAFECOLL_COLL_GATHER: return rooted | BIT(SAFECOLL_STRATEGY_ALLGATHER);
+    case SAFECOLL_COLL_SCATTER: return rooted | BIT(SAFECOLL_STRATEGY_BCAST);
+    case SAFECOLL_COLL_ALLGATHERV:
+        return rooted | BIT(SAFECOLL_STRATEGY_GATHER_BCAST) | BIT(SAFECOLL_STRATEGY_REGULAR);
+    case SAFECOLL_COLL_ALLGATHER:
+        return rooted | BIT(SAFECOLL_STRATEGY_GATHER_BCAST) | BIT(SAFECOLL_STRATEGY_ALLTOALL);
+    case SAFECOLL_COLL_ALLTOALLV: return a2a | BIT(SAFECOLL_STRATEGY_REGULAR);
+    case SAFECOLL_COLL_ALLTOALL: return a2a;
+    case SAFECOLL_COLL_BCAST: return a2a | BIT(SAFECOLL_STRATEGY_SCATTER_ALLGATHER);
+    case SAFECOLL_COLL_ALLTOALLW:
+        return base | lc | BIT(SAFECOLL_STRATEGY_CHUNK) | BIT(SAFECOLL_STRATEGY_P2P);
+    case SAFECOLL_COLL_REDUCE: return red | BIT(SAFECOLL_STRATEGY_ALLREDUCE);
+    case SAFECOLL_COLL_ALLREDUCE:
+        return red | BIT(SAFECOLL_STRATEGY_REDUCE_BCAST) | BIT(SAFECOLL_STRATEGY_RS_ALLGATHER);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return red | BIT(SAFECOLL_STRATEGY_REDUCE_SCATTER) | BIT(SAFECOLL_STRATEGY_ALLREDUCE);
+    case SAFECOLL_COLL_SCAN: return red | BIT(SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL);
+    case SAFECOLL_COLL_EXSCAN: return red;
+    default: return base; /* the barriers */
+    }
+}
+
+/* The equivalents written so far; the others must not claim to exist. */
+static const unsigned implemented = 0;
+
+START_TEST(strategy_applies)
+{
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
+        const safecoll_coll blocking =
+            c >= SAFECOLL_COLL_IGATHERV ? (safecoll_coll)(c - SAFECOLL_COLL_IGATHERV) : c;
+        const unsigned mockups = ~(BIT(SAFECOLL_STRATEGY_GATHER_BCAST) - 1);
+        const unsigned want = expected_strategies(blocking) & (~mockups | implemented);
+        for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
+            ck_assert_msg(safecoll_strategy_applies((safecoll_coll)c, (safecoll_strategy)s) ==
+                              ((want & BIT(s)) != 0),
+                          "safecoll_strategy_applies(%s, %s) is %d",
+                          safecoll_coll_name((safecoll_coll)c),
+                          safecoll_strategy_name((safecoll_strategy)s),
+                          safecoll_strategy_applies((safecoll_coll)c, (safecoll_strategy)s));
+        ck_assert_int_eq(safecoll_strategy_applies((safecoll_coll)c, (safecoll_strategy)-1), -1);
+        ck_assert_int_eq(safecoll_strategy_applies((safecoll_coll)c, SAFECOLL_NSTRATEGY), -1);
+    }
+    ck_assert_int_eq(safecoll_strategy_applies(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_NATIVE), -1);
+    ck_assert_int_eq(safecoll_strategy_applies(SAFECOLL_NCOLL, SAFECOLL_STRATEGY_NATIVE), -1);
+    ck_assert_int_eq(safecoll_strategy_applies((safecoll_coll)-7, SAFECOLL_STRATEGY_AUTO), -1);
 }
 END_TEST
 
@@ -272,6 +350,23 @@ START_TEST(verbose)
 }
 END_TEST
 
+START_TEST(perf_bounds_switch)
+{
+    const int bad[] = {2, -1, 10, INT_MAX, INT_MIN};
+
+    ck_assert_int_eq(safecoll_perf_bounds_get(), 1);
+    ck_assert_int_eq(safecoll_perf_bounds_set(0), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_perf_bounds_get(), 0);
+    for (int i = 0; i < NELEMS(bad); i++) {
+        ASSERT_ARG_ERROR(safecoll_perf_bounds_set(bad[i]), "safecoll_perf_bounds_set");
+        ck_assert_int_eq(safecoll_perf_bounds_get(), 0);
+    }
+    ck_assert_int_eq(safecoll_perf_bounds_set(1), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_perf_bounds_get(), 1);
+    restore();
+}
+END_TEST
+
 /* ------------------------------------------------------------ stats, version */
 
 START_TEST(stats_arguments)
@@ -288,7 +383,8 @@ START_TEST(stats_arguments)
     for (int c = -1; c < SAFECOLL_NCOLL; c++) {
         memset(&s, 0x5a, sizeof s);
         ck_assert_int_eq(safecoll_stats_get((safecoll_coll)c, &s), MPI_SUCCESS);
-        ck_assert(s.calls == 0 && s.errors == 0 && s.triggered_d == 0);
+        ck_assert(s.calls == 0 && s.errors == 0 && s.triggered_d == 0 && s.triggered_g == 0 &&
+                  s.triggered_x == 0 && s.routed_perf == 0);
         for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
             ck_assert(s.by_strategy[k] == 0);
     }
@@ -316,6 +412,7 @@ END_TEST
 typedef struct child_report {
     int status;                  /* exit status, -1 if it did not exit */
     long long limit;
+    int perf;
     int forced[SAFECOLL_NCOLL];
     char error[700];             /* safecoll_last_error() after the first call */
     char later_error[700];       /* ... after a later call */
@@ -323,7 +420,8 @@ typedef struct child_report {
 } child_report;
 
 static const char *const env_vars[] = {"SAFECOLL_STRATEGY", "SAFECOLL_VERBOSE",
-                                       "SAFECOLL_INT_LIMIT", "SAFECOLL_NB_THREAD"};
+                                       "SAFECOLL_INT_LIMIT", "SAFECOLL_PERF_BOUNDS",
+                                       "SAFECOLL_NB_THREAD"};
 
 /* Extended generalized requests (MPICH with MPI-4), as the library tests
  * it: then safecoll_nonblocking_overlaps() is 1 even before MPI_Init,
@@ -344,6 +442,7 @@ static int env_child(void)
 
     snprintf(first, sizeof first, "%s", safecoll_last_error());
     printf("limit %lld\n", limit);
+    printf("perf %d\n", safecoll_perf_bounds_get());
     printf("forced");
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         printf(" %d", safecoll_strategy_get((safecoll_coll)c));
@@ -386,6 +485,8 @@ static child_report run_child(const char *var, const char *value)
         line[strcspn(line, "\n")] = '\0';
         if (strncmp(line, "limit ", 6) == 0) {
             r.limit = strtoll(line + 6, NULL, 10);
+        } else if (strncmp(line, "perf ", 5) == 0) {
+            r.perf = (int)strtol(line + 5, NULL, 10);
         } else if (strncmp(line, "forced", 6) == 0) {
             char *p = line + 6;
             for (int c = 0; c < SAFECOLL_NCOLL; c++)
@@ -412,6 +513,7 @@ START_TEST(env_none)
 
     ck_assert_int_eq(r.status, 0);
     ck_assert_int_eq(r.limit, INT_MAX);
+    ck_assert_int_eq(r.perf, 1);
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         ck_assert_int_eq(r.forced[c], SAFECOLL_STRATEGY_AUTO);
     ck_assert_str_eq(r.error, "");
@@ -440,6 +542,8 @@ static void assert_env_bad(const char *var, const char *value, const child_repor
         ck_assert_msg(r->forced[c] == SAFECOLL_STRATEGY_AUTO, "%s=\"%s\": %s forced to %d", var,
                       value, safecoll_coll_name((safecoll_coll)c), r->forced[c]);
     ck_assert_msg(r->limit == INT_MAX, "%s=\"%s\": limit %lld", var, value, r->limit);
+    ck_assert_msg(r->perf == 1, "%s=\"%s\": performance records switched to %d", var, value,
+                  r->perf);
 }
 
 /* Every accepted SAFECOLL_STRATEGY entry: each collective with each
@@ -544,6 +648,23 @@ START_TEST(env_int_limit)
 }
 END_TEST
 
+START_TEST(env_perf_bounds)
+{
+    const char *bad[] = {"2", "-1", "yes", "no", "", " 0", "0 ", "off", "+0", "0x0", "0.0"};
+
+    for (int v = 0; v <= 1; v++) {
+        const char *text = v ? "1" : "0";
+        child_report r = run_child("SAFECOLL_PERF_BOUNDS", text);
+        assert_env_ok("SAFECOLL_PERF_BOUNDS", text, &r);
+        ck_assert_int_eq(r.perf, v);
+    }
+    for (int i = 0; i < NELEMS(bad); i++) {
+        child_report r = run_child("SAFECOLL_PERF_BOUNDS", bad[i]);
+        assert_env_bad("SAFECOLL_PERF_BOUNDS", bad[i], &r);
+    }
+}
+END_TEST
+
 /* SAFECOLL_NB_THREAD=1 leaves extended generalized requests for the
  * progress thread, which MPI must provide MPI_THREAD_MULTIPLE for: before
  * MPI_Init no overlap is promised then (the MPI suite test_nonblocking
@@ -576,12 +697,13 @@ static Suite *config_suite(void)
         const char *name;
         const TTest *tests[8];
     } cases[] = {
-        {"names", {names}},
+        {"names", {names, strategy_applies}},
         {"strategy", {strategy_set_get, strategy_set_errors, parse_each_value, parse_lists,
                       parse_errors}},
-        {"settings", {int_limit, verbose, stats_arguments, version}},
+        {"settings", {int_limit, verbose, perf_bounds_switch, stats_arguments, version}},
         {"environment", {env_none, env_strategy_each_value, env_strategy_lists,
-                         env_strategy_malformed, env_verbose, env_int_limit, env_nb_thread}},
+                         env_strategy_malformed, env_verbose, env_int_limit,
+                         env_perf_bounds, env_nb_thread}},
     };
 
     for (int c = 0; c < NELEMS(cases); c++) {

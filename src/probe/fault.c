@@ -1,0 +1,52 @@
+/*
+ * The slow-native fault of SAFECOLL_PROBE_FAULT (kind=slow): the native call
+ * of one collective in the safe collectives sleeps before it runs when its
+ * message is above a size. It simulates an MPI whose collective is correct
+ * but slow, so that the guideline test can be shown to find it, and the
+ * performance record it writes to remove the delay: the record routes the
+ * call to an equivalent, which never makes this native call.
+ *
+ * The variable is read once; until then, and when it holds such a fault,
+ * the flag the hook tests is 1, else 0, so an unset variable costs one
+ * predictable branch per native call.
+ */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "probe.h"
+
+_Atomic int sc__fault_slow_armed = 1;
+
+static sc__fault slow;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void read_env(void)
+{
+    sc__fault f;
+
+    /* A malformed variable is the probe's and the guideline's error to
+     * report (they parse it too); here it only means no delay. */
+    if (sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &f) == MPI_SUCCESS && f.active &&
+        f.kind == SC_FAULT_SLOW) {
+        slow = f;
+        return;
+    }
+    atomic_store(&sc__fault_slow_armed, 0);
+}
+
+void sc__fault_slow(safecoll_coll coll, MPI_Count bytes)
+{
+    struct timespec ts;
+
+    pthread_once(&once, read_env);
+    if (!atomic_load(&sc__fault_slow_armed) || (int)coll != slow.coll || bytes <= slow.above)
+        return;
+    ts.tv_sec = (time_t)slow.delay;
+    ts.tv_nsec = (long)((slow.delay - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}

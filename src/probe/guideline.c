@@ -1,0 +1,571 @@
+/*
+ * The guideline measurement inside an MPI job: the safe collective timed
+ * with each strategy forced (native, every equivalent, and auto), size by
+ * size, with window-synchronized starts and the max over ranks of each
+ * repetition (paper 003, after SKaMPI and Hoefler et al.). The variants of
+ * one size are timed in turns, a batch of repetitions each, so that a slow
+ * phase of a noisy machine falls on all of them alike instead of on
+ * whichever ran at that moment.
+ *
+ * Every decision that changes what the ranks do next (window, stopping) is
+ * taken from values every rank has after the same MPI_Allreduce, so the
+ * ranks never disagree on how many collectives to call.
+ */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "probe.h"
+
+enum { OFFSET_ROUNDS = 16, MAX_BATCH = 64 };
+
+/* ---------------------------------------------------------------- clocks */
+
+/* The square root by Newton's method, for the median's interval: the
+ * library links no libm. */
+static double root2(double x)
+{
+    double r = x > 1 ? x : 1;
+
+    if (!(x > 0))
+        return 0;
+    for (int i = 0; i < 60; i++)
+        r = (r + x / r) / 2;
+    return r;
+}
+
+static void sleep_for(double seconds)
+{
+    struct timespec ts;
+
+    if (!(seconds > 0))
+        return;
+    ts.tv_sec = (time_t)seconds;
+    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Waits until MPI_Wtime() reaches t: sleeps while far from it, so that
+ * ranks sharing cores leave them to the others, then spins. */
+static void wait_until(double t)
+{
+    for (;;) {
+        double d = t - MPI_Wtime();
+        if (d <= 0)
+            return;
+        if (d > 300e-6)
+            sleep_for(d - 200e-6);
+    }
+}
+
+/* This rank's clock minus rank 0's. 0 when MPI says clocks are global
+ * (*global 1), or when every rank runs on one node (*global 2): MPI_Wtime
+ * reads a clock of the system there, the same for every process (Linux).
+ * Else estimated by ping-pong: of a few exchanges, the one of the shortest
+ * round trip, whose reply was stamped nearest the middle of it. */
+static int clock_offset(MPI_Comm comm, int rank, int P, int *global, double *offset,
+                        double *largest)
+{
+    int flag = 0, *attr = NULL, g, node = 0;
+    double *offs = NULL;
+    MPI_Comm shared;
+
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &attr, &flag);
+    g = flag && attr != NULL && *attr != 0;
+    /* The attribute is per process: every rank must take the same path. */
+    MPI_Allreduce(MPI_IN_PLACE, &g, 1, MPI_INT, MPI_MIN, comm);
+    if (!g && MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared) ==
+                  MPI_SUCCESS) {
+        MPI_Comm_size(shared, &node);
+        MPI_Comm_free(&shared);
+        node = node == P;
+        MPI_Allreduce(MPI_IN_PLACE, &node, 1, MPI_INT, MPI_MIN, comm);
+        if (node)
+            g = 2;
+    }
+    *global = g;
+    *offset = *largest = 0;
+    if (g || P == 1)
+        return MPI_SUCCESS;
+    if (rank == 0 && (offs = calloc((size_t)P, sizeof *offs)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "safecoll_guideline_run: out of memory");
+    for (int r = 1; r < P; r++) {
+        double best = -1, stamp = 0;
+        for (int i = 0; i < OFFSET_ROUNDS; i++) {
+            if (rank == 0) {
+                double t0 = MPI_Wtime(), t1;
+                MPI_Send(NULL, 0, MPI_BYTE, r, 0, comm);
+                MPI_Recv(&stamp, 1, MPI_DOUBLE, r, 0, comm, MPI_STATUS_IGNORE);
+                t1 = MPI_Wtime();
+                if (best < 0 || t1 - t0 < best) {
+                    best = t1 - t0;
+                    offs[r] = stamp - (t0 + t1) / 2;
+                }
+            } else if (rank == r) {
+                MPI_Recv(NULL, 0, MPI_BYTE, 0, 0, comm, MPI_STATUS_IGNORE);
+                stamp = MPI_Wtime();
+                MPI_Send(&stamp, 1, MPI_DOUBLE, 0, 0, comm);
+            }
+        }
+    }
+    MPI_Scatter(offs, 1, MPI_DOUBLE, offset, 1, MPI_DOUBLE, 0, comm);
+    if (rank == 0)
+        for (int r = 1; r < P; r++)
+            if ((offs[r] < 0 ? -offs[r] : offs[r]) > *largest)
+                *largest = offs[r] < 0 ? -offs[r] : offs[r];
+    MPI_Bcast(largest, 1, MPI_DOUBLE, 0, comm);
+    free(offs);
+    return MPI_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- the call */
+
+typedef struct bufs {
+    safecoll_coll coll;
+    int rank, P, n;
+    MPI_Datatype type, rtype; /* rtype: what reductions reduce (char: signed char) */
+    MPI_Op op;
+    void *sb, *rb;
+    int *counts, *displs;
+} bufs;
+
+/* Elements of the send and receive buffers of this call on every rank
+ * (the root's sizes everywhere: simpler, and no rank waits on a
+ * smaller allocation). */
+static void extents(safecoll_coll c, MPI_Count n, int P, MPI_Count *sn, MPI_Count *rn)
+{
+    MPI_Count nP = n * P;
+
+    switch (c) {
+    case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_SCATTERV:
+    case SAFECOLL_COLL_REDUCE_SCATTER: case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        *sn = nP; *rn = n; break;
+    case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_ALLTOALLV:
+        *sn = nP; *rn = nP; break;
+    case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_GATHERV:
+    case SAFECOLL_COLL_ALLGATHER: case SAFECOLL_COLL_ALLGATHERV:
+        *sn = n; *rn = nP; break;
+    case SAFECOLL_COLL_BCAST:
+        *sn = n; *rn = 0; break;
+    default: /* reduce, allreduce, scan, exscan */
+        *sn = n; *rn = n; break;
+    }
+}
+
+static int call(const bufs *b, MPI_Comm comm)
+{
+    const int n = b->n;
+    MPI_Datatype t = b->type;
+
+    switch (b->coll) {
+    case SAFECOLL_COLL_GATHERV:
+        return safecoll_gatherv(b->sb, n, t, b->rb, b->counts, b->displs, t, 0, comm);
+    case SAFECOLL_COLL_SCATTERV:
+        return safecoll_scatterv(b->sb, b->counts, b->displs, t, b->rb, n, t, 0, comm);
+    case SAFECOLL_COLL_ALLGATHERV:
+        return safecoll_allgatherv(b->sb, n, t, b->rb, b->counts, b->displs, t, comm);
+    case SAFECOLL_COLL_ALLTOALLV:
+        return safecoll_alltoallv(b->sb, b->counts, b->displs, t, b->rb, b->counts, b->displs,
+                                  t, comm);
+    case SAFECOLL_COLL_BCAST:
+        return safecoll_bcast(b->sb, n, t, 0, comm);
+    case SAFECOLL_COLL_GATHER:
+        return safecoll_gather(b->sb, n, t, b->rb, n, t, 0, comm);
+    case SAFECOLL_COLL_SCATTER:
+        return safecoll_scatter(b->sb, n, t, b->rb, n, t, 0, comm);
+    case SAFECOLL_COLL_ALLGATHER:
+        return safecoll_allgather(b->sb, n, t, b->rb, n, t, comm);
+    case SAFECOLL_COLL_ALLTOALL:
+        return safecoll_alltoall(b->sb, n, t, b->rb, n, t, comm);
+    case SAFECOLL_COLL_REDUCE:
+        return safecoll_reduce(b->sb, b->rb, n, b->rtype, b->op, 0, comm);
+    case SAFECOLL_COLL_ALLREDUCE:
+        return safecoll_allreduce(b->sb, b->rb, n, b->rtype, b->op, comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return safecoll_reduce_scatter_block(b->sb, b->rb, n, b->rtype, b->op, comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+        return safecoll_reduce_scatter(b->sb, b->rb, b->counts, b->rtype, b->op, comm);
+    case SAFECOLL_COLL_SCAN:
+        return safecoll_scan(b->sb, b->rb, n, b->rtype, b->op, comm);
+    default: /* exscan */
+        return safecoll_exscan(b->sb, b->rb, n, b->rtype, b->op, comm);
+    }
+}
+
+/* ---------------------------------------------------------------- jitter */
+
+typedef struct jitter {
+    int on;
+    long long hits;
+    double delay, fraction;
+    uint64_t state;
+} jitter;
+
+static uint64_t next(jitter *j)
+{
+    /* xorshift64*: a small generator with a per-rank stream, enough for
+     * noise and the same from run to run for a seed. */
+    j->state ^= j->state >> 12;
+    j->state ^= j->state << 25;
+    j->state ^= j->state >> 27;
+    return j->state * 0x2545F4914F6CDD1Dull;
+}
+
+static double uniform(jitter *j)
+{
+    return (double)(next(j) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void jitter_maybe(jitter *j)
+{
+    if (j->on && uniform(j) < j->fraction) {
+        j->hits++;
+        sleep_for(uniform(j) * j->delay);
+    }
+}
+
+/* ---------------------------------------------------------------- timing */
+
+/* The state of one variant at one size. */
+typedef struct variant {
+    int strategy;
+    int done;
+    double window; /* seconds between two starts */
+    double spent;  /* seconds of windows used, the same on every rank */
+    int attempts;
+    double *times; /* valid repetitions, max over ranks */
+    safecoll_guideline_timing *t;
+} variant;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median, quartiles and extremes of the sorted copy; 1 when the median's
+ * 95% interval (order statistics n/2 -+ 0.98 sqrt(n)) is within
+ * `precision` of it. */
+static int summarize(variant *v, double *sorted, double precision)
+{
+    safecoll_guideline_timing *t = v->t;
+    int n = t->reps, lo, hi;
+
+    memcpy(sorted, v->times, sizeof *sorted * (size_t)n);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    t->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    t->q1 = sorted[(n - 1) / 4];
+    t->q3 = sorted[3 * (n - 1) / 4];
+    t->min = sorted[0];
+    t->max = sorted[n - 1];
+    /* Truncation rounds the bounds inwards by less than one rank: close
+     * enough for a stopping rule. */
+    lo = (int)(n / 2.0 - 0.98 * root2((double)n));
+    hi = (int)(n / 2.0 + 0.98 * root2((double)n) + 0.999);
+    lo = lo < 0 ? 0 : lo;
+    hi = hi > n - 1 ? n - 1 : hi;
+    return precision > 0 && sorted[hi] - sorted[lo] <= precision * t->median;
+}
+
+typedef struct ctx {
+    const safecoll_guideline_opts *o;
+    MPI_Comm comm;
+    int rank;
+    double offset;
+    jitter jit;
+    double *buf, *sorted;
+} ctx;
+
+/* Untimed calls, and the first estimate of the window. */
+static int warm(ctx *c, const bufs *b, variant *v)
+{
+    int rounds = c->o->warmup > 0 ? c->o->warmup : 1;
+    double g[2];
+
+    safecoll_strategy_set(b->coll, (safecoll_strategy)v->strategy);
+    for (int w = 0; w < rounds; w++) {
+        double t0, l[2];
+        int rc;
+        MPI_Barrier(c->comm);
+        t0 = MPI_Wtime();
+        rc = call(b, c->comm);
+        l[1] = MPI_Wtime() - t0;
+        l[0] = rc;
+        MPI_Allreduce(l, g, 2, MPI_DOUBLE, MPI_MAX, c->comm);
+        if (g[0] != 0) {
+            /* The ranks fail alike (a strategy that cannot run a call fails
+             * on every rank); the code is the largest one seen. */
+            v->t->status = (int)g[0];
+            v->done = 1;
+            return 0;
+        }
+    }
+    v->window = 2 * g[1] + 100e-6;
+    return 1;
+}
+
+/* One batch of window-synchronized repetitions of a variant. */
+static void batch(ctx *c, const bufs *b, variant *v)
+{
+    const safecoll_guideline_opts *o = c->o;
+    safecoll_guideline_timing *t = v->t;
+    int nb = t->reps < o->reps_min ? o->reps_min - t->reps : 4, late = 0, err = 0;
+    double start = 0, lead, slowest = 0;
+
+    if (nb > o->reps_max - t->reps)
+        nb = o->reps_max - t->reps;
+    if (nb > MAX_BATCH)
+        nb = MAX_BATCH;
+    safecoll_strategy_set(b->coll, (safecoll_strategy)v->strategy);
+    /* Time for the broadcast of the start to arrive everywhere. */
+    lead = v->window > 1e-3 ? v->window : 1e-3;
+    if (c->rank == 0)
+        start = MPI_Wtime() + lead;
+    MPI_Bcast(&start, 1, MPI_DOUBLE, 0, c->comm);
+    for (int k = 0; k < nb; k++) {
+        double at = start + k * v->window + c->offset, end;
+        int rc, was_late = MPI_Wtime() > at;
+        if (!was_late)
+            wait_until(at);
+        rc = call(b, c->comm);
+        jitter_maybe(&c->jit);
+        end = MPI_Wtime();
+        c->buf[k] = end - at;
+        c->buf[nb + k] = rc != MPI_SUCCESS ? 2 + (double)rc : was_late;
+    }
+    MPI_Allreduce(MPI_IN_PLACE, c->buf, 2 * nb, MPI_DOUBLE, MPI_MAX, c->comm);
+    for (int k = 0; k < nb; k++) {
+        if (c->buf[nb + k] >= 2) {
+            err = (int)(c->buf[nb + k] - 2);
+        } else if (c->buf[nb + k] > 0) {
+            late++;
+        } else {
+            v->times[t->reps++] = c->buf[k];
+            if (c->buf[k] > slowest)
+                slowest = c->buf[k];
+        }
+    }
+    t->late += late;
+    v->attempts += nb;
+    v->spent += lead + nb * v->window;
+    if (err != 0) {
+        t->status = err;
+        v->done = 1;
+        return;
+    }
+    /* Late starts or a repetition as long as the window: more room. */
+    if (4 * late > nb || slowest > 0.8 * v->window)
+        v->window = 2 * (slowest > v->window ? slowest : v->window);
+    if (t->reps > 0 && summarize(v, c->sorted, o->precision) && t->reps >= o->reps_min)
+        v->done = 1;
+    if (t->reps >= o->reps_min && (v->spent >= o->budget || t->reps >= o->reps_max))
+        v->done = 1;
+    /* A machine so noisy that starts keep failing: give up on more. */
+    if (v->attempts >= 4 * o->reps_max + 16)
+        v->done = 1;
+}
+
+/* ---------------------------------------------------------------- sweep */
+
+static int alloc_bufs(bufs *b, MPI_Count n, int s)
+{
+    MPI_Count sn, rn;
+
+    extents(b->coll, n, b->P, &sn, &rn);
+    b->n = (int)n;
+    b->sb = calloc((size_t)(sn > 0 ? sn : 1), (size_t)s);
+    b->rb = calloc((size_t)(rn > 0 ? rn : 1), (size_t)s);
+    b->counts = malloc(sizeof(int) * (size_t)b->P);
+    b->displs = malloc(sizeof(int) * (size_t)b->P);
+    if (b->sb == NULL || b->rb == NULL || b->counts == NULL || b->displs == NULL)
+        return -1;
+    for (int r = 0; r < b->P; r++) {
+        b->counts[r] = (int)n;
+        b->displs[r] = (int)(n * r);
+    }
+    return 0;
+}
+
+static void free_bufs(bufs *b)
+{
+    free(b->sb);
+    free(b->rb);
+    free(b->counts);
+    free(b->displs);
+    b->sb = b->rb = NULL;
+    b->counts = b->displs = NULL;
+}
+
+static int measure_size(ctx *c, bufs *b, safecoll_guideline_point *p, const int *which, int nv,
+                        variant *vs)
+{
+    int left = 0;
+
+    for (int i = 0; i < nv; i++) {
+        vs[i].strategy = which[i];
+        vs[i].done = 0;
+        vs[i].spent = 0;
+        vs[i].attempts = 0;
+        vs[i].t = &p->t[which[i]];
+        vs[i].t->status = MPI_SUCCESS;
+        if (warm(c, b, &vs[i]))
+            left++;
+    }
+    while (left > 0) {
+        for (int i = 0; i < nv; i++) {
+            if (vs[i].done)
+                continue;
+            batch(c, b, &vs[i]);
+            if (vs[i].done)
+                left--;
+        }
+    }
+    for (int i = 0; i < nv; i++) {
+        if (vs[i].t->status == MPI_SUCCESS && vs[i].t->reps > 0)
+            summarize(&vs[i], c->sorted, 0);
+        else if (vs[i].t->status == MPI_SUCCESS)
+            vs[i].t->status = MPI_ERR_OTHER; /* no valid repetition */
+    }
+    return MPI_SUCCESS;
+}
+
+static int check_args(safecoll_coll coll, const char *type, const MPI_Count *sizes, int nsizes,
+                      MPI_Comm comm, int *s, int *P)
+{
+    int inter = 0, rc;
+
+    if (!safecoll_guideline_supported(coll))
+        return sc__error(MPI_ERR_ARG, "safecoll_guideline_run: collective %s is not supported",
+                         safecoll_coll_name(coll) ? safecoll_coll_name(coll) : "(invalid)");
+    if ((rc = safecoll_probe_type(type, NULL, s)) != MPI_SUCCESS)
+        return rc;
+    if (sizes == NULL || nsizes < 1 || nsizes > SAFECOLL_GUIDELINE_MAX_SIZES)
+        return sc__error(MPI_ERR_ARG, "safecoll_guideline_run: between 1 and %d sizes are "
+                         "needed", SAFECOLL_GUIDELINE_MAX_SIZES);
+    if (comm == MPI_COMM_NULL || MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+        return sc__error(MPI_ERR_COMM, "safecoll_guideline_run: comm is not an "
+                         "intracommunicator");
+    MPI_Comm_size(comm, P);
+    for (int i = 0; i < nsizes; i++) {
+        MPI_Count n = sizes[i] / *s;
+        /* Displacements i*n of the v forms, and every count, are ints. */
+        if (sizes[i] < *s || n > INT_MAX / *P)
+            return sc__error(MPI_ERR_ARG, "safecoll_guideline_run: size %lld is not in "
+                             "[s, (INT_MAX / P) * s] for s = %d, P = %d", (long long)sizes[i],
+                             *s, *P);
+    }
+    return MPI_SUCCESS;
+}
+
+int safecoll_guideline_run(safecoll_coll coll, const char *type, const MPI_Count *sizes,
+                           int nsizes, MPI_Comm comm, const safecoll_guideline_opts *opts,
+                           safecoll_guideline_result *result)
+{
+    safecoll_guideline_opts defaults;
+    int which[SAFECOLL_NSTRATEGY], nv = 0, s, P, rc, saved;
+    variant vs[SAFECOLL_NSTRATEGY];
+    sc__fault fault;
+    bufs b;
+    ctx c;
+    double t0 = MPI_Wtime();
+
+    if (opts == NULL) {
+        safecoll_guideline_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (result == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_guideline_run: result is NULL");
+    if ((rc = sc__guideline_opts_check(opts, "safecoll_guideline_run")) != MPI_SUCCESS ||
+        (rc = check_args(coll, type, sizes, nsizes, comm, &s, &P)) != MPI_SUCCESS ||
+        (rc = sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &fault)) != MPI_SUCCESS)
+        return rc;
+    memset(result, 0, sizeof *result);
+    memset(&b, 0, sizeof b);
+    memset(&c, 0, sizeof c);
+    memset(vs, 0, sizeof vs);
+    result->coll = coll;
+    result->P = P;
+    result->s = s;
+    result->npoints = nsizes;
+
+    c.o = opts;
+    MPI_Comm_dup(comm, &c.comm);
+    MPI_Comm_set_errhandler(c.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(c.comm, &c.rank);
+    if (fault.active && fault.kind == SC_FAULT_JITTER && (fault.coll < 0 || fault.coll == (int)coll)) {
+        c.jit.on = 1;
+        c.jit.delay = fault.delay;
+        c.jit.fraction = fault.fraction;
+        c.jit.state = ((uint64_t)fault.seed + 1) * 0x9E3779B97F4A7C15ull ^
+                      ((uint64_t)c.rank + 1) * 0xC2B2AE3D27D4EB4Full;
+        if (c.jit.state == 0)
+            c.jit.state = 1;
+    }
+    b.coll = coll;
+    b.rank = c.rank;
+    b.P = P;
+    safecoll_probe_type(type, &b.type, NULL);
+    b.rtype = b.type == MPI_CHAR ? MPI_SIGNED_CHAR : b.type;
+    b.op = MPI_SUM;
+
+    /* The variants: native first, then the equivalents, auto last. */
+    which[nv++] = SAFECOLL_STRATEGY_NATIVE;
+    for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
+        if (k != SAFECOLL_STRATEGY_AUTO && k != SAFECOLL_STRATEGY_NATIVE &&
+            safecoll_strategy_applies(coll, (safecoll_strategy)k) == 1)
+            which[nv++] = k;
+    if (opts->with_auto)
+        which[nv++] = SAFECOLL_STRATEGY_AUTO;
+
+    saved = safecoll_strategy_get(coll);
+    for (int i = 0; i < nv; i++)
+        if ((vs[i].times = malloc(sizeof(double) * (size_t)opts->reps_max)) == NULL)
+            rc = MPI_ERR_NO_MEM;
+    c.buf = malloc(sizeof(double) * 2 * MAX_BATCH);
+    c.sorted = malloc(sizeof(double) * (size_t)opts->reps_max);
+    if (c.buf == NULL || c.sorted == NULL)
+        rc = MPI_ERR_NO_MEM;
+    MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, c.comm);
+    if (rc != MPI_SUCCESS) {
+        rc = sc__error(MPI_ERR_NO_MEM, "safecoll_guideline_run: out of memory");
+        goto out;
+    }
+    if ((rc = clock_offset(c.comm, c.rank, P, &result->clock_global, &c.offset,
+                           &result->clock_offset)) != MPI_SUCCESS)
+        goto out;
+
+    for (int i = 0; i < nsizes; i++) {
+        safecoll_guideline_point *p = &result->points[i];
+        int nomem;
+        p->bytes = sizes[i];
+        p->count = sizes[i] / s;
+        for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
+            p->t[k].status = -1;
+        nomem = alloc_bufs(&b, p->count, s) != 0;
+        MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, c.comm);
+        if (nomem) {
+            free_bufs(&b);
+            rc = sc__error(MPI_ERR_NO_MEM, "safecoll_guideline_run: the buffers of %lld "
+                           "bytes per rank could not be allocated", (long long)sizes[i]);
+            goto out;
+        }
+        measure_size(&c, &b, p, which, nv, vs);
+        free_bufs(&b);
+    }
+    rc = safecoll_guideline_judge(result, opts);
+    MPI_Allreduce(&c.jit.hits, &result->jittered, 1, MPI_LONG_LONG, MPI_SUM, c.comm);
+out:
+    safecoll_strategy_set(coll, saved >= 0 ? (safecoll_strategy)saved : SAFECOLL_STRATEGY_AUTO);
+    for (int i = 0; i < nv; i++)
+        free(vs[i].times);
+    free(c.buf);
+    free(c.sorted);
+    MPI_Comm_free(&c.comm);
+    result->seconds = MPI_Wtime() - t0;
+    return rc;
+}

@@ -1,0 +1,214 @@
+/*
+ * The verdict of a guideline sweep and its records: plain arithmetic on
+ * the timings, no MPI call, so that it can be tested and re-run with
+ * another factor without timing anything again.
+ */
+#define _POSIX_C_SOURCE 200809L /* localtime_r */
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "probe.h"
+
+int safecoll_guideline_opts_init(safecoll_guideline_opts *opts)
+{
+    if (opts == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_guideline_opts_init: opts is NULL");
+    memset(opts, 0, sizeof *opts);
+    opts->factor = 2.0;
+    opts->confirm = 2;
+    opts->reps_min = 5;
+    opts->reps_max = 200;
+    opts->budget = 0.1;
+    opts->precision = 0.05;
+    opts->warmup = 1;
+    opts->with_auto = 1;
+    return MPI_SUCCESS;
+}
+
+int sc__guideline_opts_check(const safecoll_guideline_opts *o, const char *fn)
+{
+    if (!(o->factor > 1) || !(o->factor < 1e6) || o->confirm < 1 || o->reps_min < 1 ||
+        o->reps_max < o->reps_min || o->reps_max > 1000000 || !(o->budget >= 0) ||
+        !(o->budget <= 3600) || !(o->precision >= 0) || !(o->precision < 1) ||
+        o->warmup < 0 || o->warmup > 1000 || (o->with_auto != 0 && o->with_auto != 1))
+        return sc__error(MPI_ERR_ARG, "%s: invalid options (factor > 1, confirm >= 1, "
+                         "1 <= reps_min <= reps_max, budget >= 0, 0 <= precision < 1, "
+                         "warmup >= 0, with_auto 0 or 1)", fn);
+    return MPI_SUCCESS;
+}
+
+int safecoll_guideline_supported(safecoll_coll coll)
+{
+    return coll >= SAFECOLL_COLL_GATHERV && coll <= SAFECOLL_COLL_EXSCAN &&
+           coll != SAFECOLL_COLL_BARRIER && coll != SAFECOLL_COLL_ALLTOALLW;
+}
+
+/* Whether a variant has a usable median. */
+static int timed(const safecoll_guideline_timing *t)
+{
+    return t->status == MPI_SUCCESS && t->reps > 0 && t->median > 0;
+}
+
+/* An equivalent: not auto, not native. */
+static int is_equivalent(int k)
+{
+    return k != SAFECOLL_STRATEGY_AUTO && k != SAFECOLL_STRATEGY_NATIVE;
+}
+
+/* The equivalent for a range: among those timed at every size of it, the
+ * one of the smallest product of its times relative to native's, i.e. the
+ * lowest geometric mean, so that no single size dominates the choice (no
+ * libm: the ratios of at most 64 sizes stay far inside double's range). */
+static safecoll_strategy range_use(const safecoll_guideline_result *r, int first, int last)
+{
+    safecoll_strategy use = SAFECOLL_STRATEGY_AUTO;
+    double best = 0;
+
+    for (int k = 0; k < SAFECOLL_NSTRATEGY; k++) {
+        double sum = 1;
+        int all = is_equivalent(k);
+        for (int i = first; i <= last && all; i++) {
+            const safecoll_guideline_point *p = &r->points[i];
+            all = timed(&p->t[k]);
+            if (all)
+                sum *= p->t[k].median / p->t[SAFECOLL_STRATEGY_NATIVE].median;
+        }
+        if (all && (use == SAFECOLL_STRATEGY_AUTO || sum < best)) {
+            use = (safecoll_strategy)k;
+            best = sum;
+        }
+    }
+    return use;
+}
+
+int safecoll_guideline_judge(safecoll_guideline_result *r, const safecoll_guideline_opts *opts)
+{
+    safecoll_guideline_opts defaults;
+    int rc, run = 0;
+
+    if (opts == NULL) {
+        safecoll_guideline_opts_init(&defaults);
+        opts = &defaults;
+    }
+    if (r == NULL || r->npoints < 0 || r->npoints > SAFECOLL_GUIDELINE_MAX_SIZES)
+        return sc__error(MPI_ERR_ARG, "safecoll_guideline_judge: invalid argument");
+    if ((rc = sc__guideline_opts_check(opts, "safecoll_guideline_judge")) != MPI_SUCCESS)
+        return rc;
+    r->factor = opts->factor;
+    r->nranges = 0;
+    for (int i = 0; i < r->npoints; i++) {
+        safecoll_guideline_point *p = &r->points[i];
+        const safecoll_guideline_timing *nat = &p->t[SAFECOLL_STRATEGY_NATIVE];
+        p->best = SAFECOLL_STRATEGY_AUTO;
+        p->ratio = 0;
+        p->violation = 0;
+        p->range = -1;
+        for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
+            if (is_equivalent(k) && timed(&p->t[k]) &&
+                (p->best == SAFECOLL_STRATEGY_AUTO ||
+                 p->t[k].median < p->t[p->best].median))
+                p->best = (safecoll_strategy)k;
+        if (p->best != SAFECOLL_STRATEGY_AUTO && timed(nat)) {
+            p->ratio = nat->median / p->t[p->best].median;
+            p->violation = p->ratio > opts->factor;
+        }
+    }
+    /* Ranges: runs of violating sizes, kept when long enough. */
+    for (int i = 0; i <= r->npoints; i++) {
+        if (i < r->npoints && r->points[i].violation) {
+            run++;
+            continue;
+        }
+        if (run >= opts->confirm && r->nranges < SAFECOLL_GUIDELINE_MAX_RANGES) {
+            safecoll_guideline_range *g = &r->ranges[r->nranges];
+            g->first = i - run;
+            g->last = i - 1;
+            g->use = range_use(r, g->first, g->last);
+            g->ratio_min = g->ratio_max = 0;
+            if (g->use != SAFECOLL_STRATEGY_AUTO) {
+                for (int j = g->first; j <= g->last; j++) {
+                    const safecoll_guideline_point *p = &r->points[j];
+                    double q = p->t[SAFECOLL_STRATEGY_NATIVE].median / p->t[g->use].median;
+                    if (j == g->first || q < g->ratio_min)
+                        g->ratio_min = q;
+                    if (j == g->first || q > g->ratio_max)
+                        g->ratio_max = q;
+                }
+                for (int j = g->first; j <= g->last; j++)
+                    r->points[j].range = r->nranges;
+                r->nranges++;
+            }
+        }
+        run = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+/* "16 KiB", "3 MiB", "100 B": sizes in notes and tables. */
+void sc__guideline_size_text(MPI_Count bytes, char *buf, size_t len)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    MPI_Count v = bytes;
+
+    while (u < 4 && v >= 1024 && v % 1024 == 0) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, len, "%lld %s", (long long)v, units[u]);
+}
+
+int safecoll_guideline_record(const safecoll_guideline_result *r, int range, const char *mpi,
+                              safecoll_bound *out)
+{
+    const safecoll_guideline_range *g;
+    MPI_Count below, q;
+    char from[32], to[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    int rc;
+
+    if (r == NULL || out == NULL || range < 0 || range >= r->nranges ||
+        r->nranges > SAFECOLL_GUIDELINE_MAX_RANGES || r->P < 1 || r->s < 1 ||
+        !safecoll_guideline_supported(r->coll) ||
+        (mpi != NULL && strlen(mpi) >= SAFECOLL_BOUND_TEXT_MAX))
+        return sc__error(MPI_ERR_ARG, "safecoll_guideline_record: invalid argument");
+    g = &r->ranges[range];
+    if (g->first < 0 || g->last < g->first || g->last >= r->npoints ||
+        g->use <= SAFECOLL_STRATEGY_NATIVE || g->use >= SAFECOLL_NSTRATEGY)
+        return sc__error(MPI_ERR_ARG, "safecoll_guideline_record: range %d is not valid", range);
+    /* Native was fine at the size before the range; when the range starts
+     * the sweep, nothing below its first size was shown to be fine. */
+    below = g->first > 0 ? r->points[g->first - 1].bytes : r->points[g->first].bytes - 1;
+    q = below;
+    if (!sc__probe_is_bcast_like(r->coll) && r->coll != SAFECOLL_COLL_SCAN &&
+        r->coll != SAFECOLL_COLL_EXSCAN) {
+        if (below > SC_PROBE_COUNT_MAX / r->P)
+            return sc__error(MPI_ERR_ARG, "safecoll_guideline_record: the bound overflows");
+        q = below * r->P;
+    }
+    if ((rc = safecoll_bound_init(out)) != MPI_SUCCESS)
+        return rc;
+    out->collective = r->coll;
+    out->kind = SAFECOLL_BOUND_PERFORMANCE;
+    out->use = g->use;
+    out->cls = SAFECOLL_BOUND_G_BYTES;
+    out->bound = q;
+    out->s_min = out->s_max = r->s;
+    out->p_min = out->p_max = r->P;
+    out->source = SAFECOLL_BOUND_TESTED;
+    if (mpi != NULL)
+        strcpy(out->mpi, mpi);
+    if (localtime_r(&t, &tm) != NULL)
+        strftime(out->date, sizeof out->date, "%Y-%m-%d", &tm);
+    sc__guideline_size_text(r->points[g->first].bytes, from, sizeof from);
+    sc__guideline_size_text(r->points[g->last].bytes, to, sizeof to);
+    snprintf(out->note, sizeof out->note,
+             "safecoll guideline: native %.1f-%.1fx slower than %s at %s-%s per rank "
+             "(s=%d P=%d, factor %.2g)%s", g->ratio_min, g->ratio_max,
+             safecoll_strategy_name(g->use), from, to, r->s, r->P, r->factor,
+             g->last + 1 < r->npoints ? "; native fine again above" : "");
+    return MPI_SUCCESS;
+}

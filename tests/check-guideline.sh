@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# `safecoll guideline` against simulated performance bugs (SAFECOLL_PROBE_FAULT)
+# at tiny sizes: (a) a native allreduce made slow above 2 KiB is found at the
+# right size, recorded, the record passes `bounds check`, and with it loaded
+# the safe allreduce routes away (its `auto` time is no longer slow, the
+# verbose log names the record); (b) random jitter over honest collectives
+# gives no record (three seeds); (c) bad options, an empty sweep, a failing
+# launcher and a malformed fault give clear messages and exit codes.
+# `make check` runs it.
+#
+#   tests/check-guideline.sh [bin/safecoll]
+#
+# The injected delays (SAFECOLL_TEST_GUIDELINE_DELAY, default 300ms) are far
+# above what a 1-8 KiB collective takes, even on a loaded machine, so that
+# no assertion depends on the machine's real timing. Prints one line per
+# failed assertion and "guideline: N checks, F failed".
+set -u
+
+tool=${1:-bin/safecoll}
+[ -x "$tool" ] || { echo "check-guideline: $tool is not built (run make)" >&2; exit 2; }
+case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
+export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+# shellcheck source=tests/mpi-flags.sh
+. "$(dirname "$0")/mpi-flags.sh"
+if [ -n "$MPIEXEC_FLAGS" ]; then
+    MPIEXEC="$MPIEXEC $MPIEXEC_FLAGS"
+fi
+export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=
+unset SAFECOLL_PROBE_FAULT SAFECOLL_STRATEGY SAFECOLL_VERBOSE
+
+delay=${SAFECOLL_TEST_GUIDELINE_DELAY:-300ms}
+# The delay in microseconds, for comparisons with the table.
+case $delay in
+*ms) delay_us=$(( ${delay%ms} * 1000 )) ;;
+*us) delay_us=${delay%us} ;;
+*) echo "check-guideline: SAFECOLL_TEST_GUIDELINE_DELAY must end in ms or us" >&2; exit 2 ;;
+esac
+
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/safecoll-guideline.XXXXXX") || exit 2
+cleanup() { [ "${KEEP:-0}" = 1 ] || rm -rf "$scratch"; }
+trap cleanup EXIT
+cd "$scratch" || exit 2
+export TMPDIR=$scratch
+
+checks=0 failed=0
+out=$scratch/out err=$scratch/err
+# Tiny sizes, a few repetitions, no time budget beyond them.
+fast=(--sizes 1Ki-8Ki --reps 7 --time 0)
+
+run() {
+    local want=$1 got
+    shift
+    checks=$((checks + 1))
+    "$tool" "$@" >"$out" 2>"$err"
+    got=$?
+    if [ "$got" -ne "$want" ]; then
+        failed=$((failed + 1))
+        echo "FAIL: safecoll $*: exit $got, expected $want"
+        sed 's/^/    out| /' "$out" | tail -12
+        sed 's/^/    err| /' "$err" | tail -5
+    fi
+}
+
+expect() {
+    local where=$1 text=$2 file=$out
+    [ "$where" = err ] && file=$err
+    checks=$((checks + 1))
+    if ! grep -qF -- "$text" "$file"; then
+        failed=$((failed + 1))
+        echo "FAIL: std$where lacks \"$text\":"
+        sed 's/^/    | /' "$file" | tail -12
+    fi
+}
+
+refuse() {
+    local text=$1
+    checks=$((checks + 1))
+    if grep -qF -- "$text" "$out"; then
+        failed=$((failed + 1))
+        echo "FAIL: stdout has \"$text\":"
+        sed 's/^/    | /' "$out" | tail -12
+    fi
+}
+
+# verdicts P SIZE...: the rows of the table of allreduce at P whose verdict
+# is a confirmed violation are exactly SIZE... (e.g. "4 KiB").
+verdicts() {
+    local P=$1 got want
+    shift
+    want=$(printf '%s\n' "$@")
+    got=$(awk -v h="allreduce P=$P " 'index($0, h) == 1 { on = 1; next }
+        on && /^medians/ { on = 0 }
+        on && /VIOLATION/ { print $1, $2 }' "$out")
+    checks=$((checks + 1))
+    if [ "$got" != "$want" ]; then
+        failed=$((failed + 1))
+        echo "FAIL: allreduce P=$P: violations at [$(echo $got)], expected [$(echo $want)]"
+        sed 's/^/    | /' "$out" | head -30
+    fi
+}
+
+# auto_fast P BYTES...: the fastest repetition of `auto` at BYTES per rank
+# (the "data" lines) is below half the injected delay, which every native
+# call there pays: the safe collective no longer makes the slow call. The
+# fastest, not the median, so that a loaded machine's descheduling cannot
+# fail it.
+auto_fast() {
+    local P=$1 bytes v
+    shift
+    for bytes in "$@"; do
+        v=$(awk -v p="P=$P" -v b="bytes=$bytes" '$1 == "data" && $3 == p && $4 == b &&
+            $5 == "auto" { sub(/^min=/, "", $9); print $9 * 1e6 }' "$out")
+        checks=$((checks + 1))
+        if ! awk -v v="${v:-x}" -v d="$delay_us" 'BEGIN { exit !(v ~ /^[0-9.]+$/ && v < d / 2) }'; then
+            failed=$((failed + 1))
+            echo "FAIL: allreduce P=$P at $bytes bytes: auto took at least ${v:-?} us, not below $((delay_us / 2))"
+            sed 's/^/    | /' "$out" | head -30
+        fi
+    done
+}
+
+# --- (a) a slow native allreduce above 2 KiB per rank, at P = 2 and 4
+slow="kind=slow,coll=allreduce,above=2Ki,delay=$delay"
+SAFECOLL_PROBE_FAULT=$slow run 0 guideline --coll allreduce --procs 2,4 "${fast[@]}" \
+    --out found.bounds
+verdicts 2 "4 KiB" "8 KiB"
+verdicts 4 "4 KiB" "8 KiB"
+# The last good size is 2 KiB; allreduce's G_bytes is s*n.
+expect out "collective=allreduce kind=performance use="
+expect out " class=G_bytes bound=2048 s=1 P=2 "
+expect out " class=G_bytes bound=2048 s=1 P=4 "
+expect out "2 records appended to found.bounds"
+run 0 bounds check found.bounds; expect out "found.bounds: ok: 2 records"
+
+# With the records loaded, auto routes away from the slow native call: its
+# time at 4 and 8 KiB is far below the delay, and the decision log names
+# the record (the worker runs straight under mpiexec to show its log).
+for P in 2 4; do
+    checks=$((checks + 1))
+    SAFECOLL_BOUNDS=found.bounds SAFECOLL_VERBOSE=1 SAFECOLL_PROBE_FAULT=$slow \
+        $MPIEXEC -n $P "$tool" guideline --worker --coll allreduce "${fast[@]}" >"$out" 2>"$err" ||
+        { failed=$((failed + 1)); echo "FAIL: guideline --worker P=$P with the records"; }
+    auto_fast $P 4096 8192
+    expect err "found.bounds:"
+done
+
+# --- (b) jitter: a random delay on 5% of the timed calls of every variant,
+# over an honest allreduce and bcast: the medians and the confirmation at
+# neighbouring sizes keep it from making a record. The factor is 10: a
+# jittered median would be hundreds of times the real one, so the test
+# still fails if the jitter got through, but the real noise of a loaded
+# machine at these sizes does not reach it at two neighbouring sizes.
+for case in "1 2 allreduce" "2 2 bcast" "3 4 allreduce"; do
+    set -- $case
+    SAFECOLL_PROBE_FAULT=kind=jitter,delay=$delay,fraction=0.05,seed=$1 run 0 guideline \
+        --coll $3 --procs $2 --sizes 1Ki-8Ki --reps 9 --time 0 --factor 10 --out jitter.bounds
+    expect out "jitter fault: "
+    refuse "collective="
+    expect out "0 records"
+done
+checks=$((checks + 1))
+[ -s jitter.bounds ] && { failed=$((failed + 1)); echo "FAIL: jitter made records:"; cat jitter.bounds; }
+
+# --- (c) options, empty sweeps, launcher failures, malformed faults
+run 2 guideline --coll allreduce --procs 2;             expect err "--coll, --procs and --sizes are required"
+run 2 guideline --coll barrier --procs 2 --sizes 1Ki;   expect err "unknown or unsupported collective"
+run 2 guideline --coll allreduce --procs 2 --sizes 16Ki-1Ki; expect err "empty sweep"
+run 2 guideline --coll allreduce --procs 2 --sizes 4Ki,1Ki;  expect err "--sizes must increase"
+run 2 guideline --coll allreduce --procs 2 --sizes 1K;  expect err "--sizes is not LO-HI"
+run 2 guideline --coll allreduce --procs 2 --sizes "$(seq -s, 1 65)"; expect err "more than 64 sizes"
+run 2 guideline --coll allreduce --procs 2 --sizes 1Ki --type int8; expect err "unknown type"
+run 2 guideline --coll allreduce --procs 2 --sizes 2 --type int; expect err "below the type size"
+run 2 guideline --coll allreduce --procs 2 --sizes 1Ki --factor 1; expect err "--factor is not a number above 1"
+run 2 guideline --coll allreduce --procs 2 --sizes 1Ki --reps 0;  expect err "not a repetition count"
+run 2 guideline --coll allreduce --procs 2 --sizes 1Ki --reps 9 --reps-max 3; expect err "--reps-max is below --reps"
+run 2 guideline --coll allreduce --procs 0 --sizes 1Ki;  expect err "not a process count"
+run 2 guideline --coll allreduce --procs 2 --sizes 1Ki --bogus 1; expect err "unknown option: --bogus"
+run 0 guideline --help;                                   expect out "usage: safecoll guideline"
+run 0 guideline --coll allreduce,bcast --procs 2,4 --sizes 1Ki-16Mi --dry-run
+expect out "allreduce P=4 type=char: 15 sizes (1 KiB .. 16 MiB per rank)"
+expect out "bcast P=2 type=char"
+run 1 guideline --coll allreduce --procs 2 --sizes 1Ki --launcher 'no-such-launcher -n {P}'
+expect err "allreduce P=2: the job failed (launcher exit status 127): cannot run the launcher 'no-such-launcher'"
+SAFECOLL_PROBE_FAULT=kind=slow,delay=1ms run 1 guideline --coll allreduce --procs 2 --sizes 1Ki
+expect err "SAFECOLL_PROBE_FAULT: missing key 'coll'"
+SAFECOLL_PROBE_FAULT=kind=jitter,delay=1ms,class=gelem run 1 guideline --coll allreduce --procs 2 --sizes 1Ki
+expect err "kind=jitter takes no class or bound"
+run 1 guideline --coll allreduce --procs 2 --sizes 1Ki --out /nonexistent/dir/x.bounds
+expect err "/nonexistent/dir/x.bounds"
+run 2 guideline --worker --coll allreduce,bcast --sizes 1Ki; expect err "--worker takes one collective"
+
+echo "  guideline: $checks checks, $failed failed"
+[ "$failed" -eq 0 ]
