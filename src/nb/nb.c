@@ -35,7 +35,6 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -479,13 +478,8 @@ static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
 #endif /* SC_HAVE_GREQX */
 
 /* A stack with a guard page below it, so an overflow faults instead of
- * corrupting memory; pages are committed only as they are used.
- * swapcontext installs the coroutine's signal mask on whichever thread
- * resumes it. For the progress thread (quiet: every signal blocked) the
- * mask blocks every asynchronous signal, so that the application's
- * handlers never run on the library's thread; a step on a caller's thread
- * then only delays them to the next yield. Faults stay deliverable. */
-static int make_stack(nb_op *op, int quiet)
+ * corrupting memory; pages are committed only as they are used. */
+static int make_stack(nb_op *op)
 {
     size_t page = (size_t)getpagesize();
     void *mem = NULL;
@@ -508,12 +502,6 @@ static int make_stack(nb_op *op, int quiet)
     op->stack_size = STACK_SIZE;
     if (getcontext(&op->ctx) != 0)
         return -1;
-    if (quiet) {
-        static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
-        sigfillset(&op->ctx.uc_sigmask);
-        for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
-            sigdelset(&op->ctx.uc_sigmask, faults[i]);
-    }
     op->ctx.uc_stack.ss_sp = op->stack + page;
     op->ctx.uc_stack.ss_size = op->stack_size - page;
     op->ctx.uc_link = NULL;
@@ -564,7 +552,7 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
     /* A progress thread that cannot start leaves the call to run now. */
     if (mode == MODE_THREAD && sc__nb_worker_start() != MPI_SUCCESS)
         mode = MODE_START;
-    if (mode != MODE_START && make_stack(op, mode == MODE_THREAD) == 0) {
+    if (mode != MODE_START && make_stack(op) == 0) {
 #if SC_HAVE_GREQX
         if (mode == MODE_GREQX)
             rc = MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, op,
