@@ -409,7 +409,7 @@ check-cli: $(TOOL_BIN)
 	@printf '\n== command-line tool ==\n'
 	@$(call record,cli,tests/check-cli.sh $(TOOL_BIN))
 
-# The search against a simulated buggy MPI at tiny sizes (about 80 s).
+# The search against a simulated buggy MPI at tiny sizes (about 90 s with MPICH).
 check-search: $(TOOL_BIN)
 	@printf '\n== search (fault injection) ==\n'
 	@$(call record,search,tests/check-search.sh $(TOOL_BIN))

@@ -9,6 +9,9 @@
 #               igatherv) untriggered against the MPI call, then each
 #               strategy on the triggered path against the MPI call on the
 #               same bytes, P = 2, 4
+#   bench_perf  allreduce, bcast, allgather with a performance record in
+#               place: auto (routed) against the record's equivalent above
+#               the bound, against the MPI call at and below it, P = 2, 4
 #
 # `make bench` runs it with SAFECOLL_BENCH_BIN set to the built programs.
 # Environment: MPIEXEC (default mpiexec.mpich), MPIEXEC_FLAGS,
@@ -17,6 +20,7 @@
 # and SAFECOLL_BENCH_DEADLINE_WRAP (seconds per run of each program, default
 # 60 and 55), SAFECOLL_BENCH_DEADLINE_ALL and SAFECOLL_BENCH_DEADLINE_TRIG
 # (bench_all's untriggered and triggered parts, default 90 and 60),
+# SAFECOLL_BENCH_DEADLINE_PERF (bench_perf, default 90),
 # SAFECOLL_BENCH_TIMEOUT (hard limit per run, default 900),
 # SAFECOLL_BENCH_SIZES_OVERSUB (bench_v's sizes when P > cores).
 #
@@ -35,7 +39,7 @@ quick=()
 out=$here/results-latest.md
 limit=${SAFECOLL_BENCH_TIMEOUT:-900}
 
-for prog in bench_v bench_wrap bench_all; do
+for prog in bench_v bench_wrap bench_all bench_perf; do
     if [ ! -x "$bin/$prog" ]; then
         echo "bench/run.sh: $bin/$prog is missing; run 'make bench'" >&2
         exit 1
@@ -120,6 +124,15 @@ done
 for np in $procs; do
     [ "$np" -gt "$cores" ] && emit "_P = $np exceeds the $cores cores: oversubscribed, every synchronization can cost a scheduler slice; read these as noise-bound._" && emit ""
     run "$np" bench_all "${quick[@]}" "${deadline_all[@]}"
+done
+
+# Performance records: the cost of routing, and of having a record below
+# its bound.
+dl_perf=${SAFECOLL_BENCH_DEADLINE_PERF:-90}
+deadline_perf=()
+[ ${#quick[@]} -eq 0 ] && deadline_perf=(--deadline "$dl_perf")
+for np in $procs; do
+    run "$np" bench_perf "${quick[@]}" "${deadline_perf[@]}"
 done
 
 emit "- load average at end: $(loadavg); total run time $(( $(date +%s) - start )) s"

@@ -121,8 +121,9 @@ auto_fast() {
 
 # --- (a) a slow native allreduce above 2 KiB per rank, at P = 2 and 4
 slow="kind=slow,coll=allreduce,above=2Ki,delay=$delay"
+# (`auto` is not timed here: without records it is the slow native call.)
 SAFECOLL_PROBE_FAULT=$slow run 0 guideline --coll allreduce --procs 2,4 "${fast[@]}" \
-    --out found.bounds
+    --no-auto --out found.bounds
 verdicts 2 "4 KiB" "8 KiB"
 verdicts 4 "4 KiB" "8 KiB"
 # The last good size is 2 KiB; allreduce's G_bytes is s*n.
@@ -185,6 +186,9 @@ SAFECOLL_PROBE_FAULT=kind=slow,delay=1ms run 1 guideline --coll allreduce --proc
 expect err "SAFECOLL_PROBE_FAULT: missing key 'coll'"
 SAFECOLL_PROBE_FAULT=kind=jitter,delay=1ms,class=gelem run 1 guideline --coll allreduce --procs 2 --sizes 1Ki
 expect err "kind=jitter takes no class or bound"
+SAFECOLL_PROBE_FAULT=kind=slow,coll=allreduce,above=0,delay=5s run 1 guideline --coll allreduce \
+    --procs 2 --sizes 1Ki --time-limit 1
+expect err "allreduce P=2: killed after the time limit of 1 s"
 run 1 guideline --coll allreduce --procs 2 --sizes 1Ki --out /nonexistent/dir/x.bounds
 expect err "/nonexistent/dir/x.bounds"
 run 2 guideline --worker --coll allreduce,bcast --sizes 1Ki; expect err "--worker takes one collective"

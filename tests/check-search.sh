@@ -128,6 +128,41 @@ SAFECOLL_PROBE_FAULT=kind=crash,class=x,bound=3000 run 0 search --coll alltoall 
 within alltoall 1000; records
 expect out "class=X"; expect out " s=1 P=2 "; expect err "fit no row of Table IX"
 
+# --- the i-forms: started and completed with MPI_Wait, searched and classified as
+# their blocking forms, recorded under their own name.  iscatter, G by bytes
+# (row 1), wrong data: s*n*P > 2000
+SAFECOLL_PROBE_FAULT=kind=wrong,class=gbytes,bound=2000 run 0 search --coll iscatter --procs 2 "${fast[@]}" --out ifound.bounds
+within iscatter 1000; records
+expect out "collective=iscatter class=G_bytes bound="; expect out "Table IX row 1"
+expect err "iscatter P=2 char step 2 n="; expect err "wrong data: rank 1: element"
+# ireduce, type 2 (bcast-like row 3: G_bytes s*n), an error return: s*n > 300
+SAFECOLL_PROBE_FAULT=kind=error,class=type2,bound=300 run 0 search --coll ireduce --procs 2 "${fast[@]}"
+within ireduce 300; records
+expect out "collective=ireduce class=G_bytes bound="; expect out "Table IX row 3"
+# igatherv, G by elements (row 2), a crash: n*P > 1000
+SAFECOLL_PROBE_FAULT=kind=crash,class=gelem,bound=1000 run 0 search --coll igatherv --procs 2 "${fast[@]}"
+within igatherv 500; records
+expect out "collective=igatherv class=G_elements bound="
+# the effectiveness check of an i-form: with the iscatter record the safe
+# iscatter avoids the native call past the bound and passes; the record of
+# iscatter says nothing of scatter, whose safe call stays native
+export SAFECOLL_BOUNDS=ifound.bounds
+for cn in iscatter:4000:0:"avoided (detector G) by" iscatter:500:0:"not triggered, ran native" \
+          scatter:4000:0:"not triggered, ran native"; do
+    IFS=: read -r c n want text <<<"$cn"
+    checks=$((checks + 1))
+    SAFECOLL_PROBE_FAULT=kind=wrong,class=gbytes,bound=2000 $MPIEXEC -n 2 "$tool" probe --safe \
+        --coll "$c" --n "$n" >"$out" 2>"$err"
+    got=$?
+    [ "$got" -eq "$want" ] ||
+        { failed=$((failed + 1)); echo "FAIL: probe --safe $c at n = $n: exit $got, expected $want"; }
+    expect out "safe: $text"
+done
+SAFECOLL_PROBE_FAULT=kind=wrong,class=gbytes,bound=2000 run 0 search --safe --coll iscatter \
+    --procs 2 "${fast[@]}" --n-start 1001 --n-max 8000
+expect out "safe: no failure"; expect out "8000          -"
+SAFECOLL_BOUNDS=
+
 # --- SIGKILL (the kernel's out-of-memory kill): a limit, not a bug
 SAFECOLL_PROBE_FAULT=kind=kill,class=gelem,bound=1000 run 0 search --coll gather --procs 2 "${fast[@]}"
 expect err "out of memory: a process was killed by SIGKILL"; expect out "memory limit"
@@ -138,6 +173,37 @@ run 0 search --coll gather --procs 2 "${fast[@]}" --mem-limit 2Ki --no-classify
 expect out "512          -"; expect out "memory limit"
 run 0 search --coll gather --procs 2,4 --dry-run --mem-limit 1Mi
 expect out "gather P=4 char: Step 1 at most 18 probes"; expect out "memory limit 1048576 bytes"
+
+# --- the live display on a terminal: script(1) gives the search a pty, on
+# which each probe rewrites one line (carriage return, erase to the end of
+# the line) instead of printing a line per probe, and the table follows
+if command -v script >/dev/null 2>&1; then
+    checks=$((checks + 1))
+    SAFECOLL_PROBE_FAULT=kind=crash,class=gelem,bound=1000 script -qec \
+        "'$tool' search --coll gather --procs 2 ${fast[*]}" /dev/null >tty.out 2>&1
+    got=$?
+    [ "$got" -eq 0 ] || { failed=$((failed + 1)); echo "FAIL: search on a pty: exit $got"; }
+    cr=$(printf '\r\033[K')
+    for text in "${cr}gather P=2 char step 1 n=64  " "${cr}gather P=2 char step 1 n=512 " \
+                "${cr}gather P=2 char step 2 n=384 " "${cr}gather P=4 char verify n=224 " \
+                "${cr}gather P=2 short verify n=512 " "  pass${cr}" "  ...${cr}" \
+                "${cr}  gather P=2 char step 1 n=512: crash: rank 0 died of signal 11" \
+                "collective=gather class=G_elements" "Table IX row 2"; do
+        checks=$((checks + 1))
+        grep -qF -- "$text" tty.out ||
+            { failed=$((failed + 1)); echo "FAIL: the pty output lacks '$text':"; cat -v tty.out | tail -5; }
+    done
+    # the table starts on a line of its own, and a probe that passed got
+    # no line of its own (the failures do, above)
+    checks=$((checks + 1))
+    if ! grep -qE "^collective +P +s +n_s" <(tr '\r' '\n' <tty.out) ||
+       grep -qE "^  gather P=2 char step .*: pass" <(tr '\r' '\n' <tty.out) ||
+       ! grep -qE "^gather +2 +1 +[0-9]+ +[0-9]+ +G_elements" <(tr '\r' '\n' <tty.out); then
+        failed=$((failed + 1)); echo "FAIL: the pty output's table or lines:"; cat -v tty.out | tail -8
+    fi
+else
+    echo "  search: script(1) missing, the terminal display is not tested"
+fi
 
 # --- the launcher fails, the probe refuses its fault specification, bad options
 run 1 search --coll gather --procs 2 "${fast[@]}" --launcher 'no-such-launcher -n {P}'
@@ -154,8 +220,13 @@ run 2 probe --safe --coll gather;              expect err "--coll and --n are re
 run 0 search --help;                           expect out "usage: safecoll search"
 
 # --- the probe alone: every supported collective and type passes on the real MPI
-for c in gather scatter allgather alltoall bcast reduce allreduce gatherv allgatherv; do
-    for t in char short int long float double; do
+for c in gather scatter allgather alltoall bcast reduce allreduce gatherv allgatherv \
+         igather iscatter iallgather ialltoall ibcast ireduce iallreduce igatherv iallgatherv; do
+    types="char short int long float double"
+    # The i-forms share the blocking forms' buffers and checks: two types
+    # (integer and floating reductions) keep the time down.
+    [ "${c#i}" != "$c" ] && types="char double"
+    for t in $types; do
         checks=$((checks + 1))
         if ! $MPIEXEC -n 3 "$tool" probe --coll $c --type $t --n 257 >"$out" 2>&1; then
             failed=$((failed + 1)); echo "FAIL: probe $c $t:"; sed 's/^/    | /' "$out"
@@ -163,18 +234,19 @@ for c in gather scatter allgather alltoall bcast reduce allreduce gatherv allgat
     done
 done
 # every fault spelling the probe accepts, and the exit status of each kind
-for k in crash:139 hang:67 wrong:65 error:66; do
-    kind=${k%%:*} want=${k#*:}
+for k in crash:139:allreduce hang:67:allreduce wrong:65:allreduce error:66:allreduce \
+         crash:139:iallreduce hang:67:iallgather wrong:65:ibcast error:66:ialltoall; do
+    IFS=: read -r kind want coll <<<"$k"
     checks=$((checks + 1))
     SAFECOLL_PROBE_FAULT=kind=$kind,class=type2,bound=1Ki $MPIEXEC -n 2 "$tool" probe \
-        --coll allreduce --n 2000 --time-limit 1 >"$out" 2>&1
+        --coll "$coll" --n 2000 --time-limit 1 >"$out" 2>&1
     got=$?
     # MPICH's mpiexec exits with the signal's number when a rank dies of
     # one, Open MPI's with 128 + the number.
     [ "$kind" = crash ] && [ "$got" -eq 139 ] && want=139
     [ "$kind" = crash ] && [ "$got" -ne 139 ] && want=11
     if [ "$got" -ne "$want" ]; then
-        failed=$((failed + 1)); echo "FAIL: probe fault $kind: exit $got, expected $want"
+        failed=$((failed + 1)); echo "FAIL: probe $coll fault $kind: exit $got, expected $want"
     fi
 done
 for c in gelem gbytes x; do

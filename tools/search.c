@@ -222,12 +222,17 @@ static void progress(const safecoll_search_event *ev, void *arg)
     const display *d = arg;
     static const char *const steps[] = {"", "step 1", "step 2", "verify"};
 
-    if (d->tty) {
+    /* On a terminal one line is rewritten per probe; a probe that did not
+     * pass keeps a line of its own, so that what failed, and how, stays
+     * on the screen once the search has moved on. */
+    if (d->tty && !(ev->done && ev->result->outcome != SAFECOLL_PROBE_PASS)) {
         fprintf(stderr, "\r\033[K%s P=%d %s %s n=%lld  %6.1f s  %s", safecoll_coll_name(ev->coll),
                 ev->P, ev->type, steps[ev->step], (long long)ev->n, ev->elapsed,
                 ev->done ? safecoll_probe_outcome_name(ev->result->outcome) : "...");
         fflush(stderr);
     } else if (ev->done) {
+        if (d->tty)
+            fputs("\r\033[K", stderr);
         fprintf(stderr, "  %s P=%d %s %s n=%lld: %s%s%s (%.3f s)\n",
                 safecoll_coll_name(ev->coll), ev->P, ev->type, steps[ev->step],
                 (long long)ev->n, safecoll_probe_outcome_name(ev->result->outcome),
@@ -327,7 +332,8 @@ int tool_search(int argc, char **argv)
                 if (parse_coll(colls[k], &c) != 0)
                     return usage(search_usage, "search: unknown or unsupported collective "
                                  "(supported: gather scatter allgather alltoall bcast reduce "
-                                 "allreduce gatherv allgatherv)", colls[k]);
+                                 "allreduce gatherv allgatherv, and their i-forms: "
+                                 "igather ...)", colls[k]);
             }
         } else if (strcmp(a, "--procs") == 0) {
             if ((nproc = tool_split_list(val, procs, MAX_LIST)) <= 0)

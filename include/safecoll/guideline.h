@@ -43,8 +43,10 @@ extern "C" {
  *  offset of each rank's clock to rank 0's is estimated once with a
  *  ping-pong (the exchange of least round-trip time of 16; offset = the
  *  rank's time minus the middle of rank 0's send and receive). A rank that
- *  reaches a start time after it has passed makes that repetition invalid:
- *  it is dropped and the window grows. The reported time is the median of
+ *  starts more than a tenth of the window (at least 50 us) after the start
+ *  time (it came late, or its sleep overshot) makes that repetition
+ *  invalid: it is dropped, and when many are the window grows (up to a
+ *  second), and the tolerance with it. The reported time is the median of
  *  the valid repetitions, with the first and third quartile and the
  *  extremes as the spread. Repetitions: at least `reps_min`; then more
  *  until the median is stable (the 95% confidence interval of the median,
@@ -52,7 +54,11 @@ extern "C" {
  *  size and variant is spent, or `reps_max` is reached.
  *
  *  \b Verdict (safecoll_guideline_judge()): at a size, a violation is a
- *  native median greater than `factor` times the best equivalent's median.
+ *  native median greater than `factor` times the best equivalent's median
+ *  (the equivalent of the lowest median), with the first quartiles
+ *  agreeing (native's greater than `factor` times the best's: on a busy
+ *  machine times are bimodal and a median can fall on the slow mode);
+ *  only variants with at least `reps_min` valid repetitions take part.
  *  A violation range is a run of at least `confirm` consecutive sizes of
  *  the sweep that all violate, so that one noisy size never flags. Each
  *  range gives a performance bound record (safecoll_guideline_record()).

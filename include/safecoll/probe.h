@@ -140,7 +140,13 @@ SAFECOLL_API const char *safecoll_probe_type_double(const char *name);
 
 /**
  * \brief Whether the probe supports a collective: gather, scatter,
- *        allgather, alltoall, bcast, reduce, allreduce, gatherv, allgatherv.
+ *        allgather, alltoall, bcast, reduce, allreduce, gatherv, allgatherv,
+ *        and their non-blocking forms (igather, ..., iallgatherv).
+ *
+ * A non-blocking form is started and at once completed with `MPI_Wait`;
+ * its buffers, checks, Table V quantities, memory estimate and fault
+ * injection are those of its blocking form, and its records name it
+ * (`collective=iscatter`), since the registry keeps the two apart.
  * \param[in] coll the collective
  * \return 1 or 0.
  */
@@ -350,8 +356,8 @@ SAFECOLL_API int safecoll_search_probe(const safecoll_search_opts *opts, safecol
  * (never below opts->time_floor), until a failure (wrong data, error,
  * crash, timeout), the memory limit (an estimate over it, or an
  * out-of-memory kill) or opts->n_max. Step 2 probes n'_s + k*delta for
- * k = 1 .. f-1, delta = n'_s/f (at least 1), and stops at the first
- * failure.
+ * k = 1 .. f-1, delta = n'_s/f (at least 1), with the same rule for the
+ * time limit, and stops at the first failure.
  * \return MPI_SUCCESS when the search ran (see result->status), else
  *         MPI_ERR_ARG or MPI_ERR_OTHER.
  */

@@ -232,5 +232,10 @@ const sc__pattern_ops sc__allgather_ops = {
         [SAFECOLL_STRATEGY_SEGMENT] = ag_segment,
         [SAFECOLL_STRATEGY_CHUNK] = ag_chunk,
         [SAFECOLL_STRATEGY_P2P] = ag_p2p,
+        /* The equivalents (equiv.c): gather+bcast for allgather and
+         * allgatherv, alltoall for allgather, regular for allgatherv. */
+        [SAFECOLL_STRATEGY_GATHER_BCAST] = sc__eq_gather_bcast,
+        [SAFECOLL_STRATEGY_ALLTOALL] = sc__eq_alltoall,
+        [SAFECOLL_STRATEGY_REGULAR] = sc__eq_regular,
     },
 };

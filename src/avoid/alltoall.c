@@ -314,5 +314,6 @@ const sc__pattern_ops sc__alltoall_ops = {
         [SAFECOLL_STRATEGY_BIGTYPE] = a2a_bigtype,
         [SAFECOLL_STRATEGY_CHUNK] = a2a_chunk,
         [SAFECOLL_STRATEGY_P2P] = a2a_p2p,
+        [SAFECOLL_STRATEGY_REGULAR] = sc__eq_regular, /* alltoallv (equiv.c) */
     },
 };

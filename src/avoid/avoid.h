@@ -61,6 +61,35 @@ MPI_Count sc__piece(MPI_Aint d, MPI_Count c, MPI_Aint ws, MPI_Count w, MPI_Count
  * `byte_offset` bytes after the buffer address, for alltoallw rounds. */
 int sc__type_at(MPI_Aint byte_offset, MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
 
+/* The equivalents of the performance guidelines (equiv.c, equiv_red.c),
+ * executors like the others. They exist only for some collectives of a
+ * pattern (safecoll_strategy_applies); sc__equiv_feasible marks what this
+ * rank cannot run for this call, for every equivalent at once, and is
+ * called only when one may be chosen (forced, or a performance record of
+ * the collective in the registry). */
+int sc__eq_gather_bcast(sc__call *call);
+int sc__eq_alltoall(sc__call *call);
+int sc__eq_scatter_allgather(sc__call *call);
+int sc__eq_allgather(sc__call *call);
+int sc__eq_bcast(sc__call *call);
+int sc__eq_regular(sc__call *call);
+int sc__eq_reduce_bcast(sc__call *call);
+int sc__eq_rs_allgather(sc__call *call);
+int sc__eq_reduce_scatter(sc__call *call);
+int sc__eq_allreduce(sc__call *call);
+int sc__eq_exscan_reduce_local(sc__call *call);
+int sc__equiv_feasible(sc__call *call);
+int sc__equiv_red_feasible(sc__call *call);
+
+/* Helpers of the equivalents (equiv.c): the out-of-memory error; scratch
+ * for n elements of type, addressed like a user buffer; a local copy of n
+ * elements of stype at src to m elements of rtype at dst (same
+ * signature). */
+int sc__eq_no_mem(const sc__call *call);
+char *sc__eq_image(sc__call *call, MPI_Count n, MPI_Datatype type);
+int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,
+                void *dst, MPI_Count m, MPI_Datatype rtype);
+
 /* The tag of point-to-point strategies on the private communicator. */
 #define SC_TAG_P2P 0x5c01
 

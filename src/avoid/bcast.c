@@ -118,5 +118,6 @@ const sc__pattern_ops sc__bcast_ops = {
         [SAFECOLL_STRATEGY_BIGTYPE] = bcast_bigtype,
         [SAFECOLL_STRATEGY_CHUNK] = bcast_chunk,
         [SAFECOLL_STRATEGY_P2P] = bcast_p2p,
+        [SAFECOLL_STRATEGY_SCATTER_ALLGATHER] = sc__eq_scatter_allgather, /* equiv.c */
     },
 };

@@ -470,5 +470,11 @@ const sc__pattern_ops sc__reduce_ops = {
         /* bigtype and segment do not apply (table.c says why). */
         [SAFECOLL_STRATEGY_CHUNK] = exec_chunk,
         [SAFECOLL_STRATEGY_P2P] = exec_p2p,
+        /* The equivalents (equiv_red.c). */
+        [SAFECOLL_STRATEGY_REDUCE_BCAST] = sc__eq_reduce_bcast,
+        [SAFECOLL_STRATEGY_RS_ALLGATHER] = sc__eq_rs_allgather,
+        [SAFECOLL_STRATEGY_REDUCE_SCATTER] = sc__eq_reduce_scatter,
+        [SAFECOLL_STRATEGY_ALLREDUCE] = sc__eq_allreduce,
+        [SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL] = sc__eq_exscan_reduce_local,
     },
 };

@@ -330,5 +330,10 @@ const sc__pattern_ops sc__rooted_ops = {
         [SAFECOLL_STRATEGY_SEGMENT] = exec_segment,
         [SAFECOLL_STRATEGY_CHUNK] = exec_chunk,
         [SAFECOLL_STRATEGY_P2P] = exec_p2p,
+        /* The equivalents (equiv.c): allgather for gather, bcast for
+         * scatter, regular for gatherv and scatterv. */
+        [SAFECOLL_STRATEGY_ALLGATHER] = sc__eq_allgather,
+        [SAFECOLL_STRATEGY_BCAST] = sc__eq_bcast,
+        [SAFECOLL_STRATEGY_REGULAR] = sc__eq_regular,
     },
 };

@@ -102,6 +102,27 @@ int sc__bounds_init(void);
 int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
                      MPI_Count *max_bytes, MPI_Count *max_msg);
 
+/* Whether any performance record of coll applies to the running MPI: one
+ * atomic load, no lock. */
+int sc__bounds_perf_any(safecoll_coll coll);
+
+/* The performance record that routes a call (pipeline.h keeps a copy). */
+typedef struct sc__perf_hit {
+    safecoll_strategy use;
+    size_t index;            /* in the registry, as safecoll_bounds_get numbers it */
+    safecoll_bound_class cls;
+    MPI_Count bound, value;  /* the bound and the call's quantity that passed it */
+} sc__perf_hit;
+
+/* The performance record that applies to a call of coll with type size
+ * type_size on nprocs processes, whose global buffer holds elems elements
+ * in messages of at most msg: of the records whose bound the call passes,
+ * the one with the greatest bound in bytes (the later on a tie). Returns 1
+ * and fills *hit (may be NULL) when there is one, else 0. Without a
+ * performance record of coll it costs one atomic load. */
+int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count elems,
+                    MPI_Count msg, sc__perf_hit *hit);
+
 /* Incremented by every change of the registry, so that a caller may cache
  * what it derived from it. */
 unsigned long sc__bounds_generation(void);

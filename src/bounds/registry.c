@@ -45,6 +45,14 @@ typedef struct limit {
     int s_min, s_max, p_min, p_max;
 } limit;
 
+/* One entry of the index of performance records: what routing needs. */
+typedef struct plimit {
+    MPI_Count bound;
+    int cls, use;
+    int s_min, s_max, p_min, p_max;
+    size_t index; /* in reg, for the log */
+} plimit;
+
 /* Every safe collective takes the read lock, from any number of threads,
  * so with glibc's default (readers first) a change could wait for ever.
  * Writers go first where the platform lets us say so; nothing here takes
@@ -58,6 +66,12 @@ static sc__bvec reg;                           /* the records, merge order */
 static limit *lim;                             /* the index ... */
 static size_t lim_cap;                         /* ... its capacity (>= reg.n) */
 static size_t lim_start[SAFECOLL_NCOLL + 1];   /* slice of collective c: [start[c], start[c+1]) */
+static plimit *plim;                           /* the performance records' index ... */
+static size_t plim_cap;                        /* ... its capacity (>= reg.n) */
+static size_t plim_start[SAFECOLL_NCOLL + 1];  /* slice of collective c */
+/* How many performance records apply per collective, read without the
+ * lock: a collective without any pays one atomic load for routing. */
+static atomic_int perf_n[SAFECOLL_NCOLL];
 static atomic_ulong generation;
 static char library[MPI_MAX_LIBRARY_VERSION_STRING + 1]; /* the string patterns match */
 
@@ -105,15 +119,25 @@ static void read_library(void)
 static int reserve(size_t n)
 {
     limit *p;
+    plimit *q;
+    size_t m = n;
 
-    if (n <= lim_cap)
-        return 0;
-    if (n < 2 * lim_cap)
-        n = 2 * lim_cap;
-    if ((p = realloc(lim, n * sizeof *p)) == NULL)
-        return -1;
-    lim = p;
-    lim_cap = n;
+    if (n > lim_cap) {
+        if (n < 2 * lim_cap)
+            n = 2 * lim_cap;
+        if ((p = realloc(lim, n * sizeof *p)) == NULL)
+            return -1;
+        lim = p;
+        lim_cap = n;
+    }
+    if (m > plim_cap) {
+        if (m < 2 * plim_cap)
+            m = 2 * plim_cap;
+        if ((q = realloc(plim, m * sizeof *q)) == NULL)
+            return -1;
+        plim = q;
+        plim_cap = m;
+    }
     return 0;
 }
 
@@ -136,6 +160,23 @@ static void rebuild(void)
         if (reg.v[i].applies && b->kind == SAFECOLL_BOUND_CORRECTNESS)
             lim[fill[b->collective]++] = (limit){b->bound, (int)b->cls, b->s_min, b->s_max,
                                                  b->p_min, b->p_max};
+    }
+    /* The same for performance records, in registry order per collective. */
+    memset(fill, 0, sizeof fill);
+    for (size_t i = 0; i < reg.n; i++)
+        if (reg.v[i].applies && reg.v[i].b.kind == SAFECOLL_BOUND_PERFORMANCE)
+            fill[reg.v[i].b.collective]++;
+    plim_start[0] = 0;
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
+        plim_start[c + 1] = plim_start[c] + fill[c];
+        atomic_store(&perf_n[c], (int)fill[c]);
+        fill[c] = plim_start[c];
+    }
+    for (size_t i = 0; i < reg.n; i++) {
+        const safecoll_bound *b = &reg.v[i].b;
+        if (reg.v[i].applies && b->kind == SAFECOLL_BOUND_PERFORMANCE)
+            plim[fill[b->collective]++] = (plimit){b->bound, (int)b->cls, (int)b->use, b->s_min,
+                                                   b->s_max, b->p_min, b->p_max, i};
     }
     atomic_fetch_add(&generation, 1);
 }
@@ -562,6 +603,64 @@ int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *m
     if (max_msg != NULL)
         *max_msg = best[SAFECOLL_BOUND_X];
     return MPI_SUCCESS;
+}
+
+int sc__bounds_perf_any(safecoll_coll coll)
+{
+    return atomic_load_explicit(&perf_n[coll], memory_order_relaxed) > 0;
+}
+
+/* The size in bytes of the global buffer at which a record's bound lies,
+ * to compare records of different classes: G_bytes as is, G_elements
+ * times the type size, X times the type size and the messages of the
+ * global buffer. */
+static long double threshold(const plimit *l, int type_size, MPI_Count elems, MPI_Count msg)
+{
+    long double b = (long double)l->bound;
+
+    if (l->cls == SAFECOLL_BOUND_G_BYTES)
+        return b;
+    if (l->cls == SAFECOLL_BOUND_G_ELEMENTS)
+        return b * type_size;
+    return b * type_size * (msg > 0 ? (long double)elems / (long double)msg : 1.0L);
+}
+
+int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count elems,
+                    MPI_Count msg, sc__perf_hit *hit)
+{
+    const long double bytes = (long double)elems * type_size;
+    long double best = -1;
+    int found = 0;
+
+    if (!sc__bounds_perf_any(coll) || rdlock("sc__bounds_perf") != MPI_SUCCESS)
+        return 0;
+    for (size_t i = plim_start[coll]; i < plim_start[coll + 1]; i++) {
+        const plimit *l = &plim[i];
+        MPI_Count value = l->cls == SAFECOLL_BOUND_G_ELEMENTS ? elems
+                          : l->cls == SAFECOLL_BOUND_X        ? msg
+                                                              : 0;
+        long double t;
+        if (type_size < l->s_min || type_size > l->s_max || nprocs < l->p_min ||
+            nprocs > l->p_max)
+            continue;
+        /* G_bytes is compared in bytes, which may pass MPI_Count. */
+        if (l->cls == SAFECOLL_BOUND_G_BYTES ? bytes <= (long double)l->bound : value <= l->bound)
+            continue;
+        t = threshold(l, type_size, elems, msg);
+        if (t >= best) {
+            best = t;
+            found = 1;
+            if (hit != NULL) {
+                hit->use = (safecoll_strategy)l->use;
+                hit->index = l->index;
+                hit->cls = (safecoll_bound_class)l->cls;
+                hit->bound = l->bound;
+                hit->value = l->cls == SAFECOLL_BOUND_G_BYTES ? elems * type_size : value;
+            }
+        }
+    }
+    unlock();
+    return found;
 }
 
 unsigned long sc__bounds_generation(void)

@@ -428,6 +428,16 @@ static void detect_bounds(sc__call *call, const sc__layout *lay)
     call->limit = lim > 0 ? lim : 1;
 }
 
+/* Performance records (issue 5): the record whose bound this side of the
+ * call passes, with the quantities detect_bounds compares. */
+static void detect_perf(sc__call *call, const sc__layout *lay)
+{
+    if (call->perf_fired || lay->total == 0)
+        return;
+    call->perf_fired = sc__bounds_perf(call->coll, lay->type_size > 0 ? lay->type_size : 1,
+                                       call->size, lay->total, lay->max_count, &call->perf);
+}
+
 /* Step 2, detect: triggers are known from describe; here this rank works
  * out which strategies it could run when one is needed or forced. */
 static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
@@ -440,6 +450,11 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
         broken = sc__known_bugs(call, &call->known);
         detect_bounds(call, &call->lay);
         detect_bounds(call, &call->rlay);
+        call->perf_possible = sc__config_perf_bounds() && sc__bounds_perf_any(call->coll);
+        if (call->perf_possible) {
+            detect_perf(call, &call->lay);
+            detect_perf(call, &call->rlay);
+        }
     }
     trig = trig || broken != 0 || call->bound_fired;
     call->ag[SC_AG_LIMIT_MAX] = call->limit;
@@ -463,6 +478,12 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
         note_size(call, call->rlay.type_size);
     if (call->ag[SC_AG_ERROR] != 0)
         return;
+    call->ag[SC_AG_PERF] = call->perf_fired ? call->perf.use : 0;
+    /* Every rank says which equivalents it cannot run whenever one may be
+     * chosen: a rank whose own quantity passes no bound (a leaf of a
+     * rooted call) may still be routed by another's. */
+    if (call->perf_possible || forced >= SAFECOLL_STRATEGY_GATHER_BCAST)
+        sc__note_error(call, sc__equiv_feasible(call));
     /* The native call cannot carry what does not fit in int. */
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_NATIVE] = trig;
     if (!trig && (forced == SAFECOLL_STRATEGY_AUTO || forced == SAFECOLL_STRATEGY_NATIVE))
@@ -550,7 +571,19 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
         return MPI_SUCCESS;
     }
     if (!ag[SC_AG_TRIGGER]) {
+        /* No correctness trigger: a performance record may route the call
+         * to its equivalent, when every rank can run it. */
+        const long long s = ag[SC_AG_PERF];
         call->strategy = SAFECOLL_STRATEGY_NATIVE;
+        if (s > SAFECOLL_STRATEGY_NATIVE && s < SAFECOLL_NSTRATEGY) {
+            if (ops->exec[s] != NULL && sc__strategy_exists(call->coll, (safecoll_strategy)s) &&
+                !ag[SC_AG_NOFIT + s]) {
+                call->strategy = (safecoll_strategy)s;
+                call->perf_routed = 1;
+            } else {
+                call->perf_refused = (safecoll_strategy)s;
+            }
+        }
         return MPI_SUCCESS;
     }
     for (size_t i = 0; i < sizeof cost_order / sizeof cost_order[0]; i++) {
@@ -574,7 +607,9 @@ static int plan_late(sc__call *call, const sc__pattern_ops *ops)
     long long saved[SC_AG_LEN];
     int rc;
 
+    /* The equivalents plan nothing. */
     if (call->strategy == SAFECOLL_STRATEGY_NATIVE || call->plan != NULL ||
+        call->strategy >= SAFECOLL_STRATEGY_GATHER_BCAST ||
         (call->root >= 0 && call->rank != call->root))
         return MPI_SUCCESS;
     memcpy(saved, call->ag, sizeof saved);
@@ -609,6 +644,24 @@ static void log_decision(const sc__call *call)
                  (long long)call->bound_value, (long long)call->bound_limit, origin);
     } else if (call->known != NULL) {
         snprintf(why, sizeof why, "known MPI bug: %s", call->known);
+    } else if (call->perf_routed || call->perf_refused) {
+        static const char *const what[] = {"G: global buffer in elements",
+                                           "G: global buffer in bytes", "X: message of"};
+        char origin[160] = "another rank's record";
+        if (call->perf_fired)
+            safecoll_bounds_origin(call->perf.index, origin, sizeof origin);
+        if (call->perf_fired)
+            snprintf(why, sizeof why,
+                     "performance record %zu (%.100s): class %s %lld > bound %lld, use=%s%s",
+                     call->perf.index, origin, what[call->perf.cls],
+                     (long long)call->perf.value, (long long)call->perf.bound,
+                     safecoll_strategy_name(call->perf.use),
+                     call->perf_refused ? " cannot carry this call" : "");
+        else
+            snprintf(why, sizeof why, "performance record of another rank, use=%s%s",
+                     safecoll_strategy_name(call->perf_refused ? call->perf_refused
+                                                               : call->strategy),
+                     call->perf_refused ? " cannot carry this call" : "");
     } else if (call->ag[SC_AG_TRIGGER]) {
         snprintf(why, sizeof why, "counts or displacements above the int limit %lld",
                  (long long)call->limit);
@@ -629,7 +682,8 @@ int sc__run(sc__call *call)
         sc__nb_drain(call->comm);
     detect(call, ops, forced);
     if ((rc = agree(call)) == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
-        if (sc__config_verbose() && call->strategy != SAFECOLL_STRATEGY_NATIVE)
+        if (sc__config_verbose() &&
+            (call->strategy != SAFECOLL_STRATEGY_NATIVE || call->perf_refused))
             log_decision(call);
         rc = plan_late(call, ops);
         if (rc == MPI_SUCCESS && call->strategy == SAFECOLL_STRATEGY_NATIVE)
@@ -647,7 +701,8 @@ int sc__run(sc__call *call)
     sc__stats_count(call->coll, call->strategy,
                     (call->ag[SC_AG_WRAPPED] ? SC_TRIG_D : 0) |
                         (call->ag[SC_AG_G_ELEMENTS] || call->ag[SC_AG_G_BYTES] ? SC_TRIG_G : 0) |
-                        (call->ag[SC_AG_X] ? SC_TRIG_X : 0),
+                        (call->ag[SC_AG_X] ? SC_TRIG_X : 0) |
+                        (call->perf_routed ? SC_TRIG_PERF : 0),
                     rc != MPI_SUCCESS);
     call_free(call);
     /* A non-blocking call reports through its request instead. */

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "bounds.h"
 #include "core.h"
 
 /* The communication pattern decides which avoidance code runs. */
@@ -84,6 +85,7 @@ enum {
     SC_AG_HASH_NEG,   /* per rank, and plans depend on them) and its minus */
     SC_AG_FORCED_MAX, /* the strategy forced on this rank, and its minus, */
     SC_AG_FORCED_NEG, /* so that ranks forcing different ones are told */
+    SC_AG_PERF,       /* the strategy a performance record routes to, 0 for none */
     SC_AG_LEN
 };
 
@@ -125,6 +127,14 @@ typedef struct sc__call {
     safecoll_bound_class bound_cls;
     MPI_Count bound_value, bound_limit;
     int bound_size;
+    /* Performance records: whether the collective has any (then every
+     * rank checks the equivalents it could run), the record that fired on
+     * this rank, and what became of it. */
+    int perf_possible;
+    int perf_fired;
+    sc__perf_hit perf;
+    int perf_routed;                 /* the call ran the record's strategy */
+    safecoll_strategy perf_refused;  /* it could not: the strategy, else 0 */
     /* The reductions (src/coll/reduce.c, src/avoid/reduce.c). Every rank
      * holds the same count, datatype and op (MPI requires it), so these
      * describe the whole call. */

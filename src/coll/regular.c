@@ -84,6 +84,12 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
         return 1;
     if (mm != SC_BOUNDS_NONE && n > mm)
         return 1;
+    /* A performance record that the call passes routes it through the
+     * pipeline, which runs the record's equivalent. Without a performance
+     * record of coll this is one atomic load. */
+    if (sc__config_perf_bounds() && sc__bounds_perf_any(coll) &&
+        sc__bounds_perf(coll, s, nprocs, n * global_msgs, n, NULL))
+        return 1;
     return 0;
 }
 

@@ -64,9 +64,25 @@ const char *safecoll_probe_type_double(const char *name)
     return i < 0 ? NULL : types[i].twice;
 }
 
-int safecoll_probe_supported(safecoll_coll coll)
+safecoll_coll sc__probe_blocking(safecoll_coll coll)
 {
     switch (coll) {
+    case SAFECOLL_COLL_IGATHER: return SAFECOLL_COLL_GATHER;
+    case SAFECOLL_COLL_ISCATTER: return SAFECOLL_COLL_SCATTER;
+    case SAFECOLL_COLL_IALLGATHER: return SAFECOLL_COLL_ALLGATHER;
+    case SAFECOLL_COLL_IALLTOALL: return SAFECOLL_COLL_ALLTOALL;
+    case SAFECOLL_COLL_IBCAST: return SAFECOLL_COLL_BCAST;
+    case SAFECOLL_COLL_IREDUCE: return SAFECOLL_COLL_REDUCE;
+    case SAFECOLL_COLL_IALLREDUCE: return SAFECOLL_COLL_ALLREDUCE;
+    case SAFECOLL_COLL_IGATHERV: return SAFECOLL_COLL_GATHERV;
+    case SAFECOLL_COLL_IALLGATHERV: return SAFECOLL_COLL_ALLGATHERV;
+    default: return coll;
+    }
+}
+
+int safecoll_probe_supported(safecoll_coll coll)
+{
+    switch (sc__probe_blocking(coll)) {
     case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_ALLGATHER:
     case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_BCAST: case SAFECOLL_COLL_REDUCE:
     case SAFECOLL_COLL_ALLREDUCE: case SAFECOLL_COLL_GATHERV: case SAFECOLL_COLL_ALLGATHERV:
@@ -78,6 +94,7 @@ int safecoll_probe_supported(safecoll_coll coll)
 
 int sc__probe_is_bcast_like(safecoll_coll coll)
 {
+    coll = sc__probe_blocking(coll);
     return coll == SAFECOLL_COLL_BCAST || coll == SAFECOLL_COLL_REDUCE ||
            coll == SAFECOLL_COLL_ALLREDUCE;
 }
@@ -111,7 +128,7 @@ int safecoll_probe_memory(safecoll_coll coll, MPI_Count n, int s, int P, MPI_Cou
     if (bytes == NULL || !safecoll_probe_supported(coll) || n < 0 || s < 1 || P < 1)
         return sc__error(MPI_ERR_ARG, "safecoll_probe_memory: invalid argument");
     /* k: how many messages of s*n bytes the job's buffers hold. */
-    switch (coll) {
+    switch (sc__probe_blocking(coll)) {
     case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_GATHERV: case SAFECOLL_COLL_SCATTER:
         k = 2 * (MPI_Count)P;
         break;

@@ -315,7 +315,7 @@ static void batch(ctx *c, const bufs *b, variant *v)
     const safecoll_guideline_opts *o = c->o;
     safecoll_guideline_timing *t = v->t;
     int nb = t->reps < o->reps_min ? o->reps_min - t->reps : 4, late = 0, err = 0;
-    double start = 0, lead, slowest = 0;
+    double start = 0, lead;
 
     if (nb > o->reps_max - t->reps)
         nb = o->reps_max - t->reps;
@@ -329,9 +329,14 @@ static void batch(ctx *c, const bufs *b, variant *v)
     MPI_Bcast(&start, 1, MPI_DOUBLE, 0, c->comm);
     for (int k = 0; k < nb; k++) {
         double at = start + k * v->window + c->offset, end;
-        int rc, was_late = MPI_Wtime() > at;
-        if (!was_late)
-            wait_until(at);
+        int rc, was_late;
+        /* Late: the start passed before this rank got to it, or its sleep
+         * overshot it (a busy machine wakes processes late). The other
+         * ranks then wait inside the call and every time from `at` grows
+         * by the overshoot, so a repetition counts only when each rank
+         * started within a tenth of the window (at least 50 us). */
+        wait_until(at);
+        was_late = MPI_Wtime() - at > (v->window / 10 > 50e-6 ? v->window / 10 : 50e-6);
         rc = call(b, c->comm);
         jitter_maybe(&c->jit);
         end = MPI_Wtime();
@@ -346,8 +351,6 @@ static void batch(ctx *c, const bufs *b, variant *v)
             late++;
         } else {
             v->times[t->reps++] = c->buf[k];
-            if (c->buf[k] > slowest)
-                slowest = c->buf[k];
         }
     }
     t->late += late;
@@ -358,15 +361,27 @@ static void batch(ctx *c, const bufs *b, variant *v)
         v->done = 1;
         return;
     }
-    /* Late starts or a repetition as long as the window: more room. */
-    if (4 * late > nb || slowest > 0.8 * v->window)
-        v->window = 2 * (slowest > v->window ? slowest : v->window);
-    if (t->reps > 0 && summarize(v, c->sorted, o->precision) && t->reps >= o->reps_min)
-        v->done = 1;
+    /* The window is twice the typical repetition (the median: one slow
+     * outlier must not stretch every later window), and grows when most
+     * starts of a batch were late, with the tolerance (a tenth of it), up
+     * to a second: a busy machine wakes processes milliseconds late. A
+     * late start after an outlier costs the rest of its batch only: the
+     * next batch starts afresh from rank 0's broadcast. */
+    if (t->reps > 0) {
+        int stable = summarize(v, c->sorted, o->precision);
+        if (2 * t->median + 100e-6 > v->window)
+            v->window = 2 * t->median + 100e-6;
+        if (stable && t->reps >= o->reps_min)
+            v->done = 1;
+    }
+    if (4 * late >= 3 * nb && v->window < 1.0)
+        v->window *= 2;
     if (t->reps >= o->reps_min && (v->spent >= o->budget || t->reps >= o->reps_max))
         v->done = 1;
-    /* A machine so noisy that starts keep failing: give up on more. */
-    if (v->attempts >= 4 * o->reps_max + 16)
+    /* A machine so noisy that starts keep failing: give up on more, with
+     * what there is (the table shows the count), or with none at last. */
+    if ((t->reps > 0 && (v->attempts >= 8 * o->reps_min + 64 || v->spent >= o->budget + 2)) ||
+        v->attempts >= 4 * o->reps_max + 16)
         v->done = 1;
 }
 

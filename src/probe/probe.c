@@ -1,7 +1,8 @@
 /*
- * The in-job probe: one native collective, once, on data whose every
- * element is a known function of the sending rank and its index, checked
- * element by element on every receiving rank. What is tested is the MPI
+ * The in-job probe: one native collective (or its i-form, started and
+ * completed with MPI_Wait), once, on data whose every element is a known
+ * function of the sending rank and its index, checked element by element
+ * on every receiving rank. What is tested is the MPI
  * library, so the call is MPI's own, never a safe collective.
  *
  * A hang cannot be seen from inside the call, so a timer ends the process;
@@ -162,8 +163,9 @@ static void disarm(void)
 /* ---------------------------------------------------------------- the call */
 
 typedef struct job {
-    safecoll_coll coll;
-    int safe; /* 1: the safe collective instead of MPI's */
+    safecoll_coll coll; /* the blocking form: what the buffers and checks follow */
+    int nb;             /* 1: the i-form, started and then completed by MPI_Wait */
+    int safe;           /* 1: the safe collective instead of MPI's */
     int ti, s, rank, P;
     MPI_Datatype type;
     int n;
@@ -273,6 +275,75 @@ static int call_safe(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm)
     }
 }
 
+/* The safe i-form, started; *req is to be completed by MPI_Wait. */
+static int start_safe(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm,
+                      MPI_Request *req)
+{
+    switch (j->coll) {
+    case SAFECOLL_COLL_GATHER:
+        return safecoll_igather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm, req);
+    case SAFECOLL_COLL_GATHERV:
+        return safecoll_igatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs,
+                                 j->type, 0, comm, req);
+    case SAFECOLL_COLL_SCATTER:
+        return safecoll_iscatter(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm, req);
+    case SAFECOLL_COLL_ALLGATHER:
+        return safecoll_iallgather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
+    case SAFECOLL_COLL_ALLGATHERV:
+        return safecoll_iallgatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs,
+                                    j->type, comm, req);
+    case SAFECOLL_COLL_ALLTOALL:
+        return safecoll_ialltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
+    case SAFECOLL_COLL_BCAST:
+        return safecoll_ibcast(j->rbuf, j->n, j->type, 0, comm, req);
+    case SAFECOLL_COLL_REDUCE:
+        return safecoll_ireduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm, req);
+    default:
+        return safecoll_iallreduce(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
+    }
+}
+
+/* MPI's own i-form, started. */
+static int start_native(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm,
+                        MPI_Request *req)
+{
+    switch (j->coll) {
+    case SAFECOLL_COLL_GATHER:
+        return MPI_Igather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm, req);
+    case SAFECOLL_COLL_GATHERV:
+        return MPI_Igatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type, 0,
+                            comm, req);
+    case SAFECOLL_COLL_SCATTER:
+        return MPI_Iscatter(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm, req);
+    case SAFECOLL_COLL_ALLGATHER:
+        return MPI_Iallgather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
+    case SAFECOLL_COLL_ALLGATHERV:
+        return MPI_Iallgatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type,
+                               comm, req);
+    case SAFECOLL_COLL_ALLTOALL:
+        return MPI_Ialltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
+    case SAFECOLL_COLL_BCAST:
+        return MPI_Ibcast(j->rbuf, j->n, j->type, 0, comm, req);
+    case SAFECOLL_COLL_REDUCE:
+        return MPI_Ireduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm, req);
+    default:
+        return MPI_Iallreduce(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
+    }
+}
+
+/* An i-form: started, then completed at once with MPI_Wait, so that its
+ * failure shows where the blocking form's would; a bug of the progress
+ * engine (a hang in MPI_Wait) meets the same watchdog. */
+static int call_nb(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc = j->safe ? start_safe(j, rt, op, comm, &req) : start_native(j, rt, op, comm, &req);
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
 static int call(const job *j, MPI_Comm comm)
 {
     MPI_Datatype rt = j->type;
@@ -280,6 +351,8 @@ static int call(const job *j, MPI_Comm comm)
     if (j->ti == T_CHAR && (j->coll == SAFECOLL_COLL_REDUCE || j->coll == SAFECOLL_COLL_ALLREDUCE))
         rt = MPI_SIGNED_CHAR; /* MPI defines no reduction on MPI_CHAR */
     MPI_Op op = j->ti >= T_FLOAT ? MPI_SUM : MPI_BXOR;
+    if (j->nb)
+        return call_nb(j, rt, op, comm);
     if (j->safe)
         return call_safe(j, rt, op, comm);
     switch (j->coll) {
@@ -366,12 +439,13 @@ static int run(int safe, safecoll_coll coll, const char *type, MPI_Count n, MPI_
         ;
     if ((rc = sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &fault)) != MPI_SUCCESS)
         return rc;
-    j.coll = coll;
+    j.coll = sc__probe_blocking(coll);
+    j.nb = j.coll != coll;
     j.safe = safe;
     j.n = (int)n;
     MPI_Comm_rank(comm, &j.rank);
     MPI_Comm_size(comm, &j.P);
-    if ((coll == SAFECOLL_COLL_GATHERV || coll == SAFECOLL_COLL_ALLGATHERV) &&
+    if ((j.coll == SAFECOLL_COLL_GATHERV || j.coll == SAFECOLL_COLL_ALLGATHERV) &&
         n * (j.P - 1) > INT_MAX)
         return sc__error(MPI_ERR_ARG, "safecoll_probe_run: the displacements of %s at n = %lld "
                          "pass the int limit", safecoll_coll_name(coll), (long long)n);

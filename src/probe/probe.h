@@ -12,9 +12,16 @@
 
 #define SC_PROBE_COUNT_MAX ((MPI_Count)INT64_MAX)
 
+/* The blocking collective of a non-blocking one the probe supports
+ * (SAFECOLL_COLL_IGATHER -> SAFECOLL_COLL_GATHER), else coll itself. An
+ * i-form moves the same buffers as its blocking form, so the data, the
+ * checks, Table V and the memory estimate are the blocking form's; only
+ * the call differs (started, then completed with MPI_Wait). */
+safecoll_coll sc__probe_blocking(safecoll_coll coll);
+
 /* The collectives whose global buffer is the message itself (Table V:
  * G_b = s*n): bcast, reduce, allreduce. The others the probe supports
- * have G_b = s*n*P. */
+ * have G_b = s*n*P. Their i-forms count as they do. */
 int sc__probe_is_bcast_like(safecoll_coll coll);
 
 /* Parses SAFECOLL_PROBE_FAULT. *active is 0 when it is unset or empty.

@@ -270,7 +270,8 @@ int safecoll_search_run(const safecoll_search_opts *o, safecoll_coll coll, const
     memset(result, 0, sizeof *result);
     n_max = o->n_max;
     /* The v forms take int displacements: i*n must fit. */
-    if ((coll == SAFECOLL_COLL_GATHERV || coll == SAFECOLL_COLL_ALLGATHERV) && P > 1 &&
+    if ((sc__probe_blocking(coll) == SAFECOLL_COLL_GATHERV ||
+         sc__probe_blocking(coll) == SAFECOLL_COLL_ALLGATHERV) && P > 1 &&
         n_max > INT_MAX / (P - 1))
         n_max = INT_MAX / (P - 1);
     limit = o->time_first;
@@ -314,7 +315,14 @@ int safecoll_search_run(const safecoll_search_opts *o, safecoll_coll coll, const
         if ((rc = probe(&r, n, limit, &res)) != MPI_SUCCESS)
             return rc;
         if (res.outcome == SAFECOLL_PROBE_PASS) {
+            /* The limit follows the last run here too: Step 2's counts
+             * pass Step 1's last pass by up to twice, and a loaded machine
+             * stretches them further; a limit kept from Step 1 turns a slow
+             * pass into a false hang. */
             result->n_s = n;
+            limit = o->time_factor * res.seconds;
+            if (limit < o->time_floor)
+                limit = o->time_floor;
             continue;
         }
         if (res.outcome == SAFECOLL_PROBE_LAUNCH) {

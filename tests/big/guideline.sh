@@ -16,7 +16,7 @@
 # * every record written passes `safecoll bounds check`;
 # * every record routes: the safe collective, run at the record's first
 #   violating size with the record loaded and SAFECOLL_VERBOSE=1, logs a
-#   decision that names the record's file and line.
+#   decision that names the record's file and line and runs its `use`.
 #
 # What it found is listed (INFO lines with the note of each record); ship
 # those measured on a quiet machine in data/known-bounds and
@@ -115,10 +115,11 @@ else
         SAFECOLL_BOUNDS=$found SAFECOLL_VERBOSE=1 $MPIEXEC -n "$P" "$tool" guideline --worker \
             --coll "$c" --sizes "$first" --reps 2 --time 0 \
             >"$logs/guideline-route-$line.out" 2>"$logs/guideline-route-$line.err"
-        if grep -qF "$found:$line" "$logs/guideline-route-$line.err"; then
-            pass "route-$line ($c P=$P at $first)"
+        use=$(sed -n 's/.* use=\([^ ]*\) .*/\1/p' <<<"$rec")
+        if grep -F "$found:$line" "$logs/guideline-route-$line.err" | grep -qF -- "-> $use"; then
+            pass "route-$line ($c P=$P at $first -> $use)"
         else
-            fail "route-$line ($c P=$P at $first: the log does not name $found:$line; see $logs/guideline-route-$line.err)"
+            fail "route-$line ($c P=$P at $first: no decision names $found:$line and runs $use; see $logs/guideline-route-$line.err)"
         fi
     done <"$found"
 fi

@@ -75,7 +75,7 @@ if [ "${1:-}" = --list ]; then
     echo "native-gather (5.5 GB; recorded, works on MPICH 4.0.2)"
     echo "native-allreduce (13 GB; recorded, works on MPICH 4.0.2)"
     echo "native-reduce-inplace (0.1 GB; crashes on MPICH 4.0.2)"
-    echo "search-mpich (14 GB; safecoll search of scatter, gather, allgather at P=4 char, then the safe collective at the failures; tests/big/search.sh)"
+    echo "search-mpich (14 GB; safecoll search of scatter, allgather, iscatter at P=4 char, then the safe collective at the failures; tests/big/search.sh)"
     echo "guideline-mpich (2 GB; safecoll guideline of 12 collectives at P=2,4 char up to 16 MiB per rank, then the routing of each record; tests/big/guideline.sh)"
     for c in "${configs[@]}"; do
         read -r name prog mode gb strategies <<< "$c"

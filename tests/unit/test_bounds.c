@@ -1257,6 +1257,66 @@ END_TEST
 
 static void limits(safecoll_coll coll, int s, int p, MPI_Count e, MPI_Count b, MPI_Count x);
 
+/* The routing side of performance records: which record a call of elems
+ * elements in messages of msg passes (the greatest bound in bytes). */
+static int perf(safecoll_coll coll, int s, int p, MPI_Count elems, MPI_Count msg,
+                sc__perf_hit *hit)
+{
+    memset(hit, 0x5a, sizeof *hit);
+    return sc__bounds_perf(coll, s, p, elems, msg, hit);
+}
+
+START_TEST(perf_routing_index)
+{
+    sc__perf_hit h;
+
+    ASSERT_OK(sc__bounds_set_library(LIB_MPICH402));
+    ck_assert_int_eq(sc__bounds_perf_any(SAFECOLL_COLL_ALLREDUCE), 0);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 1 << 20, 1 << 20, &h), 0);
+    ASSERT_OK(safecoll_bounds_load_string(
+        "collective=allreduce class=G_bytes bound=1\n"
+        "collective=allreduce kind=performance use=p2p class=G_bytes bound=1Ki P=2-8\n"
+        "collective=allreduce kind=performance use=chunk class=G_elements bound=1Ki s=4\n"
+        "collective=allreduce kind=performance use=p2p class=G_bytes bound=64 mpi=Open\n"
+        "collective=gather kind=performance use=allgather class=X bound=10\n",
+        "pi"));
+    ck_assert_int_eq(sc__bounds_perf_any(SAFECOLL_COLL_ALLREDUCE), 1);
+    ck_assert_int_eq(sc__bounds_perf_any(SAFECOLL_COLL_IALLREDUCE), 0);
+    ck_assert_int_eq(sc__bounds_perf_any(SAFECOLL_COLL_REDUCE), 0);
+    /* At or below every bound: nothing (256 ints = 1 KiB). */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 256, 256, &h), 0);
+    /* 257 ints pass the G_bytes record (1028 > 1024), not the G_elements one. */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 257, 257, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_P2P && h.index == 1 && h.bound == 1024 &&
+              h.value == 1028 && h.cls == SAFECOLL_BOUND_G_BYTES);
+    /* Past both: the G_elements record lies at 4 KiB, the greater bound. */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 1025, 1025, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_CHUNK && h.index == 2 && h.value == 1025 &&
+              h.cls == SAFECOLL_BOUND_G_ELEMENTS);
+    /* s and P ranges. */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 8, 4, 1025, 1025, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 8, 9, 1025, 1025, &h), 0);
+    /* Class X compares the message. */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_GATHER, 1, 4, 40, 10, &h), 0);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_GATHER, 1, 4, 44, 11, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_ALLGATHER && h.index == 4 && h.value == 11);
+    /* Another library. */
+    ASSERT_OK(sc__bounds_set_library("Open MPI v4.1.4"));
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 1, 17, 17, &h), 1);
+    ck_assert(h.index == 3);
+    ASSERT_OK(sc__bounds_set_library(LIB_MPICH402));
+    /* Removing and clearing update the index. */
+    ASSERT_OK(safecoll_bounds_remove(1));
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 257, 257, &h), 0);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 1025, 1025, &h), 1);
+    ck_assert(h.index == 1);
+    ASSERT_OK(safecoll_bounds_clear());
+    ck_assert_int_eq(sc__bounds_perf_any(SAFECOLL_COLL_ALLREDUCE), 0);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 1025, 1025, &h), 0);
+}
+END_TEST
+
 /* Performance records are apart: safecoll_bounds_match and the detectors
  * never see them; safecoll_bounds_match_kind does. */
 START_TEST(match_kinds)
@@ -1696,7 +1756,7 @@ static Suite *bounds_suite(void)
         {"registry",
          setup_empty,
          {add_checks, edit_and_query, load_files, load_limits, save_files}},
-        {"match", setup_empty, {match_records, match_kinds}},
+        {"match", setup_empty, {match_records, match_kinds, perf_routing_index}},
         {"limit", setup_empty, {limit_tightest, limit_explain, shipped_file}},
         {"environment",
          setup_env,

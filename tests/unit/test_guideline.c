@@ -43,6 +43,7 @@ static void sweep(safecoll_guideline_result *r, safecoll_coll coll, int n, const
             p->t[cols[c].k].status = MPI_SUCCESS;
             p->t[cols[c].k].reps = 5;
             p->t[cols[c].k].median = cols[c].v[i];
+            p->t[cols[c].k].q1 = cols[c].v[i];
         }
     }
 }
@@ -221,6 +222,43 @@ START_TEST(confirm_and_gaps)
 }
 END_TEST
 
+/* A variant with fewer valid repetitions than reps_min decides nothing:
+ * neither as the best equivalent nor as native. */
+START_TEST(too_few_repetitions)
+{
+    double native[] = {100, 100, 100}, chunk[] = {10, 10, 10}, p2p[] = {90, 90, 90};
+    safecoll_guideline_result r;
+
+    sweep(&r, SAFECOLL_COLL_ALLREDUCE, 3, native, chunk, p2p);
+    r.points[1].t[SAFECOLL_STRATEGY_CHUNK].reps = 4;
+    r.points[2].t[SAFECOLL_STRATEGY_NATIVE].reps = 1;
+    safecoll_guideline_judge(&r, NULL);
+    ck_assert_int_eq(r.points[0].violation, 1);
+    ck_assert_int_eq(r.points[1].best, SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(r.points[1].violation, 0);
+    ck_assert(r.points[2].ratio == 0);
+    ck_assert_int_eq(r.nranges, 0);
+}
+END_TEST
+
+/* A native median that is slow only because its repetitions fell on the
+ * slow mode of a busy machine (its first quartile is as fast as the best
+ * equivalent's) is no violation. */
+START_TEST(quartile_must_agree)
+{
+    double native[] = {100, 100, 100}, chunk[] = {10, 10, 10};
+    safecoll_guideline_result r;
+
+    sweep(&r, SAFECOLL_COLL_ALLREDUCE, 3, native, chunk, NULL);
+    r.points[1].t[SAFECOLL_STRATEGY_NATIVE].q1 = 15;
+    safecoll_guideline_judge(&r, NULL);
+    ck_assert_int_eq(r.points[0].violation, 1);
+    ck_assert_int_eq(r.points[1].violation, 0);
+    ck_assert(r.points[1].ratio == 10.0);
+    ck_assert_int_eq(r.nranges, 0);
+}
+END_TEST
+
 static Suite *guideline_suite(void)
 {
     Suite *s = suite_create("guideline");
@@ -233,6 +271,8 @@ static Suite *guideline_suite(void)
     tcase_add_test(tc, range_and_record);
     tcase_add_test(tc, record_units);
     tcase_add_test(tc, confirm_and_gaps);
+    tcase_add_test(tc, too_few_repetitions);
+    tcase_add_test(tc, quartile_must_agree);
     suite_add_tcase(s, tc);
     return s;
 }
