@@ -163,13 +163,31 @@ static inline void tc_end(tc_ctx *t)
 }
 
 /* The body of main(): MPI_Init, errors returned rather than fatal, the
- * suite in no-fork mode, one exit status for every rank. */
+ * suite in no-fork mode, one exit status for every rank.
+ * SAFECOLL_TEST_THREAD=multiple (a `mpi-env:` line of a suite) initialises
+ * with MPI_Init_thread(MPI_THREAD_MULTIPLE) instead; an MPI that does not
+ * provide it skips the run (exit 77), any other value fails it. */
 static inline int tc_main(int argc, char **argv, Suite *(*make_suite)(void))
 {
-    int rank, failed, any = 0;
+    int rank, failed, any = 0, provided = MPI_THREAD_SINGLE;
+    const char *thread = getenv("SAFECOLL_TEST_THREAD");
     SRunner *sr;
 
-    MPI_Init(&argc, &argv);
+    if (thread != NULL && strcmp(thread, "multiple") != 0) {
+        fprintf(stderr, "SAFECOLL_TEST_THREAD='%s': only 'multiple' is known\n", thread);
+        return 2;
+    }
+    if (thread != NULL) {
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        if (provided != MPI_THREAD_MULTIPLE) {
+            fprintf(stderr, "MPI provides thread level %d, not MPI_THREAD_MULTIPLE: skipped\n",
+                    provided);
+            MPI_Finalize();
+            return 77;
+        }
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     rank = tc_rank(MPI_COMM_WORLD);
