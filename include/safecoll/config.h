@@ -196,15 +196,30 @@ SAFECOLL_API int safecoll_int_limit_set(MPI_Count limit);
 SAFECOLL_API MPI_Count safecoll_int_limit_get(void);
 
 /**
- * \brief Whether the non-blocking safe collectives overlap on this MPI.
+ * \brief Whether the non-blocking safe collectives overlap, here and now.
  *
- * 1 when the MPI library has extended generalized requests (MPICH's
- * MPIX_Grequest_start): a safe `i` collective then returns as soon as its
- * first MPI operation is started, and the rest progresses inside the
- * caller's MPI_Test/MPI_Wait calls on its request. 0 otherwise (Open MPI
- * 4.1): a safe `i` collective that needs the agreement or an avoidance
- * completes before it returns, and its request is already complete; an
- * untriggered regular `i` collective still returns MPI's own request.
+ * 1 when a safe `i` collective started now returns as soon as its first MPI
+ * operation is started, the rest progressing in the background:
+ *  - with extended generalized requests (MPICH's MPIX_Grequest_start), in
+ *    the caller's MPI_Test/MPI_Wait calls on its request (any thread
+ *    level, even before MPI_Init);
+ *  - otherwise (Open MPI 4.1), when MPI was initialised with
+ *    MPI_Init_thread(..., MPI_THREAD_MULTIPLE, ...) and provides it, on a
+ *    progress thread the library starts at the first such call and joins
+ *    in MPI_Finalize.
+ *
+ * 0 otherwise (e.g. Open MPI after plain MPI_Init, or before MPI_Init or
+ * after MPI_Finalize there): a safe `i` collective that needs the
+ * agreement or an avoidance then completes before it returns, and its
+ * request is already complete; an untriggered regular `i` collective
+ * still returns MPI's own request.
+ *
+ * The answer follows the thread level MPI reports at the time of the call
+ * (MPI_Query_thread). SAFECOLL_NB_THREAD=1 in the environment selects the
+ * progress thread even where extended generalized requests exist (a test
+ * hook, see the guide); this function then answers for the thread.
+ *
+ * \return 1 or 0, as above.
  */
 SAFECOLL_API int safecoll_nonblocking_overlaps(void);
 

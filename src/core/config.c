@@ -1,9 +1,11 @@
 /*
- * Configuration: forced strategies, verbosity and the int limit. Every
- * setting has an environment variable, read once under pthread_once, and an
- * API call that overrides it. Values are parsed strictly: a malformed
- * variable is an error that every safe collective reports (the same on every
- * rank, since ranks share the environment), never a silently ignored value.
+ * Configuration: forced strategies, verbosity, the int limit, the use of
+ * performance records and the progress-thread test hook. Every setting has
+ * an environment variable, read once under pthread_once, and (but the test
+ * hook) an API call that overrides it. Values are parsed strictly: a
+ * malformed variable is an error that every safe collective reports (the
+ * same on every rank, since ranks share the environment), never a silently
+ * ignored value.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -31,6 +33,10 @@ static const char *const coll_names[SAFECOLL_NCOLL] = {
 
 static atomic_int forced[SAFECOLL_NCOLL];
 static atomic_int verbose;
+/* SAFECOLL_NB_THREAD: run the non-blocking engine on the progress thread
+ * even where extended generalized requests exist (a test hook; nb.h). Read
+ * once, never changed afterwards: the engine picks its mode per call. */
+static atomic_int nb_thread;
 static atomic_int perf_bounds = 1;
 static _Atomic MPI_Count int_limit = INT_MAX;
 
@@ -158,6 +164,12 @@ static void read_env(void)
                                       v));
         atomic_store(&int_limit, (MPI_Count)n);
     }
+    if ((v = getenv("SAFECOLL_NB_THREAD")) != NULL) {
+        if (parse_long(v, 0, 1, &n) != 0)
+            return env_fail(sc__error(MPI_ERR_ARG,
+                                      "SAFECOLL_NB_THREAD: '%s' is not 0 or 1", v));
+        atomic_store(&nb_thread, (int)n);
+    }
 }
 
 int sc__config_init(void)
@@ -181,6 +193,11 @@ int sc__config_verbose(void)
 int sc__config_perf_bounds(void)
 {
     return atomic_load_explicit(&perf_bounds, memory_order_relaxed);
+}
+
+int sc__config_nb_thread(void)
+{
+    return atomic_load(&nb_thread);
 }
 
 MPI_Count sc__config_int_limit(void)

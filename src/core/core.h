@@ -28,7 +28,10 @@
 
 /* ---- errors (error.c) ---- */
 
-/* Record a formatted message for safecoll_last_error() and return code. */
+/* Record a formatted message for safecoll_last_error() and return code.
+ * Inside the coroutine of a non-blocking call the message is also kept
+ * with the operation, so that the thread that completes its request gets
+ * it (nb.h, sc__nb_message). */
 int sc__error(int code, const char *fmt, ...) SC_PRINTF(2, 3);
 
 /* The standard MPI error class name of a code, for messages. */
@@ -60,6 +63,8 @@ int sc__config_verbose(void);
 /* Performance records route calls (SAFECOLL_PERF_BOUNDS, safecoll_perf_bounds_set). */
 int sc__config_perf_bounds(void);
 MPI_Count sc__config_int_limit(void);
+/* 1 when SAFECOLL_NB_THREAD=1 asks for the progress thread (nb.h). */
+int sc__config_nb_thread(void);
 
 /* ---- statistics (stats.c) ---- */
 

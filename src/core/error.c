@@ -7,16 +7,23 @@
 #include <stdio.h>
 
 #include "core.h"
+#include "nb.h"
 
 static _Thread_local char last_message[512];
 
 int sc__error(int code, const char *fmt, ...)
 {
     va_list ap;
+    char *op_message;
 
     va_start(ap, fmt);
     vsnprintf(last_message, sizeof last_message, fmt, ap);
     va_end(ap);
+    /* A non-blocking operation may move between threads (the progress
+     * thread, the callers' tests and waits): its message travels with it
+     * and is handed to the thread that completes its request. */
+    if ((op_message = sc__nb_message()) != NULL)
+        snprintf(op_message, SC_NB_MESSAGE, "%s", last_message);
     return code;
 }
 

@@ -2,12 +2,19 @@
  * The engine of the non-blocking safe collectives (see nb.h).
  *
  * Each operation is a coroutine (POSIX ucontext) running the same pipeline
- * code as the blocking call, on a stack of its own. Its request is an
- * extended generalized request (MPICH's MPIX_Grequest_start): when the
- * caller tests or waits on it, MPI calls our poll or wait function, which
- * resumes the coroutines; a coroutine runs until its next MPI operation is
- * pending (it then yields) or until it ends (the request is then completed
- * with MPI_Grequest_complete).
+ * code as the blocking call, on a stack of its own. A coroutine runs until
+ * its next MPI operation is pending (it then yields) or until it ends (its
+ * generalized request is then completed with MPI_Grequest_complete).
+ *
+ * Who resumes. With extended generalized requests (MPICH's
+ * MPIX_Grequest_start), MPI calls our poll or wait function when the
+ * caller tests or waits on the request, and that resumes the coroutines.
+ * Without them (Open MPI 4.1), when MPI provides MPI_THREAD_MULTIPLE, the
+ * request is a plain generalized request and the progress thread
+ * (worker.c) resumes the coroutines; the caller's MPI_Wait just waits for
+ * MPI_Grequest_complete. Both run the same list with the same rules.
+ * Without either, the operation runs to completion when it starts and its
+ * request is returned complete: correct, but with no overlap.
  *
  * Order. Operations are kept in one list in the order they were started.
  * Operations on the same communicator run one after the other: the first
@@ -15,20 +22,21 @@
  * collectives on a communicator in the same order, every rank then makes
  * the library's own collectives on the private communicator in the same
  * order, whatever order the caller waits in. Operations on different
- * communicators progress independently.
+ * communicators progress independently (MPI lets ranks start them in
+ * different orders), which is why the progress thread drives coroutines
+ * too rather than running one body after the other.
  *
- * Threads. One mutex guards the list; the poll function only tries it (a
- * thread already progressing does the work), so that MPI calls made from a
- * coroutine, which may poll generalized requests in turn, never deadlock.
- *
- * MPI libraries without extended generalized requests (Open MPI 4.1) run
- * the operation to completion when it starts and return a completed
- * generalized request: correct, but with no overlap.
+ * Threads. One mutex guards the list and every resumption; the poll
+ * function only tries it (a thread already progressing does the work), so
+ * that MPI calls made from a coroutine, which may poll generalized
+ * requests in turn, never deadlock.
  */
 #define _GNU_SOURCE 1
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +84,9 @@ typedef struct nb_op {
     MPI_Comm comm;      /* the caller's, for the order */
     MPI_Request greq;
     MPI_Request slot;   /* the pending call of SC_COLL / SC_SEND / SC_RECV */
-    int started, done, completed, rc;
+    int started, done, rc;
+    atomic_int completed; /* read by wait_fn without the lock */
+    char message[SC_NB_MESSAGE]; /* the body's last error message */
     struct nb_op *prev, *next;
 #if SC_ASAN
     void *fake;
@@ -85,12 +95,16 @@ typedef struct nb_op {
 #endif
 } nb_op;
 
-#if SC_HAVE_GREQX
+/* How an operation is carried (nb.h). */
+enum { MODE_START, MODE_GREQX, MODE_THREAD };
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static nb_op *head, *tail;
 /* Operations in the list, read without the lock by sc__nb_drain. */
 static atomic_int npending;
-#endif
+/* Counts every step an operation makes (under the lock): a pass that
+ * leaves it unchanged found everything still waiting on MPI. */
+static unsigned long steps;
 static _Thread_local nb_op *current;
 
 /* Read afresh after every switch: a coroutine may be resumed on another
@@ -101,16 +115,21 @@ __attribute__((noinline)) static nb_op *cur(void)
     return current;
 }
 
-#if SC_HAVE_GREQX
 __attribute__((noinline)) static void set_cur(nb_op *op)
 {
     current = op;
 }
-#endif
 
 int sc__nb_active(void)
 {
     return cur() != NULL;
+}
+
+char *sc__nb_message(void)
+{
+    nb_op *op = cur();
+
+    return op != NULL ? op->message : NULL;
 }
 
 MPI_Request *sc__nb_slot(void)
@@ -118,25 +137,31 @@ MPI_Request *sc__nb_slot(void)
     return &cur()->slot;
 }
 
+/* The mode of an operation starting now. Extended generalized requests
+ * win unless SAFECOLL_NB_THREAD=1 asks for the progress thread (tests). */
+static int pick_mode(void)
+{
+    if (SC_HAVE_GREQX && !sc__config_nb_thread())
+        return MODE_GREQX;
+    if (sc__nb_worker_usable())
+        return MODE_THREAD;
+    return MODE_START;
+}
+
 int sc__nb_overlaps(void)
 {
-    return SC_HAVE_GREQX;
+    /* The configuration decides between the two ways; a malformed
+     * variable leaves the defaults (and fails every safe call anyway). */
+    sc__config_init();
+    return pick_mode() != MODE_START;
 }
 
 int safecoll_nonblocking_overlaps(void)
 {
-    return SC_HAVE_GREQX;
+    return sc__nb_overlaps();
 }
 
 /* ------------------------------------------------------------ switching */
-
-#if !SC_HAVE_GREQX
-/* Never called: without coroutines nothing runs in one. */
-static void yield(nb_op *op)
-{
-    (void)op;
-}
-#else
 
 static void yield(nb_op *op)
 {
@@ -158,6 +183,7 @@ static void trampoline(unsigned hi, unsigned lo)
 #endif
     op->rc = op->body(op->arg);
     op->done = 1;
+    steps++;
 #if SC_ASAN
     /* NULL: this stack is not coming back. */
     __sanitizer_start_switch_fiber(NULL, op->back_bottom, op->back_size);
@@ -175,6 +201,10 @@ static void resume(nb_op *op)
 #endif
 
     op->back = &here;
+    if (!op->started) {
+        op->started = 1;
+        steps++;
+    }
     set_cur(op);
 #if SC_ASAN
     __sanitizer_start_switch_fiber(&fake, op->stack + getpagesize(),
@@ -187,8 +217,6 @@ static void resume(nb_op *op)
     set_cur(prev);
 }
 
-#endif /* SC_HAVE_GREQX */
-
 /* ------------------------------------------------------------ waiting */
 
 int sc__nb_finish(int rc)
@@ -199,8 +227,10 @@ int sc__nb_finish(int rc)
     if (rc != MPI_SUCCESS)
         return rc;
     for (;;) {
-        if ((rc = MPI_Test(&op->slot, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS || flag)
+        if ((rc = MPI_Test(&op->slot, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS || flag) {
+            steps++;
             return rc;
+        }
         yield(op);
     }
 }
@@ -218,8 +248,10 @@ int sc__nb_waitall(int n, MPI_Request reqs[])
     int flag = 0, rc;
 
     for (;;) {
-        if ((rc = MPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS || flag)
+        if ((rc = MPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS || flag) {
+            steps++;
             return rc;
+        }
         yield(op);
     }
 }
@@ -261,8 +293,6 @@ int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int s
 
 /* ------------------------------------------------------------ the list */
 
-#if SC_HAVE_GREQX
-
 static void unlink_op(nb_op *op)
 {
     if (op->prev != NULL)
@@ -299,7 +329,7 @@ static void progress(void)
             if (op->done) {
                 next = op->next;
                 unlink_op(op);
-                op->completed = 1;
+                atomic_store(&op->completed, 1);
                 /* The caller may have freed the request already; then MPI
                  * calls free_fn from here, and op is gone. */
                 MPI_Grequest_complete(op->greq);
@@ -311,26 +341,48 @@ static void progress(void)
     }
 }
 
-#endif /* SC_HAVE_GREQX */
+int sc__nb_pending(void)
+{
+    return atomic_load(&npending);
+}
+
+int sc__nb_pass(void)
+{
+    unsigned long before;
+    int moved;
+
+    pthread_mutex_lock(&lock);
+    before = steps;
+    progress();
+    moved = steps != before;
+    pthread_mutex_unlock(&lock);
+    return moved;
+}
 
 void sc__nb_drain(MPI_Comm comm)
 {
-#if SC_HAVE_GREQX
     int left = 1;
 
     if (atomic_load(&npending) == 0 || sc__nb_active())
         return;
+    /* This thread drives the operations itself (the progress thread, if
+     * any, may too): the caller is about to block in MPI anyway, and MPI's
+     * own blocking calls spin the same way. */
     while (left) {
+        unsigned long before;
         left = 0;
         pthread_mutex_lock(&lock);
+        before = steps;
         progress();
         for (nb_op *op = head; op != NULL && !left; op = op->next)
             left = op->comm == comm;
+        if (left && steps == before) {
+            pthread_mutex_unlock(&lock);
+            sched_yield();
+            continue;
+        }
         pthread_mutex_unlock(&lock);
     }
-#else
-    (void)comm;
-#endif
 }
 
 /* ------------------------------------------------------------ the request */
@@ -338,6 +390,12 @@ void sc__nb_drain(MPI_Comm comm)
 static int query_fn(void *state, MPI_Status *status)
 {
     nb_op *op = state;
+
+    /* The body may have ended on another thread (the progress thread, or
+     * another caller's test): the caller that completes the request gets
+     * its message. Not inside a coroutine, whose own message it is not. */
+    if (op->rc != MPI_SUCCESS && op->message[0] != '\0' && !sc__nb_active())
+        sc__error(op->rc, "%s", op->message);
 
     MPI_Status_set_elements(status, MPI_BYTE, 0);
     MPI_Status_set_cancelled(status, 0);
@@ -407,7 +465,7 @@ static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
     (void)status;
     for (int i = 0; i < count; i++) {
         nb_op *op = states[i];
-        while (!op->completed) {
+        while (!atomic_load(&op->completed)) {
             if (pthread_mutex_trylock(&lock) == 0) {
                 progress();
                 pthread_mutex_unlock(&lock);
@@ -416,6 +474,8 @@ static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
     }
     return MPI_SUCCESS;
 }
+
+#endif /* SC_HAVE_GREQX */
 
 /* A stack with a guard page below it, so an overflow faults instead of
  * corrupting memory; pages are committed only as they are used. */
@@ -449,12 +509,30 @@ static int make_stack(nb_op *op)
                 (unsigned)((uintptr_t)op & 0xffffffffu));
     return 0;
 }
-#endif
+
+/* Puts op at the end of the list and lets it (and the rest) run until they
+ * have to wait. */
+static void enqueue(nb_op *op)
+{
+    pthread_mutex_lock(&lock);
+    op->prev = tail;
+    if (tail != NULL)
+        tail->next = op;
+    else
+        head = op;
+    tail = op;
+    atomic_fetch_add(&npending, 1);
+    /* The operation starts now when nothing before it holds its
+     * communicator, and runs until it has to wait. */
+    progress();
+    pthread_mutex_unlock(&lock);
+}
 
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
                  MPI_Request *request)
 {
     nb_op *op = calloc(1, sizeof *op);
+    int mode = pick_mode();
     int rc;
 
     if (op == NULL) {
@@ -471,35 +549,34 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
     op->free_arg = free_arg;
     op->comm = comm;
     op->slot = MPI_REQUEST_NULL;
+    /* A progress thread that cannot start leaves the call to run now. */
+    if (mode == MODE_THREAD && sc__nb_worker_start() != MPI_SUCCESS)
+        mode = MODE_START;
+    if (mode != MODE_START && make_stack(op) == 0) {
 #if SC_HAVE_GREQX
-    if (make_stack(op) == 0) {
-        rc = MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, op, request);
+        if (mode == MODE_GREQX)
+            rc = MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, op,
+                                     request);
+        else
+#endif
+            rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, op, request);
         if (rc != MPI_SUCCESS) {
             free_fn(op);
             return sc__error(rc, "cannot start a generalized request");
         }
         op->greq = *request;
-        pthread_mutex_lock(&lock);
-        op->prev = tail;
-        if (tail != NULL)
-            tail->next = op;
-        else
-            head = op;
-        tail = op;
-        atomic_fetch_add(&npending, 1);
-        /* The operation starts now when nothing before it holds its
-         * communicator, and runs until it has to wait. */
-        progress();
-        pthread_mutex_unlock(&lock);
+        enqueue(op);
+        if (mode == MODE_THREAD)
+            sc__nb_worker_wake();
         return MPI_SUCCESS;
     }
     stack_release(op->stack);
     op->stack = NULL;
-#endif
     /* No coroutine here: run it now, and hand back a completed request
      * that carries its result. */
     op->rc = body(arg);
-    op->done = op->completed = 1;
+    op->done = 1;
+    atomic_store(&op->completed, 1);
     rc = MPI_Grequest_start(query_fn, free_fn, cancel_fn, op, request);
     if (rc != MPI_SUCCESS) {
         free_fn(op);

@@ -1,15 +1,24 @@
 /*
- * Non-blocking execution of the pipeline (nb.c).
+ * Non-blocking execution of the pipeline (nb.c, worker.c).
  *
  * A safe `i` collective returns one MPI_Request that completes under plain
  * MPI_Wait / MPI_Test / MPI_Waitall. Behind it, the very same pipeline code
  * as the blocking call runs (detect, agree, decide, execute any strategy),
  * but on a coroutine of its own: each blocking MPI call of that code is
  * written with the macros below, which in a coroutine start the
- * non-blocking MPI call instead and yield until it completes. The user's
- * MPI_Wait/MPI_Test drive the coroutine through an extended generalized
- * request (MPICH's MPIX_Grequest_start poll function). Outside a coroutine
- * the macros are the plain blocking calls, at no cost.
+ * non-blocking MPI call instead and yield until it completes. Outside a
+ * coroutine the macros are the plain blocking calls, at no cost.
+ *
+ * Who resumes the coroutines depends on the MPI library:
+ *  - extended generalized requests (MPICH's MPIX_Grequest_start): the
+ *    user's MPI_Wait/MPI_Test call our poll function, which does;
+ *  - otherwise, with MPI_THREAD_MULTIPLE (Open MPI 4.1 initialised with
+ *    MPI_Init_thread(MPI_THREAD_MULTIPLE)): one progress thread per
+ *    process (worker.c) does, and completes a plain generalized request;
+ *  - otherwise the body runs to completion when the call starts, and the
+ *    request returned is already complete (no overlap).
+ * SAFECOLL_NB_THREAD=1 selects the second way even on MPICH, so that the
+ * tests run it there too.
  *
  * Strategy code therefore never says whether it runs blocking or not; it
  * must only use SC_COLL / SC_SEND / SC_RECV / sc__waitall for anything that
@@ -22,6 +31,12 @@
 
 /* Non-zero inside the coroutine of a non-blocking safe collective. */
 int sc__nb_active(void);
+
+/* The message buffer of the running coroutine's operation, NULL outside
+ * one: sc__error copies each message there too, and the thread that
+ * completes the request gets it back in safecoll_last_error(). */
+enum { SC_NB_MESSAGE = 512 };
+char *sc__nb_message(void);
 
 /* The request slot of the running coroutine, for SC_COLL. */
 MPI_Request *sc__nb_slot(void);
@@ -71,9 +86,10 @@ int sc__nb_waitall(int n, MPI_Request reqs[]);
  * started, which is the same on every rank (MPI's rule for collectives), so
  * the collectives they make on the private communicator match. The body
  * must use sc__comm_private_nb() traffic only. free_arg releases `arg` when
- * the request is freed. On an MPI library without extended generalized
- * requests, the body runs to completion here and the request returned is
- * already complete (see doc/guide.md, "Non-blocking collectives"). */
+ * the request is freed. Without extended generalized requests the
+ * progress thread runs it when MPI provides MPI_THREAD_MULTIPLE; otherwise
+ * the body runs to completion here and the request returned is already
+ * complete (see doc/guide.md, "Non-blocking collectives"). */
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
                  MPI_Request *request);
 
@@ -84,7 +100,30 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
  * load when nothing is pending. */
 void sc__nb_drain(MPI_Comm comm);
 
-/* 1 when sc__nb_start gives real overlap on this MPI library. */
+/* 1 when sc__nb_start gives real overlap now: extended generalized
+ * requests, or the progress thread is available (sc__nb_worker_usable). */
 int sc__nb_overlaps(void);
+
+/* ---- for the progress thread (worker.c) ---- */
+
+/* Operations started and not yet completed. */
+int sc__nb_pending(void);
+
+/* One pass over the operations, resuming every one that may run; returns
+ * 1 when one of them moved (a pending MPI call completed, an operation
+ * started or ended), so that the caller knows whether to back off. */
+int sc__nb_pass(void);
+
+/* 1 when the progress thread can carry operations now: MPI is initialised,
+ * not finalised (nor finalising), provides MPI_THREAD_MULTIPLE, and the
+ * thread did not fail to start. */
+int sc__nb_worker_usable(void);
+
+/* Starts the progress thread unless it runs already (and arranges for it
+ * to be joined at MPI_Finalize). MPI_SUCCESS or an error code. */
+int sc__nb_worker_start(void);
+
+/* Tells the progress thread that an operation was added. */
+void sc__nb_worker_wake(void);
 
 #endif /* SC_NB_H */

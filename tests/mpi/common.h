@@ -70,6 +70,11 @@ static inline int tc_size(MPI_Comm comm)
     return p;
 }
 
+static inline int tc_world_p(void)
+{
+    return tc_size(MPI_COMM_WORLD);
+}
+
 static inline int tc_class(int code)
 {
     int cls = code;
@@ -158,13 +163,31 @@ static inline void tc_end(tc_ctx *t)
 }
 
 /* The body of main(): MPI_Init, errors returned rather than fatal, the
- * suite in no-fork mode, one exit status for every rank. */
+ * suite in no-fork mode, one exit status for every rank.
+ * SAFECOLL_TEST_THREAD=multiple (a `mpi-env:` line of a suite) initialises
+ * with MPI_Init_thread(MPI_THREAD_MULTIPLE) instead; an MPI that does not
+ * provide it skips the run (exit 77), any other value fails it. */
 static inline int tc_main(int argc, char **argv, Suite *(*make_suite)(void))
 {
-    int rank, failed, any = 0;
+    int rank, failed, any = 0, provided = MPI_THREAD_SINGLE;
+    const char *thread = getenv("SAFECOLL_TEST_THREAD");
     SRunner *sr;
 
-    MPI_Init(&argc, &argv);
+    if (thread != NULL && strcmp(thread, "multiple") != 0) {
+        fprintf(stderr, "SAFECOLL_TEST_THREAD='%s': only 'multiple' is known\n", thread);
+        return 2;
+    }
+    if (thread != NULL) {
+        MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+        if (provided != MPI_THREAD_MULTIPLE) {
+            fprintf(stderr, "MPI provides thread level %d, not MPI_THREAD_MULTIPLE: skipped\n",
+                    provided);
+            MPI_Finalize();
+            return 77;
+        }
+    } else {
+        MPI_Init(&argc, &argv);
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     rank = tc_rank(MPI_COMM_WORLD);
@@ -761,6 +784,29 @@ static inline int tc_openmpi(void)
 }
 
 /* ------------------------------------------------------------ statistics */
+
+/* ------------------------------------------------------------ bounds */
+
+/* Adds a bound of the registry: `coll`, class `cls`, `bound`, for type
+ * sizes s_min..s_max and the MPI library `mpi` (NULL: any). A record the
+ * registry refuses fails the test on every rank alike (the registry is
+ * per process and every rank adds the same). */
+static inline void tc_bound_add(safecoll_coll coll, safecoll_bound_class cls, MPI_Count bound,
+                                int s_min, int s_max, const char *mpi)
+{
+    safecoll_bound b;
+
+    ck_assert_int_eq(safecoll_bound_init(&b), MPI_SUCCESS);
+    b.collective = coll;
+    b.cls = cls;
+    b.bound = bound;
+    b.s_min = s_min;
+    b.s_max = s_max;
+    if (mpi != NULL)
+        snprintf(b.mpi, sizeof b.mpi, "%s", mpi);
+    ck_assert_msg(safecoll_bounds_add(&b) == MPI_SUCCESS, "safecoll_bounds_add: %s",
+                  safecoll_last_error());
+}
 
 static inline safecoll_stats tc_stats(safecoll_coll coll)
 {

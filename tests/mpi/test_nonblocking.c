@@ -9,9 +9,23 @@
  * call on the same arguments (the limit is artificial, so MPI can carry
  * them). Errors found on one rank become the status of every rank's
  * request, without a hang.
+ *
+ * The suite runs four ways: plain MPI_Init, MPI_THREAD_MULTIPLE, and both
+ * again with SAFECOLL_NB_THREAD=1. Whether the calls overlap, and whether
+ * the progress thread carries them, is what the documentation says for
+ * the MPI and the thread level at hand (overlap_as_documented): on MPICH
+ * extended generalized requests unless SAFECOLL_NB_THREAD=1; elsewhere
+ * (Open MPI 4.1) the progress thread with MPI_THREAD_MULTIPLE, and no
+ * overlap without it. The tests that need overlap or the thread run
+ * wherever the documentation promises them.
  */
 /* mpi-procs: 1 2 3 4 8 */
+/* mpi-env: SAFECOLL_TEST_THREAD=multiple */
+/* mpi-env: SAFECOLL_NB_THREAD=1 */
+/* mpi-env: SAFECOLL_NB_THREAD=1 SAFECOLL_TEST_THREAD=multiple */
 #include "common.h"
+
+#include <sched.h>
 
 enum { NOPS = 3 };
 /* Blocks of 8, 16 or 24 MPI_INTs with holes of 8 between them: the gcd is
@@ -139,6 +153,42 @@ static int vcall_start(vcall *v, int large, MPI_Request *req)
                      : safecoll_ialltoallv(v->send, v->scounts, v->sdispls, MPI_INT, v->recv,
                                            v->counts, v->displs, MPI_INT, w, req);
     }
+}
+
+/* What this run may expect (include/safecoll/config.h,
+ * safecoll_nonblocking_overlaps). */
+static int nb_thread_forced(void)
+{
+    const char *v = getenv("SAFECOLL_NB_THREAD");
+
+    return v != NULL && strcmp(v, "1") == 0;
+}
+
+static int has_extended_grequests(void)
+{
+#if defined(MPICH_NUMVERSION) && MPI_VERSION >= 4
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+static int thread_multiple(void)
+{
+    int provided = MPI_THREAD_SINGLE;
+
+    MPI_Query_thread(&provided);
+    return provided == MPI_THREAD_MULTIPLE;
+}
+
+static int expect_thread_path(void)
+{
+    return (!has_extended_grequests() || nb_thread_forced()) && thread_multiple();
+}
+
+static int expect_overlap(void)
+{
+    return (has_extended_grequests() && !nb_thread_forced()) || thread_multiple();
 }
 
 static const safecoll_coll icolls[] = {SAFECOLL_COLL_IGATHERV, SAFECOLL_COLL_ISCATTERV,
@@ -316,6 +366,9 @@ START_TEST(error_in_status)
     }
     if (me == p - 1)
         counts[0] = -1;
+    /* A message of another call first: the wait must replace it with the
+     * operation's, wherever the operation ran (the progress thread). */
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, (safecoll_strategy)-1);
     int rc = safecoll_iallgatherv(send, 4, MPI_INT, recv, counts, displs, MPI_INT,
                                   MPI_COMM_WORLD, &req);
     TC_CHECK(&t, rc == MPI_SUCCESS, "start returned %s", tc_class_name(tc_class(rc)));
@@ -323,6 +376,10 @@ START_TEST(error_in_status)
     TC_CHECK(&t, tc_class(rc) == MPI_ERR_COUNT || tc_class(st.MPI_ERROR) == MPI_ERR_COUNT,
              "wait returned %s, status %s; expected MPI_ERR_COUNT", tc_class_name(tc_class(rc)),
              tc_class_name(tc_class(st.MPI_ERROR)));
+    TC_CHECK(&t,
+             me != p - 1 || (strstr(safecoll_last_error(), "safecoll_strategy_set") == NULL &&
+                             strstr(safecoll_last_error(), "count") != NULL),
+             "the message after the wait is \"%s\"", safecoll_last_error());
     TC_CHECK(&t, req == MPI_REQUEST_NULL, "the request was not freed");
     counts[0] = 4;
     rc = safecoll_iallgatherv(send, 4, MPI_INT, recv, counts, displs, MPI_INT, MPI_COMM_WORLD,
@@ -433,6 +490,121 @@ START_TEST(blocking_after_pending)
 }
 END_TEST
 
+/* safecoll_nonblocking_overlaps() tells what this MPI and this thread
+ * level give, as documented. */
+START_TEST(overlap_as_documented)
+{
+    tc_ctx t;
+    const char *level = getenv("SAFECOLL_TEST_THREAD");
+
+    tc_begin(&t, "overlap_as_documented");
+    TC_CHECK(&t, level == NULL || thread_multiple(),
+             "SAFECOLL_TEST_THREAD is set but MPI_THREAD_MULTIPLE is not provided");
+    TC_CHECK(&t, safecoll_nonblocking_overlaps() == expect_overlap(),
+             "safecoll_nonblocking_overlaps() = %d, expected %d (extended grequests %d, "
+             "SAFECOLL_NB_THREAD=1 %d, MPI_THREAD_MULTIPLE %d)",
+             safecoll_nonblocking_overlaps(), expect_overlap(), has_extended_grequests(),
+             nb_thread_forced(), thread_multiple());
+    tc_end(&t);
+}
+END_TEST
+
+/* With the progress thread, a safe i-call moves while its rank makes no
+ * MPI call at all: rank 0 starts it and then only reads its receive
+ * buffer until every block is there, which needs rank 0's own sends. If
+ * nothing progressed the request, the job would hang (and time out). */
+START_TEST(progress_in_background)
+{
+    tc_ctx t;
+    const int me = tc_rank(MPI_COMM_WORLD);
+    vcall v;
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc;
+
+    tc_begin(&t, "progress_in_background");
+    if (!expect_thread_path()) {
+        tc_end(&t);
+        return;
+    }
+    tc_config(&t, SAFECOLL_COLL_IALLGATHERV, SAFECOLL_STRATEGY_CHUNK, LIMIT);
+    vcall_make(&v, SAFECOLL_COLL_IALLGATHERV, 13);
+    vcall_native(&v);
+    rc = vcall_start(&v, 0, &req);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "start: %s", tc_class_name(tc_class(rc)));
+    if (me == 0 && rc == MPI_SUCCESS)
+        while (tc_diff(v.recv, v.ref, v.rbytes) >= 0)
+            sched_yield();
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "wait: %s", tc_class_name(tc_class(rc)));
+    TC_CHECK(&t, tc_diff(v.recv, v.ref, v.rbytes) < 0, "wrong data");
+    vcall_free(&v);
+    tc_config_reset();
+    tc_end(&t);
+}
+END_TEST
+
+/* Safe i-calls on two communicators, started in opposite orders on even
+ * and odd ranks (MPI allows it across communicators) and completed with
+ * one MPI_Waitall: each communicator's operations must progress
+ * independently of the other's, or the job deadlocks. */
+START_TEST(comms_in_any_order)
+{
+    tc_ctx t;
+    const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
+    MPI_Comm comms[2];
+    MPI_Request reqs[2];
+    int counts[TC_MAXP], displs[TC_MAXP], send[2][4], *recv[2], rcs[2];
+
+    tc_begin(&t, "comms_in_any_order");
+    if (!safecoll_nonblocking_overlaps()) {
+        /* Each call would run to its end at the start: a deadlock. */
+        tc_end(&t);
+        return;
+    }
+    for (int i = 0; i < p; i++) {
+        counts[i] = 4;
+        displs[i] = 4 * i;
+    }
+    tc_config(&t, SAFECOLL_COLL_IALLGATHERV, SAFECOLL_STRATEGY_P2P, LIMIT);
+    for (int c = 0; c < 2; c++) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[c]);
+        recv[c] = tc_sent(sizeof(int) * 4 * (size_t)p);
+        for (int k = 0; k < 4; k++)
+            send[c][k] = 1000 * c + 10 * me + k;
+        /* The first safe i-call on a communicator duplicates it, which is
+         * collective and blocking: once on each, in the same order. */
+        rcs[c] = safecoll_iallgatherv(send[c], 4, MPI_INT, recv[c], counts, displs, MPI_INT,
+                                      comms[c], &reqs[c]);
+        if (rcs[c] == MPI_SUCCESS)
+            rcs[c] = MPI_Wait(&reqs[c], MPI_STATUS_IGNORE);
+        TC_CHECK(&t, rcs[c] == MPI_SUCCESS, "first call on comm %d: %s", c,
+                 tc_class_name(tc_class(rcs[c])));
+        memset(recv[c], 0xff, sizeof(int) * 4 * (size_t)p);
+    }
+    for (int k = 0; k < 2; k++) {
+        int c = me % 2 == 0 ? k : 1 - k;
+        rcs[c] = safecoll_iallgatherv(send[c], 4, MPI_INT, recv[c], counts, displs, MPI_INT,
+                                      comms[c], &reqs[c]);
+        TC_CHECK(&t, rcs[c] == MPI_SUCCESS, "start on comm %d: %s", c,
+                 tc_class_name(tc_class(rcs[c])));
+    }
+    if (rcs[0] == MPI_SUCCESS && rcs[1] == MPI_SUCCESS) {
+        MPI_Status st[2];
+        int rc = MPI_Waitall(2, reqs, st);
+        TC_CHECK(&t, rc == MPI_SUCCESS, "waitall: %s", tc_class_name(tc_class(rc)));
+    }
+    for (int c = 0; c < 2; c++) {
+        for (int i = 0; i < 4 * p; i++)
+            TC_CHECK(&t, recv[c][i] == 1000 * c + 10 * (i / 4) + i % 4,
+                     "comm %d: recv[%d] = %d", c, i, recv[c][i]);
+        free(recv[c]);
+        MPI_Comm_free(&comms[c]);
+    }
+    tc_config_reset();
+    tc_end(&t);
+}
+END_TEST
+
 /* The statistics count the i-forms as their own collectives. */
 START_TEST(stats_of_i_forms)
 {
@@ -464,9 +636,10 @@ END_TEST
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("nonblocking");
-    const TTest *const tests[] = {wait_in_reverse, waitall_large, testany,
-                                         error_in_status, stats_of_i_forms, start_is_local,
-                                  blocking_after_pending};
+    const TTest *const tests[] = {overlap_as_documented, wait_in_reverse, waitall_large,
+                                  testany, error_in_status, stats_of_i_forms, start_is_local,
+                                  blocking_after_pending, progress_in_background,
+                                  comms_in_any_order};
 
     tc_add(s, "nonblocking", tests, TC_NELEMS(tests));
     return s;

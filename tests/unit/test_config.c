@@ -5,8 +5,8 @@
  * version, each with its accepted values and its malformed ones.
  *
  * The environment is read once per process, at the first call of the
- * library, so every case of SAFECOLL_STRATEGY, SAFECOLL_VERBOSE and
- * SAFECOLL_INT_LIMIT runs in a fresh process: the test starts this program
+ * library, so every case of SAFECOLL_STRATEGY, SAFECOLL_VERBOSE,
+ * SAFECOLL_INT_LIMIT and SAFECOLL_NB_THREAD runs in a fresh process: the test starts this program
  * again (fork and exec of /proc/self/exe with --env-child) with only that
  * variable set, and the child prints what the library reports. This works
  * whether Check forks its tests or not.
@@ -416,10 +416,22 @@ typedef struct child_report {
     int forced[SAFECOLL_NCOLL];
     char error[700];             /* safecoll_last_error() after the first call */
     char later_error[700];       /* ... after a later call */
+    int overlaps;                /* safecoll_nonblocking_overlaps(), MPI not initialised */
 } child_report;
 
 static const char *const env_vars[] = {"SAFECOLL_STRATEGY", "SAFECOLL_VERBOSE",
-                                       "SAFECOLL_INT_LIMIT", "SAFECOLL_PERF_BOUNDS"};
+                                       "SAFECOLL_INT_LIMIT", "SAFECOLL_PERF_BOUNDS",
+                                       "SAFECOLL_NB_THREAD"};
+
+/* Extended generalized requests (MPICH with MPI-4), as the library tests
+ * it: then safecoll_nonblocking_overlaps() is 1 even before MPI_Init,
+ * unless SAFECOLL_NB_THREAD=1 asks for the progress thread, which needs
+ * MPI initialised with MPI_THREAD_MULTIPLE. */
+#if defined(MPICH_NUMVERSION) && MPI_VERSION >= 4
+#define HAVE_GREQX 1
+#else
+#define HAVE_GREQX 0
+#endif
 
 /* The child: read the configuration as an application would, first call
  * first, and print it. */
@@ -437,6 +449,7 @@ static int env_child(void)
     printf("\nerror %s\n", first);
     safecoll_stats_reset();
     printf("later %s\n", safecoll_int_limit_get() > 0 ? safecoll_last_error() : "");
+    printf("overlaps %d\n", safecoll_nonblocking_overlaps());
     return 0;
 }
 
@@ -450,6 +463,7 @@ static child_report run_child(const char *var, const char *value)
 
     memset(&r, 0, sizeof r);
     r.status = -1;
+    r.overlaps = -1;
     ck_assert_int_eq(pipe(fds), 0);
     pid = fork();
     ck_assert_int_ge(pid, 0);
@@ -481,6 +495,8 @@ static child_report run_child(const char *var, const char *value)
             snprintf(r.error, sizeof r.error, "%s", line + 6);
         } else if (strncmp(line, "later ", 6) == 0) {
             snprintf(r.later_error, sizeof r.later_error, "%s", line + 6);
+        } else if (strncmp(line, "overlaps ", 9) == 0) {
+            r.overlaps = (int)strtol(line + 9, NULL, 10);
         }
     }
     fclose(in);
@@ -501,6 +517,7 @@ START_TEST(env_none)
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         ck_assert_int_eq(r.forced[c], SAFECOLL_STRATEGY_AUTO);
     ck_assert_str_eq(r.error, "");
+    ck_assert_int_eq(r.overlaps, HAVE_GREQX);
 }
 END_TEST
 
@@ -648,6 +665,31 @@ START_TEST(env_perf_bounds)
 }
 END_TEST
 
+/* SAFECOLL_NB_THREAD=1 leaves extended generalized requests for the
+ * progress thread, which MPI must provide MPI_THREAD_MULTIPLE for: before
+ * MPI_Init no overlap is promised then (the MPI suite test_nonblocking
+ * runs the thread itself). */
+START_TEST(env_nb_thread)
+{
+    const char *good[] = {"0", "1"};
+    const char *bad[] = {"2", "-1", "yes", "on", "", " 1", "1 ", "true", "+1", "01x", "1.0"};
+
+    for (int i = 0; i < NELEMS(good); i++) {
+        child_report r = run_child("SAFECOLL_NB_THREAD", good[i]);
+        assert_env_ok("SAFECOLL_NB_THREAD", good[i], &r);
+        ck_assert_int_eq(r.limit, INT_MAX);
+        ck_assert_msg(r.overlaps == (i == 0 ? HAVE_GREQX : 0),
+                      "SAFECOLL_NB_THREAD=%s: overlaps %d", good[i], r.overlaps);
+    }
+    for (int i = 0; i < NELEMS(bad); i++) {
+        child_report r = run_child("SAFECOLL_NB_THREAD", bad[i]);
+        assert_env_bad("SAFECOLL_NB_THREAD", bad[i], &r);
+        ck_assert_msg(r.overlaps == HAVE_GREQX, "SAFECOLL_NB_THREAD=\"%s\": overlaps %d",
+                      bad[i], r.overlaps);
+    }
+}
+END_TEST
+
 static Suite *config_suite(void)
 {
     Suite *s = suite_create("config");
@@ -661,7 +703,7 @@ static Suite *config_suite(void)
         {"settings", {int_limit, verbose, perf_bounds_switch, stats_arguments, version}},
         {"environment", {env_none, env_strategy_each_value, env_strategy_lists,
                          env_strategy_malformed, env_verbose, env_int_limit,
-                         env_perf_bounds}},
+                         env_perf_bounds, env_nb_thread}},
     };
 
     for (int c = 0; c < NELEMS(cases); c++) {
