@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "avoid.h"
+#include "displs.h"
 #include "nb.h"
 
 static int w_feasible(sc__call *call)
@@ -131,16 +132,6 @@ static int w_largecount(sc__call *call)
 }
 #endif
 
-static MPI_Count gcd(MPI_Count a, MPI_Count b)
-{
-    while (b != 0) {
-        MPI_Count t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The bytes of a piece of a message between two types of sizes a and b
  * (both > 0): a multiple of their lcm, at most the limit of elements of
  * either type, or one lcm when even that is more. Under a registry bound
@@ -148,7 +139,7 @@ static MPI_Count gcd(MPI_Count a, MPI_Count b)
  * is cut to bytes; a round then carries a piece per peer, which share it. */
 static MPI_Count piece_bytes(const sc__call *call, MPI_Count a, MPI_Count b)
 {
-    const MPI_Count u = a / gcd(a, b) * b;
+    const MPI_Count u = a / (MPI_Count)sc__gcd((uint64_t)a, (uint64_t)b) * b;
     const int bound = call->ag[SC_AG_G_ELEMENTS] || call->ag[SC_AG_G_BYTES] || call->ag[SC_AG_X];
     MPI_Count w = call->limit;
 

@@ -30,6 +30,14 @@ extern const sc__pattern_ops sc__bcast_ops;
 extern const sc__pattern_ops sc__alltoallw_ops;
 extern const sc__pattern_ops sc__reduce_ops;
 
+/* A triggered regular gather, scatter, allgather or alltoall
+ * (call->regular; regular.c): the executor that keeps the regular MPI call
+ * for call->strategy, or NULL when the pattern's own executor serves. */
+sc__exec_fn sc__regular_exec(const sc__call *call);
+
+/* What a regular call plans differently, after the pattern's feasible. */
+int sc__regular_feasible(sc__call *call);
+
 /* The plan of a layout with one displacement per rank (the root buffer of
  * gatherv and scatterv, the receive buffer of allgatherv), shared by the
  * patterns that have one (plan.c). */

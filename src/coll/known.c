@@ -42,7 +42,10 @@ static int allgatherv_single(const sc__call *call)
  * such counts are correct). */
 static int allgatherv_c_count_over_int(const sc__call *call)
 {
-    if (call->lay.ccounts == NULL)
+    /* A regular allgather's largecount is MPI_Allgather_c, which is right
+     * with 2 x 2147483656 chars on 2 ranks (tests/big/native_regular_c.c,
+     * run by make check-big; so is MPI_Alltoall_c in place). */
+    if (call->lay.ccounts == NULL || call->regular)
         return 0;
     for (int i = 0; i < call->size; i++)
         if (call->lay.ccounts[i] > INT_MAX)
@@ -63,6 +66,19 @@ static int allgatherv_c_count_over_int(const sc__call *call)
 static int allgatherv_send_type_size(const sc__call *call)
 {
     return call->size > 1 && !call->in_place && call->leaf.count > call->limit;
+}
+
+/* The same bug, for a regular allgather (call->regular): its bigtype is a
+ * regular MPI_Allgather in which every rank sends one element of the same
+ * type, so only segment, which runs MPI_Allgatherv, meets it. */
+static int allgatherv_send_type_size_v(const sc__call *call)
+{
+    return !call->regular && allgatherv_send_type_size(call);
+}
+
+static int allgatherv_send_type_size_regular(const sc__call *call)
+{
+    return call->regular && allgatherv_send_type_size(call);
 }
 
 /* MPICH 4.0.2's MPI_Ialltoallw and MPI_Ialltoallw_c with MPI_IN_PLACE fail
@@ -115,8 +131,11 @@ static const known_bug known_bugs[] = {
      "MPI_Allgatherv on one process ignores displs"},
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLGATHER, allgatherv_c_count_over_int,
      BIT(SAFECOLL_STRATEGY_LARGECOUNT), "MPI_Allgatherv_c with a count above INT_MAX crashes"},
-    {"Open MPI v", SC_PATTERN_ALLGATHER, allgatherv_send_type_size,
+    {"Open MPI v", SC_PATTERN_ALLGATHER, allgatherv_send_type_size_v,
      BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_SEGMENT),
+     "MPI_Allgatherv deadlocks when send type sizes differ across ranks"},
+    {"Open MPI v", SC_PATTERN_ALLGATHER, allgatherv_send_type_size_regular,
+     BIT(SAFECOLL_STRATEGY_SEGMENT),
      "MPI_Allgatherv deadlocks when send type sizes differ across ranks"},
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLTOALLW, ialltoallw_in_place,
      BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT),
@@ -159,6 +178,31 @@ unsigned sc__known_bugs(const sc__call *call, const char **what)
         }
     }
     return broken;
+}
+
+/* MPICH 4.0.2's MPI_Allgather loses blocks when the receive type's extent
+ * passes INT_MAX bytes and the message is small: the chunk rounds of a
+ * regular allgather of 2 x 2147483656 chars on 2 ranks (one element of a
+ * piece type resized to a block's extent per rank) deliver the first round
+ * (INT_MAX bytes per rank) and not the second (9 bytes), whose block from
+ * rank 1 stays unwritten (found by this project's big tests,
+ * allgather_c-bigcount-chunk; the same rounds of MPI_Alltoall are right;
+ * gather and scatter do not take regular rounds at all, src/coll/blocks.c).
+ * Such a call runs the v-form's chunk instead, whose windows keep
+ * every extent and displacement under the limit. */
+int sc__known_regular_chunk_extent(const sc__call *call)
+{
+    const sc__layout *lay = &call->lay;
+
+    pthread_once(&version_once, match_library);
+    if (!mpich_402 || !call->regular || call->pattern == SC_PATTERN_ALLTOALL)
+        return 0;
+    /* Every rank holds the layout in allgather; in gather and scatter the
+     * root does, and the leaves' blocks are as long (same element size,
+     * which chunk requires). */
+    if (lay->ccounts != NULL)
+        return (MPI_Aint)lay->ccounts[0] * lay->extent > INT_MAX;
+    return (MPI_Aint)call->leaf.count * call->leaf.extent > INT_MAX;
 }
 
 /* MPICH 4.0.2's blocking MPI_Reduce and MPI_Reduce_c crash (SIGSEGV in

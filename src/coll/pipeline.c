@@ -20,6 +20,15 @@ static const safecoll_strategy cost_order[] = {
     SAFECOLL_STRATEGY_CHUNK, SAFECOLL_STRATEGY_P2P,
 };
 
+/* A regular allgather's chunk is rounds of the regular call (regular.c),
+ * while its segment is the v-form, which MPI runs slower: chunk comes first
+ * (MPICH 4.0.2, allgather at 1 MiB, P = 2: chunk 1.0-1.1x of the native
+ * call, segment 1.8x; doc/performance.md). */
+static const safecoll_strategy cost_order_regular[] = {
+    SAFECOLL_STRATEGY_LARGECOUNT, SAFECOLL_STRATEGY_BIGTYPE, SAFECOLL_STRATEGY_CHUNK,
+    SAFECOLL_STRATEGY_SEGMENT, SAFECOLL_STRATEGY_P2P,
+};
+
 /* Records the first local error of the call; the agreement step makes it
  * every rank's error. */
 void sc__note_error(sc__call *call, int code)
@@ -428,6 +437,26 @@ static void detect_bounds(sc__call *call, const sc__layout *lay)
     call->limit = lim > 0 ? lim : 1;
 }
 
+/* The pattern's planning; a regular call (allgather or alltoall as its
+ * v-form) then plans what its own executors need. */
+static int feasible(sc__call *call, const sc__pattern_ops *ops)
+{
+    int rc = ops->feasible(call);
+
+    if (rc == MPI_SUCCESS && call->regular)
+        rc = sc__regular_feasible(call);
+    return rc;
+}
+
+/* The executor of the chosen strategy: a regular call's own where it has
+ * one (regular.c), else the pattern's. */
+static sc__exec_fn executor(const sc__call *call, const sc__pattern_ops *ops)
+{
+    sc__exec_fn f = call->regular ? sc__regular_exec(call) : NULL;
+
+    return f != NULL ? f : ops->exec[call->strategy];
+}
+
 /* Performance records (issue 5): the record whose bound this side of the
  * call passes, with the quantities detect_bounds compares. */
 static void detect_perf(sc__call *call, const sc__layout *lay)
@@ -488,7 +517,7 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_NATIVE] = trig;
     if (!trig && (forced == SAFECOLL_STRATEGY_AUTO || forced == SAFECOLL_STRATEGY_NATIVE))
         return;
-    sc__note_error(call, ops->feasible(call));
+    sc__note_error(call, feasible(call, ops));
     for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
         if (broken & (1u << s))
             call->ag[SC_AG_NOFIT + s] = 1;
@@ -587,7 +616,9 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
         return MPI_SUCCESS;
     }
     for (size_t i = 0; i < sizeof cost_order / sizeof cost_order[0]; i++) {
-        safecoll_strategy s = cost_order[i];
+        safecoll_strategy s = call->regular && call->pattern == SC_PATTERN_ALLGATHER
+                                  ? cost_order_regular[i]
+                                  : cost_order[i];
         if (ops->exec[s] != NULL && !ag[SC_AG_NOFIT + s]) {
             call->strategy = s;
             return MPI_SUCCESS;
@@ -613,7 +644,7 @@ static int plan_late(sc__call *call, const sc__pattern_ops *ops)
         (call->root >= 0 && call->rank != call->root))
         return MPI_SUCCESS;
     memcpy(saved, call->ag, sizeof saved);
-    rc = ops->feasible(call);
+    rc = feasible(call, ops);
     memcpy(call->ag, saved, sizeof saved);
     return rc;
 }
@@ -689,7 +720,7 @@ int sc__run(sc__call *call)
         if (rc == MPI_SUCCESS && call->strategy == SAFECOLL_STRATEGY_NATIVE)
             SC_FAULT_NATIVE(call->coll, call->lay.max_count * call->lay.type_size);
         if (rc == MPI_SUCCESS)
-            rc = ops->exec[call->strategy](call);
+            rc = executor(call, ops)(call);
         /* The native call ran on the caller's communicator, where MPI has
          * already invoked the error handler. */
         if (call->strategy == SAFECOLL_STRATEGY_NATIVE) {

@@ -99,6 +99,11 @@ typedef struct sc__call {
     MPI_Comm comm, priv;
     int rank, size, root; /* root is -1 for rootless collectives */
     int in_place;
+    /* A regular collective (gather, scatter, allgather, alltoall and their
+     * i-forms) described as its v-form: counts n and displacements i*n.
+     * The pipeline runs it with the executors of src/avoid/regular.c,
+     * which keep the regular MPI call where they can. */
+    int regular;
     sc__layout lay;      /* the arrays: root side, or alltoallv's send side */
     sc__layout rlay;     /* alltoallv's receive side */
     sc__leaf leaf;       /* the per-rank scalar side */
@@ -168,6 +173,10 @@ typedef struct sc__call {
 /* Known bugs of the running MPI library (known.c): the strategies that
  * would hit one with this call, as bits; *what names the bug. */
 unsigned sc__known_bugs(const sc__call *call, const char **what);
+
+/* Whether a regular call's chunk must run the v-form's rounds because the
+ * regular rounds' resized types would meet a known bug (known.c). */
+int sc__known_regular_chunk_extent(const sc__call *call);
 
 /* MPI_Reduce and MPI_Reduce_c, routing around a bug of MPICH 4.0.2 with
  * MPI_IN_PLACE at a root other than 0 (known.c); same parameters. */
@@ -241,6 +250,15 @@ int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc);
  * displacement i*n, as 64-bit arrays in the call's scratch memory (the
  * non-blocking path copies the call and runs it later). */
 int sc__regular_layout(sc__call *call, sc__layout *lay, MPI_Count n);
+
+/* gather, scatter, allgather and alltoall, blocking or not (nb), int or
+ * _c (blocks.c): the checks, the native call unless the call triggers,
+ * else the v-call it is through the pipeline with call->regular set. root
+ * is SC_NO_ROOT for allgather and alltoall. */
+int sc__regular_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn,
+                       const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                       MPI_Comm comm, int nb, MPI_Request *request);
 
 /* sc__run, or sc__run_nb when request is not NULL. */
 int sc__regular_run(sc__call *call, MPI_Request *request);

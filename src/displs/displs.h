@@ -29,4 +29,8 @@ _Static_assert(sizeof(MPI_Count) == sizeof(int64_t), "MPI_Count must be 64 bits"
  * would take over a billion entries. */
 int sc__displs_next(int a, int64_t prev, int count, int64_t *c);
 
+/* The greatest common divisor of a and b, gcd(0, b) = b (gcd.c); also
+ * what alltoallw's chunk cuts pieces of two type sizes with. */
+uint64_t sc__gcd(uint64_t a, uint64_t b);
+
 #endif /* SC_DISPLS_H */

@@ -8,7 +8,7 @@
 #include "core.h"
 #include "displs.h"
 
-static uint64_t gcd(uint64_t a, uint64_t b)
+uint64_t sc__gcd(uint64_t a, uint64_t b)
 {
     while (b != 0) {
         uint64_t t = a % b;
@@ -43,9 +43,9 @@ int safecoll_displs_gcd(const MPI_Aint displs[], const MPI_Count counts[], int n
     /* gcd(0, x) = x, so zero entries drop out without a special case. */
     for (int i = 0; i < n; i++) {
         if (displs != NULL)
-            r = gcd(r, magnitude(displs[i]));
+            r = sc__gcd(r, magnitude(displs[i]));
         if (counts != NULL)
-            r = gcd(r, (uint64_t)counts[i]);
+            r = sc__gcd(r, (uint64_t)counts[i]);
     }
     /* Only 2^63 exceeds MPI_Count, and only when every non-zero entry is
      * a displacement equal to INT64_MIN; name the first such entry. */

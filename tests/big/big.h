@@ -264,6 +264,27 @@ static inline void big_report_rss(void)
     }
 }
 
+/* Rank 0 prints the line tests/big/run.sh looks for after a native call:
+ * `<fn> returned <rc>`, then MPI's message in parentheses after an error,
+ * or `; <wrong>` or `; <right>` after a success (bad says which), then the
+ * time of the call when t >= 0. */
+static inline void big_native_result(const char *fn, int rc, int bad, const char *wrong,
+                                     const char *right, double t)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "", when[32] = "";
+    int len = 0;
+
+    if (big_rank != 0)
+        return;
+    if (rc != MPI_SUCCESS)
+        MPI_Error_string(rc, msg, &len);
+    if (t >= 0)
+        snprintf(when, sizeof when, " (%.2fs)", t);
+    printf("%s returned %d%s%s%s%s%s\n", fn, rc, rc != MPI_SUCCESS ? " (" : "", msg,
+           rc != MPI_SUCCESS ? ")" : "; ", rc != MPI_SUCCESS ? "" : bad ? wrong : right, when);
+    fflush(stdout);
+}
+
 /* Times one collective call between two barriers. */
 #define BIG_TIMED(t, rc, call)            \
     do {                                  \

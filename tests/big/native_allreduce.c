@@ -46,16 +46,7 @@ int main(int argc, char **argv)
         printf("  rank %d: element %lld is %d, want %d\n", big_rank, wrong, buf[wrong],
                (int)(wrong % PERIOD) * 10 + 10);
     bad = (int)big_max(bad);
-    if (big_rank == 0) {
-        char msg[MPI_MAX_ERROR_STRING] = "";
-        int len = 0;
-        if (rc != MPI_SUCCESS)
-            MPI_Error_string(rc, msg, &len);
-        printf("MPI_Allreduce returned %d%s%s%s (%.2fs)\n", rc, rc != MPI_SUCCESS ? " (" : "",
-               msg, rc != MPI_SUCCESS ? ")" : bad ? "; the sums are wrong" : "; every sum is right",
-               t);
-        fflush(stdout);
-    }
+    big_native_result("MPI_Allreduce", rc, bad, "the sums are wrong", "every sum is right", t);
     bad = (int)big_max(rc != MPI_SUCCESS || bad);
     big_report_rss();
     MPI_Finalize();

@@ -36,19 +36,10 @@ int main(int argc, char **argv)
     t = MPI_Wtime();
     rc = MPI_Gather(sendbuf, (int)n, MPI_CHAR, recvbuf, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
     t = MPI_Wtime() - t;
-    if (big_rank == 0) {
-        char msg[MPI_MAX_ERROR_STRING] = "";
-        int len = 0;
-        if (rc != MPI_SUCCESS)
-            MPI_Error_string(rc, msg, &len);
-        else
-            for (int i = 0; i < 4 && !bad; i++)
-                bad = big_check_block(recvbuf + i * n, n, i, 0, 0, "block of rank", i);
-        printf("MPI_Gather returned %d%s%s%s (%.2fs)\n", rc, rc != MPI_SUCCESS ? " (" : "", msg,
-               rc != MPI_SUCCESS ? ")" : bad ? "; the data are wrong" : "; every block is right",
-               t);
-        fflush(stdout);
-    }
+    if (big_rank == 0 && rc == MPI_SUCCESS)
+        for (int i = 0; i < 4 && !bad; i++)
+            bad = big_check_block(recvbuf + i * n, n, i, 0, 0, "block of rank", i);
+    big_native_result("MPI_Gather", rc, bad, "the data are wrong", "every block is right", t);
     bad = (int)big_max(rc != MPI_SUCCESS || bad);
     big_report_rss();
     MPI_Finalize();

@@ -40,18 +40,10 @@ int main(int argc, char **argv)
     }
     rc = MPI_Gatherv(sendbuf, (int)n, MPI_CHAR, recvbuf, counts, displs, MPI_CHAR, 0,
                      MPI_COMM_WORLD);
-    if (big_rank == 0) {
-        char msg[MPI_MAX_ERROR_STRING] = "";
-        int len = 0;
-        if (rc != MPI_SUCCESS)
-            MPI_Error_string(rc, msg, &len);
-        else
-            for (int i = 0; i < 3 && !bad; i++)
-                bad = big_check_block(recvbuf + i * n, n, i, 0, 0, "block of rank", i);
-        printf("MPI_Gatherv returned %d%s%s%s\n", rc, rc != MPI_SUCCESS ? " (" : "", msg,
-               rc != MPI_SUCCESS ? ")" : bad ? "; blocks 0-2 are wrong" : "; blocks 0-2 are right");
-        fflush(stdout);
-    }
+    if (big_rank == 0 && rc == MPI_SUCCESS)
+        for (int i = 0; i < 3 && !bad; i++)
+            bad = big_check_block(recvbuf + i * n, n, i, 0, 0, "block of rank", i);
+    big_native_result("MPI_Gatherv", rc, bad, "blocks 0-2 are wrong", "blocks 0-2 are right", -1);
     bad = (int)big_max(rc != MPI_SUCCESS || bad);
     MPI_Finalize();
     return bad;

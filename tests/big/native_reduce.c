@@ -45,15 +45,7 @@ int main(int argc, char **argv)
                 wrong = j;
     bad = (int)big_max(wrong >= 0);
     rc = (int)big_max(rc);
-    if (big_rank == 0) {
-        char msg[MPI_MAX_ERROR_STRING] = "";
-        int len = 0;
-        if (rc != MPI_SUCCESS)
-            MPI_Error_string(rc, msg, &len);
-        printf("MPI_Reduce returned %d%s%s%s\n", rc, rc != MPI_SUCCESS ? " (" : "", msg,
-               rc != MPI_SUCCESS ? ")" : bad ? "; the sums are wrong" : "; every sum is right");
-        fflush(stdout);
-    }
+    big_native_result("MPI_Reduce", rc, bad, "the sums are wrong", "every sum is right", -1);
     free(buf);
     MPI_Finalize();
     return rc != MPI_SUCCESS || bad;

@@ -70,6 +70,11 @@ static inline int tc_size(MPI_Comm comm)
     return p;
 }
 
+static inline int tc_world_p(void)
+{
+    return tc_size(MPI_COMM_WORLD);
+}
+
 static inline int tc_class(int code)
 {
     int cls = code;
@@ -779,6 +784,29 @@ static inline int tc_openmpi(void)
 }
 
 /* ------------------------------------------------------------ statistics */
+
+/* ------------------------------------------------------------ bounds */
+
+/* Adds a bound of the registry: `coll`, class `cls`, `bound`, for type
+ * sizes s_min..s_max and the MPI library `mpi` (NULL: any). A record the
+ * registry refuses fails the test on every rank alike (the registry is
+ * per process and every rank adds the same). */
+static inline void tc_bound_add(safecoll_coll coll, safecoll_bound_class cls, MPI_Count bound,
+                                int s_min, int s_max, const char *mpi)
+{
+    safecoll_bound b;
+
+    ck_assert_int_eq(safecoll_bound_init(&b), MPI_SUCCESS);
+    b.collective = coll;
+    b.cls = cls;
+    b.bound = bound;
+    b.s_min = s_min;
+    b.s_max = s_max;
+    if (mpi != NULL)
+        snprintf(b.mpi, sizeof b.mpi, "%s", mpi);
+    ck_assert_msg(safecoll_bounds_add(&b) == MPI_SUCCESS, "safecoll_bounds_add: %s",
+                  safecoll_last_error());
+}
 
 static inline safecoll_stats tc_stats(safecoll_coll coll)
 {

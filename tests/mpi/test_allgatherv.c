@@ -150,11 +150,6 @@ static void run(tc_ctx *t, const acase *c)
     free(expect);
 }
 
-static int world_p(void)
-{
-    return tc_size(MPI_COMM_WORLD);
-}
-
 static acase base_case(const tc_layout *l, const tc_type *st, const tc_type *rt, int seed)
 {
     acase c;
@@ -175,7 +170,7 @@ static acase base_case(const tc_layout *l, const tc_type *st, const tc_type *rt,
  * each strategy runs through both APIs over the three layouts. */
 START_TEST(strategies)
 {
-    const int p = world_p(), kinds[3] = {TC_LAY_GCD, TC_LAY_GCD1, TC_LAY_BIG};
+    const int p = tc_world_p(), kinds[3] = {TC_LAY_GCD, TC_LAY_GCD1, TC_LAY_BIG};
     tc_type ti, tr;
     tc_ctx t;
 
@@ -204,7 +199,7 @@ END_TEST
  * sizes differ). */
 START_TEST(datatypes)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     const int pairs[4][2] = {
         {TC_VEC, TC_VEC2}, {TC_STRUCT, TC_STRUCT}, {TC_INT, TC_CONTIG4}, {TC_CONTIG4, TC_INT}};
     tc_ctx t;
@@ -236,7 +231,7 @@ END_TEST
 /* MPI_IN_PLACE on every rank, every strategy. */
 START_TEST(in_place)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type ti, tv;
     tc_layout l, g;
     tc_ctx t;
@@ -263,7 +258,7 @@ END_TEST
  * layout there starts at 0; known_bug covers the other case). */
 START_TEST(same_as_native)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type tv, tv2, ti;
     tc_layout l;
     tc_ctx t;
@@ -299,7 +294,7 @@ END_TEST
  * call is refused. */
 START_TEST(known_bug)
 {
-    const int p = world_p(), bug = p == 1 && tc_mpich402();
+    const int p = tc_world_p(), bug = p == 1 && tc_mpich402();
     const int strategies[3] = {SAFECOLL_STRATEGY_AUTO, SAFECOLL_STRATEGY_NATIVE,
                                SAFECOLL_STRATEGY_P2P};
     tc_type ti;
@@ -333,7 +328,7 @@ END_TEST
 /* Nobody sends anything: every strategy still agrees and returns. */
 START_TEST(all_empty)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type ti;
     tc_layout l;
     tc_ctx t;
@@ -386,7 +381,7 @@ END_TEST
  * and any tag, must get the user's message, not the library's traffic. */
 START_TEST(user_messages)
 {
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     const int strategies[2] = {SAFECOLL_STRATEGY_P2P, SAFECOLL_STRATEGY_CHUNK};
     tc_type ti;
     tc_layout l;
@@ -422,7 +417,7 @@ END_TEST
  * and bigtype, gcd 1, are refused then). */
 START_TEST(negative_displs_c)
 {
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD), root = p - 1;
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD), root = p - 1;
     const MPI_Count limits[2] = {INT_MAX, 4};
     MPI_Count counts[TC_MAXP];
     MPI_Aint displs[TC_MAXP];
@@ -486,7 +481,7 @@ END_TEST
 START_TEST(wrapped)
 {
     enum { B = 4096 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     int counts[TC_MAXP], displs[TC_MAXP], first_bad = -1;
     MPI_Count ccounts[TC_MAXP];
     MPI_Aint cdispls[TC_MAXP], recovered[TC_MAXP];
@@ -568,7 +563,7 @@ END_TEST
 START_TEST(empty_block_negative_displ)
 {
     enum { B = 16 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     const int strategies[2] = {SAFECOLL_STRATEGY_AUTO, SAFECOLL_STRATEGY_P2P};
     int counts[TC_MAXP], displs[TC_MAXP];
     char sbuf[B];

@@ -209,11 +209,6 @@ static void run(tc_ctx *t, const xcase *c)
     free(expect);
 }
 
-static int world_p(void)
-{
-    return tc_size(MPI_COMM_WORLD);
-}
-
 static xcase base_case(int kind, int p, const tc_type *st, const tc_type *rt, int seed)
 {
     xcase c;
@@ -233,7 +228,7 @@ static xcase base_case(int kind, int p, const tc_type *st, const tc_type *rt, in
  * the _c API with a resized type in turn. */
 START_TEST(strategies)
 {
-    const int p = world_p(), kinds[3] = {TC_LAY_GCD, TC_LAY_GCD1, TC_LAY_BIG};
+    const int p = tc_world_p(), kinds[3] = {TC_LAY_GCD, TC_LAY_GCD1, TC_LAY_BIG};
     tc_type ti, tr;
     tc_ctx t;
 
@@ -263,7 +258,7 @@ END_TEST
  * signature (chunk refused when the element sizes differ). */
 START_TEST(datatypes)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     const int pairs[4][2] = {
         {TC_VEC, TC_VEC2}, {TC_STRUCT, TC_STRUCT}, {TC_INT, TC_CONTIG4}, {TC_CONTIG4, TC_INT}};
     tc_ctx t;
@@ -292,7 +287,7 @@ END_TEST
 /* MPI_IN_PLACE on every rank, every strategy. */
 START_TEST(in_place)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type ti, tv;
     tc_ctx t;
 
@@ -316,7 +311,7 @@ END_TEST
  * MPI_Alltoallv gives; segment is refused there too. */
 START_TEST(same_as_native)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type tv, tv2, ti;
     tc_ctx t;
 
@@ -347,7 +342,7 @@ END_TEST
 /* Nobody sends anything. */
 START_TEST(all_empty)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type ti;
     tc_ctx t;
 
@@ -396,7 +391,7 @@ END_TEST
  * and any tag, must get the user's message, not the library's traffic. */
 START_TEST(user_messages)
 {
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     const int strategies[2] = {SAFECOLL_STRATEGY_P2P, SAFECOLL_STRATEGY_CHUNK};
     tc_type ti;
     tc_ctx t;
@@ -430,7 +425,7 @@ END_TEST
 START_TEST(wrapped)
 {
     enum { B = 1024 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     int sc[TC_MAXP], sd[TC_MAXP], rc_[TC_MAXP], rd[TC_MAXP], first_bad = -1;
     MPI_Count csc[TC_MAXP], crc[TC_MAXP];
     MPI_Aint csd[TC_MAXP], crd[TC_MAXP];
@@ -513,7 +508,7 @@ END_TEST
 START_TEST(empty_block_negative_displ)
 {
     enum { B = 16, SEND_AT = 4096, RECV_AT = 1 << 20 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     const int strategies[2] = {SAFECOLL_STRATEGY_AUTO, SAFECOLL_STRATEGY_P2P};
     int sc[TC_MAXP], sd[TC_MAXP], rc_[TC_MAXP], rd[TC_MAXP];
     tc_sparse sp = {NULL, 0};

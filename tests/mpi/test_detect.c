@@ -7,6 +7,8 @@
  */
 /* mpi-procs: 2 3 4 */
 /* mpi-env: SAFECOLL_BOUNDS=tests/mpi/data/small.bounds */
+#include "common.h"
+
 #include <check.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -15,21 +17,6 @@
 #include <safecoll.h>
 
 static int rank, size;
-
-static void add_bound(safecoll_coll coll, safecoll_bound_class cls, MPI_Count bound, int s_min,
-                      int s_max, const char *mpi)
-{
-    safecoll_bound b;
-    ck_assert_int_eq(safecoll_bound_init(&b), MPI_SUCCESS);
-    b.collective = coll;
-    b.cls = cls;
-    b.bound = bound;
-    b.s_min = s_min;
-    b.s_max = s_max;
-    if (mpi != NULL)
-        strcpy(b.mpi, mpi);
-    ck_assert_msg(safecoll_bounds_add(&b) == MPI_SUCCESS, "add: %s", safecoll_last_error());
-}
 
 static void reset(void)
 {
@@ -89,7 +76,7 @@ START_TEST(g_elements_fires_and_is_avoided)
     for (int i = 0; i < size; i++)
         total += 10 + i;
     reset();
-    add_bound(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_ELEMENTS, total - 1, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_ELEMENTS, total - 1, 0, INT_MAX, NULL);
     ck_assert_int_eq(gather_once(&rc), 0);
     ck_assert_msg(rc == MPI_SUCCESS, "%s", safecoll_last_error());
     expect(SAFECOLL_COLL_GATHERV, 1, 0, "G elements");
@@ -102,7 +89,7 @@ START_TEST(g_at_the_bound_does_not_fire)
     for (int i = 0; i < size; i++)
         total += 10 + i;
     reset();
-    add_bound(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_ELEMENTS, total, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_ELEMENTS, total, 0, INT_MAX, NULL);
     ck_assert_int_eq(gather_once(&rc), 0);
     ck_assert_int_eq(rc, MPI_SUCCESS);
     expect(SAFECOLL_COLL_GATHERV, 0, 0, "at the bound");
@@ -113,7 +100,7 @@ START_TEST(g_bytes_rules_out_bigtype)
 {
     int rc;
     reset();
-    add_bound(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_BYTES, 4 * 15, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_BYTES, 4 * 15, 0, INT_MAX, NULL);
     ck_assert_int_eq(safecoll_strategy_set(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_BIGTYPE),
                      MPI_SUCCESS);
     ck_assert_int_eq(gather_once(&rc), 0);
@@ -130,7 +117,7 @@ START_TEST(x_fires_on_the_largest_message)
     int rc;
     reset();
     /* The largest block is 10 + size - 1. */
-    add_bound(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_X, 10 + size - 2, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_X, 10 + size - 2, 0, INT_MAX, NULL);
     ck_assert_int_eq(gather_once(&rc), 0);
     ck_assert_msg(rc == MPI_SUCCESS, "%s", safecoll_last_error());
     expect(SAFECOLL_COLL_GATHERV, 0, 1, "X");
@@ -142,9 +129,10 @@ START_TEST(restrictions_keep_a_bound_quiet)
     int rc;
     reset();
     /* Another library, another type size, another collective: none fires. */
-    add_bound(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_ELEMENTS, 1, 0, INT_MAX, "No Such MPI 0.0");
-    add_bound(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_ELEMENTS, 1, 8, 8, NULL);
-    add_bound(SAFECOLL_COLL_SCATTERV, SAFECOLL_BOUND_G_ELEMENTS, 1, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_ELEMENTS, 1, 0, INT_MAX,
+                 "No Such MPI 0.0");
+    tc_bound_add(SAFECOLL_COLL_GATHERV, SAFECOLL_BOUND_G_ELEMENTS, 1, 8, 8, NULL);
+    tc_bound_add(SAFECOLL_COLL_SCATTERV, SAFECOLL_BOUND_G_ELEMENTS, 1, 0, INT_MAX, NULL);
     ck_assert_int_eq(gather_once(&rc), 0);
     ck_assert_int_eq(rc, MPI_SUCCESS);
     expect(SAFECOLL_COLL_GATHERV, 0, 0, "restricted");
@@ -162,8 +150,8 @@ START_TEST(all_collectives_under_a_bound)
     safecoll_stats st;
 
     reset();
-    add_bound(SAFECOLL_COLL_ALLGATHERV, SAFECOLL_BOUND_G_ELEMENTS, n, 0, INT_MAX, NULL);
-    add_bound(SAFECOLL_COLL_ALLTOALLV, SAFECOLL_BOUND_X, n / 2, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_ALLGATHERV, SAFECOLL_BOUND_G_ELEMENTS, n, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_ALLTOALLV, SAFECOLL_BOUND_X, n / 2, 0, INT_MAX, NULL);
     for (int i = 0; i < size; i++) {
         counts[i] = n;
         displs[i] = i * n;

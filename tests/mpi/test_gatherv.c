@@ -166,11 +166,6 @@ static void run(tc_ctx *t, const gcase *c)
     free(expect);
 }
 
-static int world_p(void)
-{
-    return tc_size(MPI_COMM_WORLD);
-}
-
 static gcase base_case(const tc_layout *l, const tc_type *st, const tc_type *rt, int seed)
 {
     gcase c;
@@ -191,7 +186,7 @@ static gcase base_case(const tc_layout *l, const tc_type *st, const tc_type *rt,
  * each strategy runs through both APIs over the three layouts. */
 START_TEST(strategies)
 {
-    const int p = world_p(), kinds[3] = {TC_LAY_GCD, TC_LAY_GCD1, TC_LAY_BIG};
+    const int p = tc_world_p(), kinds[3] = {TC_LAY_GCD, TC_LAY_GCD1, TC_LAY_BIG};
     const int roots[3] = {p - 1, 0, p / 2};
     tc_type ti, tr;
     tc_ctx t;
@@ -223,7 +218,7 @@ END_TEST
  * sizes differ). */
 START_TEST(datatypes)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     const int pairs[4][2] = {
         {TC_VEC, TC_VEC2}, {TC_STRUCT, TC_STRUCT}, {TC_INT, TC_CONTIG4}, {TC_CONTIG4, TC_INT}};
     tc_ctx t;
@@ -256,7 +251,7 @@ END_TEST
 /* MPI_IN_PLACE at the root, every strategy. */
 START_TEST(in_place)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type ti, tv;
     tc_layout l, g;
     tc_ctx t;
@@ -282,7 +277,7 @@ END_TEST
 /* Without a trigger every strategy, forced, gives what MPI_Gatherv gives. */
 START_TEST(same_as_native)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type tv, tv2, ti;
     tc_layout l;
     tc_ctx t;
@@ -316,7 +311,7 @@ END_TEST
 /* Every rank as the root, with strategies in turn. */
 START_TEST(every_root)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     const int strategies[4] = {SAFECOLL_STRATEGY_AUTO, SAFECOLL_STRATEGY_CHUNK,
                                SAFECOLL_STRATEGY_P2P, SAFECOLL_STRATEGY_SEGMENT};
     tc_type ti;
@@ -340,7 +335,7 @@ END_TEST
 /* Nobody sends anything: every strategy still agrees and returns. */
 START_TEST(all_empty)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type ti;
     tc_layout l;
     tc_ctx t;
@@ -397,7 +392,7 @@ END_TEST
  * and any tag, must get the user's message, not the library's traffic. */
 START_TEST(user_messages)
 {
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     const int strategies[2] = {SAFECOLL_STRATEGY_P2P, SAFECOLL_STRATEGY_CHUNK};
     tc_type ti;
     tc_layout l;
@@ -434,7 +429,7 @@ END_TEST
  * and bigtype, gcd 1, are refused then). */
 START_TEST(negative_displs_c)
 {
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD), root = p - 1;
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD), root = p - 1;
     const MPI_Count limits[2] = {INT_MAX, 4};
     MPI_Count counts[TC_MAXP];
     MPI_Aint displs[TC_MAXP];
@@ -494,7 +489,7 @@ END_TEST
 START_TEST(wrapped)
 {
     enum { B = 4096 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD), root = p / 2;
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD), root = p / 2;
     int counts[TC_MAXP], displs[TC_MAXP], first_bad = -1;
     MPI_Count ccounts[TC_MAXP];
     MPI_Aint cdispls[TC_MAXP], recovered[TC_MAXP];
@@ -573,7 +568,7 @@ END_TEST
 START_TEST(wrapped_with_empty_rank)
 {
     enum { B = 4096 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD), root = 0;
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD), root = 0;
     int counts[TC_MAXP], displs[TC_MAXP];
     MPI_Aint truth[TC_MAXP];
     char sbuf[B];
@@ -619,7 +614,7 @@ END_TEST
 START_TEST(empty_block_negative_displ)
 {
     enum { B = 16 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD), root = 0;
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD), root = 0;
     const int strategies[2] = {SAFECOLL_STRATEGY_AUTO, SAFECOLL_STRATEGY_P2P};
     int counts[TC_MAXP], displs[TC_MAXP];
     char sbuf[B];

@@ -418,18 +418,6 @@ START_TEST(p2p_is_rank_order)
 }
 END_TEST
 
-static void add_bound(tc_ctx *t, safecoll_coll coll, safecoll_bound_class cls, MPI_Count bound)
-{
-    safecoll_bound b;
-    safecoll_bound_init(&b);
-    b.collective = coll;
-    b.cls = cls;
-    b.bound = bound;
-    b.s_min = 0;
-    b.s_max = INT_MAX;
-    TC_CHECK(t, safecoll_bounds_add(&b) == MPI_SUCCESS, "bounds_add: %s", safecoll_last_error());
-}
-
 /* A registered G bound makes the automatic choice avoid (and not with the
  * large-count call, which no record clears); without it the call is
  * native. */
@@ -445,8 +433,9 @@ START_TEST(g_bound_triggers)
         in[k] = rank + k;
     safecoll_bounds_clear();
     safecoll_stats_reset();
-    add_bound(&t, SAFECOLL_COLL_ALLREDUCE, SAFECOLL_BOUND_G_ELEMENTS, 15);
-    add_bound(&t, SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK, SAFECOLL_BOUND_G_BYTES, 4 * 4 * p - 1);
+    tc_bound_add(SAFECOLL_COLL_ALLREDUCE, SAFECOLL_BOUND_G_ELEMENTS, 15, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK, SAFECOLL_BOUND_G_BYTES, 4 * 4 * p - 1, 0,
+                 INT_MAX, NULL);
     TC_CHECK(&t, safecoll_allreduce(in, out, 16, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
                      MPI_SUCCESS, "%s", safecoll_last_error());
     for (int k = 0; k < 16; k++)

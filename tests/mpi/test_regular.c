@@ -153,10 +153,16 @@ static void one(tc_ctx *t, int which, int mode, const tc_type *ty, int root, MPI
 
     /* Under the small limit a non-empty call exceeds it: the native call
      * cannot carry it, chunk and p2p always can, and without a trigger
-     * every strategy applies. The others may be refused by their layout
-     * (a gcd or a block above the limit), but only with the right class. */
+     * every strategy applies. So can bigtype and largecount of allgather
+     * and alltoall, which keep the regular call (one element of a type of
+     * the block; the `_c` call). The others may be
+     * refused by their layout (a gcd or a block above the limit), but only
+     * with the right class. */
     triggered = limit < INT_MAX && n > limit;
-    must = !triggered || strategy == SAFECOLL_STRATEGY_CHUNK || strategy == SAFECOLL_STRATEGY_P2P;
+    must = !triggered || strategy == SAFECOLL_STRATEGY_CHUNK || strategy == SAFECOLL_STRATEGY_P2P ||
+           ((which == R_ALLGATHER || which == R_ALLTOALL) &&
+            (strategy == SAFECOLL_STRATEGY_BIGTYPE ||
+             strategy == SAFECOLL_STRATEGY_LARGECOUNT));
     if (triggered && strategy == SAFECOLL_STRATEGY_NATIVE)
         TC_CHECK(t, tc_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION,
                  "%s: forced native above the limit gave %s", label,
@@ -233,22 +239,12 @@ END_TEST
 START_TEST(bcast_all_strategies) { matrix(R_BCAST, 4); }
 END_TEST
 
-static void add_bound(safecoll_coll coll, safecoll_bound_class cls, MPI_Count bound)
-{
-    safecoll_bound b;
-    ck_assert_int_eq(safecoll_bound_init(&b), MPI_SUCCESS);
-    b.collective = coll;
-    b.cls = cls;
-    b.bound = bound;
-    b.s_min = 0;
-    b.s_max = INT_MAX;
-    ck_assert_msg(safecoll_bounds_add(&b) == MPI_SUCCESS, "add: %s", safecoll_last_error());
-}
-
 /* Without a trigger the native call runs; with a registered G bound that
  * the call passes (n*P elements, or n for bcast) the automatic choice runs
  * a strategy other than native, and largecount (which no record says is
- * free of the bound) is not it. The data is MPI's either way. */
+ * free of the bound) is not it. Under the bound, chunk forced cuts each
+ * block in two rounds (pieces of (n*P - 1)/P elements). The data is MPI's
+ * either way. */
 START_TEST(auto_native_then_bound_fires)
 {
     const int p = tc_size(MPI_COMM_WORLD), rank = tc_rank(MPI_COMM_WORLD);
@@ -260,7 +256,7 @@ START_TEST(auto_native_then_bound_fires)
     tc_type_make(&ty, TC_INT);
     ck_assert_int_eq(safecoll_bounds_clear(), MPI_SUCCESS);
     for (int which = 0; which < R_N; which++)
-        for (int bound = 0; bound < 2; bound++)
+        for (int bound = 0; bound < 3; bound++)
             for (int mode = 0; mode < 4; mode += 2) {
                 const safecoll_coll coll = mode >= 2 ? icoll[which] : rcoll[which];
                 const int root = p - 1;
@@ -277,10 +273,13 @@ START_TEST(auto_native_then_bound_fires)
                 native(which, sb, (int)n, MPI_INT, eb, root, MPI_COMM_WORLD);
                 setup(which, &ty, p, rank, root, n, 0, sb, sbytes, rb, rbytes);
                 if (bound)
-                    add_bound(coll, SAFECOLL_BOUND_G_ELEMENTS, global - 1);
+                    tc_bound_add(coll, SAFECOLL_BOUND_G_ELEMENTS, global - 1, 0, INT_MAX, NULL);
+                if (bound == 2)
+                    safecoll_strategy_set(coll, SAFECOLL_STRATEGY_CHUNK);
                 before = tc_stats(coll);
                 rc = call(which, mode, sb, n, MPI_INT, rb, root, MPI_COMM_WORLD);
                 after = tc_stats(coll);
+                safecoll_strategy_set(coll, SAFECOLL_STRATEGY_AUTO);
                 ran = tc_stats_ran(coll, &before);
                 TC_CHECK(&t, rc == MPI_SUCCESS, "%s mode %d bound %d: %s", rname[which], mode,
                          bound, safecoll_last_error());
@@ -290,6 +289,10 @@ START_TEST(auto_native_then_bound_fires)
                     TC_CHECK(&t, ran == SAFECOLL_STRATEGY_NATIVE,
                              "%s mode %d: the untriggered call ran %s", rname[which], mode,
                              tc_sname(ran));
+                } else if (bound == 2) {
+                    TC_CHECK(&t, ran == SAFECOLL_STRATEGY_CHUNK,
+                             "%s mode %d: forced chunk under a bound ran %s", rname[which],
+                             mode, tc_sname(ran));
                 } else {
                     TC_CHECK(&t, ran > SAFECOLL_STRATEGY_LARGECOUNT,
                              "%s mode %d: under a bound the call ran %s", rname[which], mode,

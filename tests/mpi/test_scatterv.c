@@ -145,11 +145,6 @@ static void run(tc_ctx *t, const scase *c)
     free(stream);
 }
 
-static int world_p(void)
-{
-    return tc_size(MPI_COMM_WORLD);
-}
-
 static scase base_case(const tc_layout *l, const tc_type *lt, const tc_type *rt, int seed)
 {
     scase c;
@@ -170,7 +165,7 @@ static scase base_case(const tc_layout *l, const tc_type *lt, const tc_type *rt,
  * each strategy runs through both APIs over the three layouts. */
 START_TEST(strategies)
 {
-    const int p = world_p(), kinds[3] = {TC_LAY_GCD, TC_LAY_GCD1, TC_LAY_BIG};
+    const int p = tc_world_p(), kinds[3] = {TC_LAY_GCD, TC_LAY_GCD1, TC_LAY_BIG};
     const int roots[3] = {p - 1, 0, p / 2};
     tc_type ti, tr;
     tc_ctx t;
@@ -202,7 +197,7 @@ END_TEST
  * sizes differ). */
 START_TEST(datatypes)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     const int pairs[4][2] = {
         {TC_VEC, TC_VEC2}, {TC_STRUCT, TC_STRUCT}, {TC_INT, TC_CONTIG4}, {TC_CONTIG4, TC_INT}};
     tc_ctx t;
@@ -235,7 +230,7 @@ END_TEST
 /* MPI_IN_PLACE at the root, every strategy. */
 START_TEST(in_place)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type ti, tv;
     tc_layout l, g;
     tc_ctx t;
@@ -261,7 +256,7 @@ END_TEST
 /* Without a trigger every strategy, forced, gives what MPI_Scatterv gives. */
 START_TEST(same_as_native)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type tv, tv2, ti;
     tc_layout l;
     tc_ctx t;
@@ -295,7 +290,7 @@ END_TEST
 /* Every rank as the root, with strategies in turn. */
 START_TEST(every_root)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     const int strategies[4] = {SAFECOLL_STRATEGY_AUTO, SAFECOLL_STRATEGY_CHUNK,
                                SAFECOLL_STRATEGY_P2P, SAFECOLL_STRATEGY_SEGMENT};
     tc_type ti;
@@ -319,7 +314,7 @@ END_TEST
 /* Nobody sends anything: every strategy still agrees and returns. */
 START_TEST(all_empty)
 {
-    const int p = world_p();
+    const int p = tc_world_p();
     tc_type ti;
     tc_layout l;
     tc_ctx t;
@@ -376,7 +371,7 @@ END_TEST
  * and any tag, must get the user's message, not the library's traffic. */
 START_TEST(user_messages)
 {
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     const int strategies[2] = {SAFECOLL_STRATEGY_P2P, SAFECOLL_STRATEGY_CHUNK};
     tc_type ti;
     tc_layout l;
@@ -413,7 +408,7 @@ END_TEST
 START_TEST(wrapped)
 {
     enum { B = 4096 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD), root = p - 1;
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD), root = p - 1;
     int counts[TC_MAXP], displs[TC_MAXP];
     MPI_Count ccounts[TC_MAXP];
     MPI_Aint cdispls[TC_MAXP], recovered[TC_MAXP];
@@ -493,7 +488,7 @@ END_TEST
 START_TEST(empty_block_negative_displ)
 {
     enum { B = 16 };
-    const int p = world_p(), me = tc_rank(MPI_COMM_WORLD), root = 0;
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD), root = 0;
     const int strategies[2] = {SAFECOLL_STRATEGY_AUTO, SAFECOLL_STRATEGY_P2P};
     int counts[TC_MAXP], displs[TC_MAXP];
     unsigned char rbuf[B];
