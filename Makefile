@@ -341,7 +341,7 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-cxx check-cli \
-               check-search check-install check-doc
+               check-search check-guideline check-install check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -415,8 +415,7 @@ check-search: $(TOOL_BIN)
 	@$(call record,search,tests/check-search.sh $(TOOL_BIN))
 
 # The guideline test against simulated slow and jittery collectives at tiny
-# sizes (about 1-2 minutes on a quiet machine, estimated). Not in CHECK_STEPS
-# yet: on a loaded machine its jitter part can make a false record (CHANGELOG).
+# sizes.
 check-guideline: $(TOOL_BIN)
 	@printf '\n== guideline (fault injection) ==\n'
 	@$(call record,guideline,tests/check-guideline.sh $(TOOL_BIN))

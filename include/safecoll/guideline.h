@@ -53,15 +53,17 @@ extern "C" {
  *  from order statistics, within `precision` of it), the time budget per
  *  size and variant is spent, or `reps_max` is reached.
  *
- *  \b Verdict (safecoll_guideline_judge()): at a size, a violation is a
- *  native median greater than `factor` times the best equivalent's median
- *  (the equivalent of the lowest median), with the first quartiles
- *  agreeing (native's greater than `factor` times the best's: on a busy
- *  machine times are bimodal and a median can fall on the slow mode);
- *  only variants with at least `reps_min` valid repetitions take part.
- *  A violation range is a run of at least `confirm` consecutive sizes of
- *  the sweep that all violate, so that one noisy size never flags. Each
- *  range gives a performance bound record (safecoll_guideline_record()).
+ *  \b Verdict (safecoll_guideline_judge()): at a size, native loses to an
+ *  equivalent when its median is greater than `factor` times the
+ *  equivalent's median and the first quartiles agree (native's greater
+ *  than `factor` times the equivalent's: on a busy machine times are
+ *  bimodal and a median can fall on the slow mode); the size is a
+ *  violation when native loses to at least one equivalent. Only variants
+ *  with at least `reps_min` valid repetitions take part. A violation range
+ *  is a run of at least `confirm` consecutive sizes of the sweep at which
+ *  native loses to one and the same equivalent, so that neither one noisy
+ *  size nor a different lucky equivalent at each size flags. Each range
+ *  gives a performance bound record (safecoll_guideline_record()).
  *
  *  \b Fault \b injection, with `SAFECOLL_PROBE_FAULT` (the probe's
  *  variable, probe.h) in the environment of the job:
@@ -131,7 +133,8 @@ typedef struct safecoll_guideline_point {
     safecoll_strategy best; /**< the fastest equivalent, or SAFECOLL_STRATEGY_AUTO when none
                                  was timed (set by safecoll_guideline_judge()) */
     double ratio;           /**< native median / best median, or 0 */
-    int violation;          /**< ratio > factor */
+    int violation;          /**< native loses to at least one equivalent by the factor
+                                 (median and first quartile) */
     int range;              /**< the index of its violation range, or -1 */
 } safecoll_guideline_point;
 
@@ -140,7 +143,7 @@ typedef struct safecoll_guideline_range {
     int first;             /**< index of its first size */
     int last;              /**< index of its last size */
     safecoll_strategy use; /**< the equivalent of the lowest geometric mean time over the
-                                range among those timed at every size of it */
+                                range among those native loses to at every size of it */
     double ratio_min;      /**< native / use, smallest over the range */
     double ratio_max;      /**< and largest */
 } safecoll_guideline_range;

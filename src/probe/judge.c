@@ -59,36 +59,64 @@ static int is_equivalent(int k)
     return k != SAFECOLL_STRATEGY_AUTO && k != SAFECOLL_STRATEGY_NATIVE;
 }
 
-/* The equivalent for a range: among those timed at every size of it, the
- * one of the smallest product of its times relative to native's, i.e. the
- * lowest geometric mean, so that no single size dominates the choice (no
- * libm: the ratios of at most 64 sizes stay far inside double's range). */
+/* The equivalent for a range: among those in `mask` (the equivalents that
+ * beat native by the factor at every size of the range), the one of the
+ * smallest product of its times relative to native's, i.e. the lowest
+ * geometric mean, so that no single size dominates the choice (no libm: the
+ * ratios of at most 64 sizes stay far inside double's range). */
 static safecoll_strategy range_use(const safecoll_guideline_result *r, int first, int last,
-                                   int need)
+                                   unsigned long long mask)
 {
     safecoll_strategy use = SAFECOLL_STRATEGY_AUTO;
     double best = 0;
 
     for (int k = 0; k < SAFECOLL_NSTRATEGY; k++) {
-        double sum = 1;
-        int all = is_equivalent(k);
-        for (int i = first; i <= last && all; i++) {
+        double prod = 1;
+        if (!(mask & (1ull << k)))
+            continue;
+        for (int i = first; i <= last; i++) {
             const safecoll_guideline_point *p = &r->points[i];
-            all = timed(&p->t[k], need);
-            if (all)
-                sum *= p->t[k].median / p->t[SAFECOLL_STRATEGY_NATIVE].median;
+            prod *= p->t[k].median / p->t[SAFECOLL_STRATEGY_NATIVE].median;
         }
-        if (all && (use == SAFECOLL_STRATEGY_AUTO || sum < best)) {
+        if (use == SAFECOLL_STRATEGY_AUTO || prod < best) {
             use = (safecoll_strategy)k;
-            best = sum;
+            best = prod;
         }
     }
     return use;
 }
 
+/* Closes a run of violating sizes [i - run, i - 1] whose common violating
+ * equivalents are `mask`: a range when it is long enough. */
+static void close_run(safecoll_guideline_result *r, int i, int run, unsigned long long mask,
+                      int confirm)
+{
+    safecoll_guideline_range *g;
+
+    if (run < confirm || mask == 0 || r->nranges >= SAFECOLL_GUIDELINE_MAX_RANGES)
+        return;
+    g = &r->ranges[r->nranges];
+    g->first = i - run;
+    g->last = i - 1;
+    g->use = range_use(r, g->first, g->last, mask);
+    g->ratio_min = g->ratio_max = 0;
+    for (int j = g->first; j <= g->last; j++) {
+        const safecoll_guideline_point *p = &r->points[j];
+        double q = p->t[SAFECOLL_STRATEGY_NATIVE].median / p->t[g->use].median;
+        if (j == g->first || q < g->ratio_min)
+            g->ratio_min = q;
+        if (j == g->first || q > g->ratio_max)
+            g->ratio_max = q;
+    }
+    for (int j = g->first; j <= g->last; j++)
+        r->points[j].range = r->nranges;
+    r->nranges++;
+}
+
 int safecoll_guideline_judge(safecoll_guideline_result *r, const safecoll_guideline_opts *opts)
 {
     safecoll_guideline_opts defaults;
+    unsigned long long masks[SAFECOLL_GUIDELINE_MAX_SIZES], mask = 0;
     int rc, run = 0;
 
     if (opts == NULL) {
@@ -101,6 +129,7 @@ int safecoll_guideline_judge(safecoll_guideline_result *r, const safecoll_guidel
         return rc;
     r->factor = opts->factor;
     r->nranges = 0;
+    _Static_assert(SAFECOLL_NSTRATEGY <= 64, "a mask of equivalents fits 64 bits");
     for (int i = 0; i < r->npoints; i++) {
         safecoll_guideline_point *p = &r->points[i];
         const safecoll_guideline_timing *nat = &p->t[SAFECOLL_STRATEGY_NATIVE];
@@ -108,50 +137,45 @@ int safecoll_guideline_judge(safecoll_guideline_result *r, const safecoll_guidel
         p->ratio = 0;
         p->violation = 0;
         p->range = -1;
+        masks[i] = 0;
         for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
             if (is_equivalent(k) && timed(&p->t[k], opts->reps_min) &&
                 (p->best == SAFECOLL_STRATEGY_AUTO ||
                  p->t[k].median < p->t[p->best].median))
                 p->best = (safecoll_strategy)k;
-        if (p->best != SAFECOLL_STRATEGY_AUTO && timed(nat, opts->reps_min)) {
-            /* The first quartiles must agree with the medians: on a busy
-             * machine times are bimodal (ran, or waited for a core), and a
-             * median can fall on either mode; a native call that is really
-             * slower is slower in its fast quarter too (paper 003 judges
-             * by the first quartile for this reason). */
-            p->ratio = nat->median / p->t[p->best].median;
-            p->violation = p->ratio > opts->factor &&
-                           nat->q1 > opts->factor * p->t[p->best].q1;
-        }
+        if (p->best == SAFECOLL_STRATEGY_AUTO || !timed(nat, opts->reps_min))
+            continue;
+        p->ratio = nat->median / p->t[p->best].median;
+        /* The equivalents native loses to by more than the factor. The
+         * first quartiles must agree with the medians: on a busy machine
+         * times are bimodal (ran, or waited for a core), and a median can
+         * fall on either mode; a native call that is really slower is
+         * slower in its fast quarter too (paper 003 judges by the first
+         * quartile for this reason). */
+        for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
+            if (is_equivalent(k) && timed(&p->t[k], opts->reps_min) &&
+                nat->median > opts->factor * p->t[k].median &&
+                nat->q1 > opts->factor * p->t[k].q1)
+                masks[i] |= 1ull << k;
+        p->violation = masks[i] != 0;
     }
-    /* Ranges: runs of violating sizes, kept when long enough. */
-    for (int i = 0; i <= r->npoints; i++) {
-        if (i < r->npoints && r->points[i].violation) {
+    /* Ranges: runs of violating sizes that share an equivalent, kept when
+     * long enough. Confirming a size by its neighbours against the same
+     * equivalent, not against whichever was fastest at each size, keeps
+     * the minimum over many noisy equivalents from flagging noise: a
+     * different equivalent that happened to be lucky at each of two sizes
+     * makes no range. */
+    for (int i = 0; i < r->npoints; i++) {
+        if (masks[i] != 0 && (run == 0 || (mask & masks[i]) != 0)) {
+            mask = run == 0 ? masks[i] : mask & masks[i];
             run++;
             continue;
         }
-        if (run >= opts->confirm && r->nranges < SAFECOLL_GUIDELINE_MAX_RANGES) {
-            safecoll_guideline_range *g = &r->ranges[r->nranges];
-            g->first = i - run;
-            g->last = i - 1;
-            g->use = range_use(r, g->first, g->last, opts->reps_min);
-            g->ratio_min = g->ratio_max = 0;
-            if (g->use != SAFECOLL_STRATEGY_AUTO) {
-                for (int j = g->first; j <= g->last; j++) {
-                    const safecoll_guideline_point *p = &r->points[j];
-                    double q = p->t[SAFECOLL_STRATEGY_NATIVE].median / p->t[g->use].median;
-                    if (j == g->first || q < g->ratio_min)
-                        g->ratio_min = q;
-                    if (j == g->first || q > g->ratio_max)
-                        g->ratio_max = q;
-                }
-                for (int j = g->first; j <= g->last; j++)
-                    r->points[j].range = r->nranges;
-                r->nranges++;
-            }
-        }
-        run = 0;
+        close_run(r, i, run, mask, opts->confirm);
+        run = masks[i] != 0;
+        mask = masks[i];
     }
+    close_run(r, r->npoints, run, mask, opts->confirm);
     return MPI_SUCCESS;
 }
 

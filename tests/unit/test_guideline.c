@@ -2,8 +2,9 @@
  * Unit tests of the guideline verdict and its records, without an MPI job:
  * synthetic timings go through safecoll_guideline_judge() and
  * safecoll_guideline_record(), so the rules are checked exactly: a
- * violation needs the native median above factor times the best
- * equivalent's; a range needs `confirm` neighbouring violations; its
+ * violation needs the native median above factor times an equivalent's; a
+ * range needs `confirm` neighbouring violations against the same
+ * equivalent; its
  * record's bound is the last good size below it in the Table V unit; its
  * equivalent is the best one over the whole range.
  */
@@ -259,6 +260,36 @@ START_TEST(quartile_must_agree)
 }
 END_TEST
 
+/* Neighbours confirm a violation only against the same equivalent: native
+ * losing to chunk at one size and to p2p at the next (each lucky once, as
+ * noise makes the minimum over many equivalents) is no range; losing to
+ * both at both sizes is, and the range uses the better of them. */
+START_TEST(same_equivalent_confirms)
+{
+    double native[] = {100, 100, 100}, chunk[] = {10, 90, 90}, p2p[] = {90, 10, 90};
+    double chunk2[] = {30, 20, 90}, p2p2[] = {20, 30, 90};
+    safecoll_guideline_result r;
+
+    sweep(&r, SAFECOLL_COLL_ALLREDUCE, 3, native, chunk, p2p);
+    safecoll_guideline_judge(&r, NULL);
+    ck_assert_int_eq(r.points[0].violation, 1);
+    ck_assert_int_eq(r.points[1].violation, 1);
+    ck_assert_int_eq(r.points[0].best, SAFECOLL_STRATEGY_CHUNK);
+    ck_assert_int_eq(r.points[1].best, SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(r.nranges, 0);
+
+    sweep(&r, SAFECOLL_COLL_ALLREDUCE, 3, native, chunk2, p2p2);
+    safecoll_guideline_judge(&r, NULL);
+    ck_assert_int_eq(r.nranges, 1);
+    ck_assert_int_eq(r.ranges[0].first, 0);
+    ck_assert_int_eq(r.ranges[0].last, 1);
+    /* Geometric means are equal (30*20 = 20*30): the first in table order,
+     * chunk, wins the tie. */
+    ck_assert_int_eq(r.ranges[0].use, SAFECOLL_STRATEGY_CHUNK);
+    ck_assert(r.ranges[0].ratio_min == 100.0 / 30 && r.ranges[0].ratio_max == 5.0);
+}
+END_TEST
+
 static Suite *guideline_suite(void)
 {
     Suite *s = suite_create("guideline");
@@ -273,6 +304,7 @@ static Suite *guideline_suite(void)
     tcase_add_test(tc, confirm_and_gaps);
     tcase_add_test(tc, too_few_repetitions);
     tcase_add_test(tc, quartile_must_agree);
+    tcase_add_test(tc, same_equivalent_confirms);
     suite_add_tcase(s, tc);
     return s;
 }
