@@ -11,47 +11,15 @@
 # status non-zero when anything failed.  KEEP=1 keeps the scratch directory.
 set -u
 
-tool=${1:-bin/safecoll}
-[ -x "$tool" ] || { echo "check-cli: $tool is not built (run make)" >&2; exit 2; }
-case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+lib_tool check-cli "${1:-}"
 shipped=$(pwd)/data/known-bounds
+lib_scratch cli
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/safecoll-cli.XXXXXX") || exit 2
-cleanup() { [ "${KEEP:-0}" = 1 ] || rm -rf "$scratch"; }
-trap cleanup EXIT
-cd "$scratch" || exit 2
-
-checks=0 failed=0
-out=$scratch/out err=$scratch/err
-
-# run EXPECTED_STATUS ARGS...: runs the tool with a clean bound environment
-# unless the caller set one (env VAR=... run ...).
-run() {
-    local want=$1 got
-    shift
-    checks=$((checks + 1))
-    "$tool" "$@" >"$out" 2>"$err"
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        failed=$((failed + 1))
-        echo "FAIL: safecoll $*: exit $got, expected $want"
-        sed 's/^/    out| /' "$out" | head -5
-        sed 's/^/    err| /' "$err" | head -5
-    fi
-}
-
-# expect FILE(out|err) TEXT: the last run printed TEXT (fixed string) there.
-expect() {
-    local where=$1 text=$2 file
-    file=$out
-    [ "$where" = err ] && file=$err
-    checks=$((checks + 1))
-    if ! grep -qF -- "$text" "$file"; then
-        failed=$((failed + 1))
-        echo "FAIL: std$where lacks \"$text\":"
-        sed 's/^/    | /' "$file" | head -5
-    fi
-}
+# run EXPECTED_STATUS ARGS... and expect out|err TEXT (lib.sh) run the tool
+# with a clean bound environment unless the caller set one (env VAR=... run
+# ...).
 
 # expect_lines FILE N: the file has N lines.
 expect_lines() {

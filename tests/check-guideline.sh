@@ -17,15 +17,10 @@
 # failed assertion and "guideline: N checks, F failed".
 set -u
 
-tool=${1:-bin/safecoll}
-[ -x "$tool" ] || { echo "check-guideline: $tool is not built (run make)" >&2; exit 2; }
-case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
-export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-# shellcheck source=tests/mpi-flags.sh
-. "$(dirname "$0")/mpi-flags.sh"
-if [ -n "$MPIEXEC_FLAGS" ]; then
-    MPIEXEC="$MPIEXEC $MPIEXEC_FLAGS"
-fi
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+lib_tool check-guideline "${1:-}"
+lib_mpiexec
 export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=
 unset SAFECOLL_PROBE_FAULT SAFECOLL_STRATEGY SAFECOLL_VERBOSE
 
@@ -37,41 +32,10 @@ case $delay in
 *) echo "check-guideline: SAFECOLL_TEST_GUIDELINE_DELAY must end in ms or us" >&2; exit 2 ;;
 esac
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/safecoll-guideline.XXXXXX") || exit 2
-cleanup() { [ "${KEEP:-0}" = 1 ] || rm -rf "$scratch"; }
-trap cleanup EXIT
-cd "$scratch" || exit 2
+lib_scratch guideline
 export TMPDIR=$scratch
-
-checks=0 failed=0
-out=$scratch/out err=$scratch/err
 # Tiny sizes, a few repetitions, no time budget beyond them.
 fast=(--sizes 1Ki-8Ki --reps 7 --time 0)
-
-run() {
-    local want=$1 got
-    shift
-    checks=$((checks + 1))
-    "$tool" "$@" >"$out" 2>"$err"
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        failed=$((failed + 1))
-        echo "FAIL: safecoll $*: exit $got, expected $want"
-        sed 's/^/    out| /' "$out" | tail -12
-        sed 's/^/    err| /' "$err" | tail -5
-    fi
-}
-
-expect() {
-    local where=$1 text=$2 file=$out
-    [ "$where" = err ] && file=$err
-    checks=$((checks + 1))
-    if ! grep -qF -- "$text" "$file"; then
-        failed=$((failed + 1))
-        echo "FAIL: std$where lacks \"$text\":"
-        sed 's/^/    | /' "$file" | tail -12
-    fi
-}
 
 refuse() {
     local text=$1
@@ -152,13 +116,13 @@ done
 # jittered median would be hundreds of times the real one, so the test
 # still fails if the jitter got through, but the real noise of a loaded
 # machine at these sizes does not reach it at two neighbouring sizes.
-# Known problem, so it runs only with SAFECOLL_TEST_GUIDELINE_JITTER=1 (not
-# in make check): even with ranges confirmed against one equivalent, a run
-# under a load average of ~14 made a record (bcast P=2, 4-8 KiB, p2p, the
-# jittered native median hundreds of times p2p's), so the jitter reaches
-# more than a quarter of native's repetitions at neighbouring sizes; the
-# measurement's late-start and window rules under a 300 ms delay are the
-# suspects (CHANGELOG).
+# Runs only with SAFECOLL_TEST_GUIDELINE_JITTER=1 (not in make check).
+# The false records it made came from the measurement's bias (a window
+# calibrated on one descheduled call and a late wake-up counted into the
+# time; CHANGELOG, Fixes), now fixed: 7 cases of this part under load
+# averages of 10-19 made no record, but 2 of them exceeded the job's time
+# limit of 212 s there (exit 1), so it stays out of make check until it
+# has been run on a less loaded machine.
 if [ "${SAFECOLL_TEST_GUIDELINE_JITTER:-0}" = 1 ]; then
     for case in "1 2 allreduce" "2 2 bcast" "3 4 allreduce"; do
         set -- $case

@@ -10,56 +10,17 @@
 # assertion and "search: N checks, F failed".
 set -u
 
-tool=${1:-bin/safecoll}
-[ -x "$tool" ] || { echo "check-search: $tool is not built (run make)" >&2; exit 2; }
-case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
-export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
-# What the MPI of $MPIEXEC needs here (Open MPI: --oversubscribe, and the
-# allow-run-as-root variables as root); the search's default launcher is
-# "$MPIEXEC -n {P}", split at blanks, so the flags travel in MPIEXEC.
-# shellcheck source=tests/mpi-flags.sh
-. "$(dirname "$0")/mpi-flags.sh"
-if [ -n "$MPIEXEC_FLAGS" ]; then
-    MPIEXEC="$MPIEXEC $MPIEXEC_FLAGS"
-fi
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+lib_tool check-search "${1:-}"
+lib_mpiexec
 export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=
 unset SAFECOLL_PROBE_FAULT
 
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/safecoll-search.XXXXXX") || exit 2
-cleanup() { [ "${KEEP:-0}" = 1 ] || rm -rf "$scratch"; }
-trap cleanup EXIT
-cd "$scratch" || exit 2
+lib_scratch search
 export TMPDIR=$scratch
-
-checks=0 failed=0
-out=$scratch/out err=$scratch/err
 # Small limits: a hang costs 2 s, a launch at most 5 more.
 fast=(--n-start 64 --f 4 --time-limit 2 --time-floor 2 --grace 5 --mem-limit 1Gi)
-
-run() {
-    local want=$1 got
-    shift
-    checks=$((checks + 1))
-    "$tool" "$@" >"$out" 2>"$err"
-    got=$?
-    if [ "$got" -ne "$want" ]; then
-        failed=$((failed + 1))
-        echo "FAIL: safecoll $*: exit $got, expected $want"
-        sed 's/^/    out| /' "$out" | tail -5
-        sed 's/^/    err| /' "$err" | tail -5
-    fi
-}
-
-expect() {
-    local where=$1 text=$2 file=$out
-    [ "$where" = err ] && file=$err
-    checks=$((checks + 1))
-    if ! grep -qF -- "$text" "$file"; then
-        failed=$((failed + 1))
-        echo "FAIL: std$where lacks \"$text\":"
-        sed 's/^/    | /' "$file" | tail -8
-    fi
-}
 
 # within COLL LOW: the table row of COLL has n_s <= LOW < n_s + delta, i.e.
 # the largest passing count LOW of the synthetic bug is found within delta.

@@ -36,17 +36,23 @@ extern "C" {
  *  repetition starts in a window: rank 0 picks a start time slightly in
  *  the future and broadcasts it, every rank waits until its clock reaches
  *  it and then calls; the time of a repetition is the largest over the
- *  ranks of (end - start). Clocks: when the attribute `MPI_WTIME_IS_GLOBAL`
+ *  ranks of end minus the largest over the ranks of the moment it
+ *  actually started (the wait of the others for a late rank inside the
+ *  call is not the collective's). Clocks: when the attribute `MPI_WTIME_IS_GLOBAL`
  *  of `MPI_COMM_WORLD` is true, or when every rank runs on one node (a
  *  shared-memory split of the communicator spans it: MPI_Wtime then reads
  *  one clock of the system), they are used as they are; otherwise the
  *  offset of each rank's clock to rank 0's is estimated once with a
  *  ping-pong (the exchange of least round-trip time of 16; offset = the
- *  rank's time minus the middle of rank 0's send and receive). A rank that
- *  starts more than a tenth of the window (at least 50 us) after the start
- *  time (it came late, or its sleep overshot) makes that repetition
- *  invalid: it is dropped, and when many are the window grows (up to a
- *  second), and the tolerance with it. The reported time is the median of
+ *  rank's time minus the middle of rank 0's send and receive). The window
+ *  a repetition needs is twice the variant's median plus 100 us (first the
+ *  fastest of 3 calibration calls made after the `warmup` untimed calls,
+ *  every variant of a size warmed up before any is timed); the variants
+ *  take turns in batches, the order rotated each round. A rank that
+ *  starts more than a quarter of the spacing (at least 50 us) after the
+ *  start time (it came late, or its sleep overshot) makes that repetition
+ *  invalid: it is dropped, and when most are the spacing of the starts
+ *  grows (up to a second), relaxing again when none is. The reported time is the median of
  *  the valid repetitions, with the first and third quartile and the
  *  extremes as the spread. Repetitions: at least `reps_min`; then more
  *  until the median is stable (the 95% confidence interval of the median,

@@ -98,6 +98,13 @@ char *sc__eq_image(sc__call *call, MPI_Count n, MPI_Datatype type);
 int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,
                 void *dst, MPI_Count m, MPI_Datatype rtype);
 
+/* n elements split into the call's size of pieces, the first n % P one
+ * element larger: int counts and displacements in the call's scratch
+ * memory (a piece fits an int: the equivalents run int-sized calls only,
+ * sc__equiv_feasible).
+ * MPI_SUCCESS, or the out-of-memory error. */
+int sc__even_split(sc__call *call, MPI_Count n, int **counts, int **displs);
+
 /* The tag of point-to-point strategies on the private communicator. */
 #define SC_TAG_P2P 0x5c01
 

@@ -63,6 +63,23 @@ int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype
                         call->rank, SC_TAG_EQ_SELF, call->priv, MPI_STATUS_IGNORE);
 }
 
+int sc__even_split(sc__call *call, MPI_Count n, int **counts, int **displs)
+{
+    const int p = call->size;
+
+    *counts = sc__scratch(call, sizeof(int) * (size_t)p);
+    *displs = sc__scratch(call, sizeof(int) * (size_t)p);
+    if (*counts == NULL || *displs == NULL)
+        return sc__eq_no_mem(call);
+    /* P pieces of whole elements, the first n % P one element larger. */
+    for (int i = 0, d = 0; i < p; i++) {
+        (*counts)[i] = (int)(n / p + (i < n % p));
+        (*displs)[i] = d;
+        d += (*counts)[i];
+    }
+    return MPI_SUCCESS;
+}
+
 /* The int views of a layout (its counts and displacements fit: checked
  * by sc__equiv_feasible), in the call's scratch memory. */
 static int int_layout(sc__call *call, sc__layout *lay, int **counts, int **displs)
@@ -156,21 +173,11 @@ int sc__eq_alltoall(sc__call *call)
 
 int sc__eq_scatter_allgather(sc__call *call)
 {
-    const int p = call->size;
-    const MPI_Count n = call->leaf.count;
     int *counts, *displs, rc;
     char *buf = call->leaf.buf;
 
-    counts = sc__scratch(call, sizeof(int) * (size_t)p);
-    displs = sc__scratch(call, sizeof(int) * (size_t)p);
-    if (counts == NULL || displs == NULL)
-        return sc__eq_no_mem(call);
-    /* P pieces of whole elements, the first n % P one element larger. */
-    for (int i = 0, d = 0; i < p; i++) {
-        counts[i] = (int)(n / p + (i < n % p));
-        displs[i] = d;
-        d += counts[i];
-    }
+    if ((rc = sc__even_split(call, call->leaf.count, &counts, &displs)) != MPI_SUCCESS)
+        return rc;
     rc = SC_COLL(MPI_Scatterv, MPI_Iscatterv, buf, counts, displs, call->leaf.type,
                  call->rank == call->root ? MPI_IN_PLACE
                                           : sc__at(buf, displs[call->rank], call->leaf.extent),

@@ -86,15 +86,8 @@ int sc__eq_rs_allgather(sc__call *call)
     const char *in = call->red.sendbuf;
     int *counts, *displs, rc;
 
-    counts = sc__scratch(call, sizeof(int) * (size_t)p);
-    displs = sc__scratch(call, sizeof(int) * (size_t)p);
-    if (counts == NULL || displs == NULL)
-        return sc__eq_no_mem(call);
-    for (int i = 0, d = 0; i < p; i++) {
-        counts[i] = (int)(n / p + (i < n % p));
-        displs[i] = d;
-        d += counts[i];
-    }
+    if ((rc = sc__even_split(call, n, &counts, &displs)) != MPI_SUCCESS)
+        return rc;
     /* The reduced block lands at its place in recvbuf, which in place
      * still holds the input: reduce a copy of it. */
     if (call->in_place) {

@@ -7,6 +7,18 @@
  * phase of a noisy machine falls on all of them alike instead of on
  * whichever ran at that moment.
  *
+ * Identical calls must measure alike whichever is timed first. A window
+ * calibrated on one call timed after a barrier (on a busy machine it can
+ * take a whole time slice) and never shrunk made every later start of
+ * that variant sleep and wake late, and the time, counted from the start
+ * time, took the late wake-up in (up to a tenth of the window). Hence:
+ * every variant of a size is warmed up before any is timed (the first
+ * call with fresh buffers pays for first touches), each window starts
+ * from the fastest of a few calibration calls and follows the median down
+ * as well as up, a repetition is timed from the moment the last rank
+ * started it (so a start within the tolerance but late adds nothing), and
+ * the order of the turns rotates each round.
+ *
  * Every decision that changes what the ranks do next (window, stopping) is
  * taken from values every rank has after the same MPI_Allreduce, so the
  * ranks never disagree on how many collectives to call.
@@ -21,7 +33,7 @@
 
 #include "probe.h"
 
-enum { OFFSET_ROUNDS = 16, MAX_BATCH = 64 };
+enum { OFFSET_ROUNDS = 16, MAX_BATCH = 64, CALIBRATE = 3 };
 
 /* ---------------------------------------------------------------- clocks */
 
@@ -235,8 +247,9 @@ static void jitter_maybe(jitter *j)
 typedef struct variant {
     int strategy;
     int done;
-    double window; /* seconds between two starts */
-    double spent;  /* seconds of windows used, the same on every rank */
+    double base;    /* seconds a repetition needs: 2 * its typical time + 100 us */
+    double stretch; /* the spacing of starts over `base`: > 1 after late starts */
+    double spent;   /* seconds its batches took, the same on every rank */
     int attempts;
     double *times; /* valid repetitions, max over ranks */
     safecoll_guideline_timing *t;
@@ -281,32 +294,28 @@ typedef struct ctx {
     double *buf, *sorted;
 } ctx;
 
-/* Untimed calls, and the first estimate of the window. */
-static int warm(ctx *c, const bufs *b, variant *v)
+/* One call of a variant after a barrier, for warm-up and calibration:
+ * its time, the max over ranks, or -1 when it failed (the ranks fail
+ * alike: a strategy that cannot run a call fails on every rank; the code
+ * kept is the largest one seen). */
+static double warm_call(ctx *c, const bufs *b, variant *v)
 {
-    int rounds = c->o->warmup > 0 ? c->o->warmup : 1;
-    double g[2];
+    double t0, l[2], g[2];
+    int rc;
 
     safecoll_strategy_set(b->coll, (safecoll_strategy)v->strategy);
-    for (int w = 0; w < rounds; w++) {
-        double t0, l[2];
-        int rc;
-        MPI_Barrier(c->comm);
-        t0 = MPI_Wtime();
-        rc = call(b, c->comm);
-        l[1] = MPI_Wtime() - t0;
-        l[0] = rc;
-        MPI_Allreduce(l, g, 2, MPI_DOUBLE, MPI_MAX, c->comm);
-        if (g[0] != 0) {
-            /* The ranks fail alike (a strategy that cannot run a call fails
-             * on every rank); the code is the largest one seen. */
-            v->t->status = (int)g[0];
-            v->done = 1;
-            return 0;
-        }
+    MPI_Barrier(c->comm);
+    t0 = MPI_Wtime();
+    rc = call(b, c->comm);
+    l[1] = MPI_Wtime() - t0;
+    l[0] = rc;
+    MPI_Allreduce(l, g, 2, MPI_DOUBLE, MPI_MAX, c->comm);
+    if (g[0] != 0) {
+        v->t->status = (int)g[0];
+        v->done = 1;
+        return -1;
     }
-    v->window = 2 * g[1] + 100e-6;
-    return 1;
+    return g[1];
 }
 
 /* One batch of window-synchronized repetitions of a variant. */
@@ -315,7 +324,7 @@ static void batch(ctx *c, const bufs *b, variant *v)
     const safecoll_guideline_opts *o = c->o;
     safecoll_guideline_timing *t = v->t;
     int nb = t->reps < o->reps_min ? o->reps_min - t->reps : 4, late = 0, err = 0;
-    double start = 0, lead;
+    double start = 0, lead, window, tol, t0 = MPI_Wtime();
 
     if (nb > o->reps_max - t->reps)
         nb = o->reps_max - t->reps;
@@ -323,65 +332,79 @@ static void batch(ctx *c, const bufs *b, variant *v)
         nb = MAX_BATCH;
     safecoll_strategy_set(b->coll, (safecoll_strategy)v->strategy);
     /* Time for the broadcast of the start to arrive everywhere. */
-    lead = v->window > 1e-3 ? v->window : 1e-3;
+    window = v->base * v->stretch;
+    tol = window / 4 > 50e-6 ? window / 4 : 50e-6;
+    lead = window > 1e-3 ? window : 1e-3;
     if (c->rank == 0)
         start = MPI_Wtime() + lead;
     MPI_Bcast(&start, 1, MPI_DOUBLE, 0, c->comm);
     for (int k = 0; k < nb; k++) {
-        double at = start + k * v->window + c->offset, end;
-        int rc, was_late;
+        double at = start + k * window + c->offset, begun, end;
+        int rc;
         /* Late: the start passed before this rank got to it, or its sleep
-         * overshot it (a busy machine wakes processes late). The other
-         * ranks then wait inside the call and every time from `at` grows
-         * by the overshoot, so a repetition counts only when each rank
-         * started within a tenth of the window (at least 50 us). */
+         * overshot it (a busy machine wakes processes late). Its time runs
+         * from the last rank's start to the last rank's end: the other
+         * ranks wait inside the call for a late one, and that wait is not
+         * the collective's. A repetition counts only when each rank
+         * started within a quarter of the window (at least 50 us): a later
+         * start leaves the call too little of its window, and a rank that
+         * starts after the others finished times an unfinished call. */
         wait_until(at);
-        was_late = MPI_Wtime() - at > (v->window / 10 > 50e-6 ? v->window / 10 : 50e-6);
+        begun = MPI_Wtime();
         rc = call(b, c->comm);
         jitter_maybe(&c->jit);
         end = MPI_Wtime();
         c->buf[k] = end - at;
-        c->buf[nb + k] = rc != MPI_SUCCESS ? 2 + (double)rc : was_late;
+        c->buf[nb + k] = begun - at;
+        c->buf[2 * nb + k] = rc != MPI_SUCCESS ? 2 + (double)rc : begun - at > tol;
     }
-    MPI_Allreduce(MPI_IN_PLACE, c->buf, 2 * nb, MPI_DOUBLE, MPI_MAX, c->comm);
+    /* The time the batch took, not only its windows: on a busy machine
+     * the broadcast, the late starts and the calls of a batch take far
+     * longer than its windows, and the budget and the give-up below are
+     * about the job's time. */
+    c->buf[3 * nb] = MPI_Wtime() - t0;
+    MPI_Allreduce(MPI_IN_PLACE, c->buf, 3 * nb + 1, MPI_DOUBLE, MPI_MAX, c->comm);
     for (int k = 0; k < nb; k++) {
-        if (c->buf[nb + k] >= 2) {
-            err = (int)(c->buf[nb + k] - 2);
-        } else if (c->buf[nb + k] > 0) {
+        if (c->buf[2 * nb + k] >= 2) {
+            err = (int)(c->buf[2 * nb + k] - 2);
+        } else if (c->buf[2 * nb + k] > 0) {
             late++;
         } else {
-            v->times[t->reps++] = c->buf[k];
+            v->times[t->reps++] = c->buf[k] - (c->buf[nb + k] > 0 ? c->buf[nb + k] : 0);
         }
     }
     t->late += late;
     v->attempts += nb;
-    v->spent += lead + nb * v->window;
+    v->spent += c->buf[3 * nb] > lead + nb * window ? c->buf[3 * nb] : lead + nb * window;
     if (err != 0) {
         t->status = err;
         v->done = 1;
         return;
     }
-    /* The window is twice the typical repetition (the median: one slow
-     * outlier must not stretch every later window), and grows when most
-     * starts of a batch were late, with the tolerance (a tenth of it), up
-     * to a second: a busy machine wakes processes milliseconds late. A
-     * late start after an outlier costs the rest of its batch only: the
-     * next batch starts afresh from rank 0's broadcast. */
+    /* What a repetition needs follows the median, down as well as up (one
+     * slow outlier must not stretch every later window, nor a slow
+     * calibration call). The spacing of starts stretches when most starts
+     * of a batch were late, up to a second, and relaxes again when none
+     * was; the tolerance (a quarter of it) with it. A late start after an
+     * outlier costs the rest of its batch only: the next batch starts
+     * afresh from rank 0's broadcast. */
     if (t->reps > 0) {
         int stable = summarize(v, c->sorted, o->precision);
-        if (2 * t->median + 100e-6 > v->window)
-            v->window = 2 * t->median + 100e-6;
+        v->base = 2 * t->median + 100e-6;
         if (stable && t->reps >= o->reps_min)
             v->done = 1;
     }
-    if (4 * late >= 3 * nb && v->window < 1.0)
-        v->window *= 2;
+    if (4 * late >= 3 * nb && v->base * v->stretch < 1.0)
+        v->stretch *= late == nb ? 4 : 2; /* all late: the machine is far behind */
+    else if (late == 0 && v->stretch > 1)
+        v->stretch /= 2;
     if (t->reps >= o->reps_min && (v->spent >= o->budget || t->reps >= o->reps_max))
         v->done = 1;
     /* A machine so noisy that starts keep failing: give up on more, with
-     * what there is (the table shows the count), or with none at last. */
+     * what there is (the table shows the count; too few decide nothing),
+     * or with none at last. */
     if ((t->reps > 0 && (v->attempts >= 8 * o->reps_min + 64 || v->spent >= o->budget + 2)) ||
-        v->attempts >= 4 * o->reps_max + 16)
+        v->attempts >= 16 * o->reps_min + 128 || v->spent >= o->budget + 8)
         v->done = 1;
 }
 
@@ -419,20 +442,37 @@ static void free_bufs(bufs *b)
 static int measure_size(ctx *c, bufs *b, safecoll_guideline_point *p, const int *which, int nv,
                         variant *vs)
 {
-    int left = 0;
+    int left = 0, rounds = c->o->warmup + CALIBRATE;
 
     for (int i = 0; i < nv; i++) {
         vs[i].strategy = which[i];
         vs[i].done = 0;
+        vs[i].base = -1;
+        vs[i].stretch = 1;
         vs[i].spent = 0;
         vs[i].attempts = 0;
         vs[i].t = &p->t[which[i]];
         vs[i].t->status = MPI_SUCCESS;
-        if (warm(c, b, &vs[i]))
-            left++;
     }
-    while (left > 0) {
+    /* Every variant is warmed up before any is timed, in rounds: the
+     * `warmup` untimed calls, then the calibration calls, whose fastest
+     * sets the first window (the fastest: the others waited for a core or
+     * paid for first touches). */
+    for (int w = 0; w < rounds; w++)
         for (int i = 0; i < nv; i++) {
+            double d;
+            if (vs[i].done || (d = warm_call(c, b, &vs[i])) < 0 || w < c->o->warmup)
+                continue;
+            if (vs[i].base < 0 || 2 * d + 100e-6 < vs[i].base)
+                vs[i].base = 2 * d + 100e-6;
+        }
+    for (int i = 0; i < nv; i++)
+        left += !vs[i].done;
+    /* The turns rotate: round r starts with variant r mod nv, so no variant
+     * is always the one timed right after the others. */
+    for (int r = 0; left > 0; r++) {
+        for (int j = 0; j < nv; j++) {
+            int i = (r + j) % nv;
             if (vs[i].done)
                 continue;
             batch(c, b, &vs[i]);
@@ -541,7 +581,7 @@ int safecoll_guideline_run(safecoll_coll coll, const char *type, const MPI_Count
     for (int i = 0; i < nv; i++)
         if ((vs[i].times = malloc(sizeof(double) * (size_t)opts->reps_max)) == NULL)
             rc = MPI_ERR_NO_MEM;
-    c.buf = malloc(sizeof(double) * 2 * MAX_BATCH);
+    c.buf = malloc(sizeof(double) * (3 * MAX_BATCH + 1));
     c.sorted = malloc(sizeof(double) * (size_t)opts->reps_max);
     if (c.buf == NULL || c.sorted == NULL)
         rc = MPI_ERR_NO_MEM;

@@ -42,15 +42,9 @@ export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=
 unset SAFECOLL_PROBE_FAULT SAFECOLL_STRATEGY SAFECOLL_VERBOSE SAFECOLL_PERF_BOUNDS
 
-if [ ! -x "$tool" ]; then
-    echo "FAIL guideline-mpich ($tool is not built: run make first)"
-    exit 1
-fi
-mkdir -p "$logs" || exit 2
-found=$logs/guideline-found.bounds
-out=$logs/guideline.out err=$logs/guideline.err
-rm -f "$found"
-status=0
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/../lib.sh"
+lib_big_start guideline "$tool" "$logs"
 
 pass() { echo "PASS guideline-$1"; }
 fail() { echo "FAIL guideline-$1"; status=1; }

@@ -49,15 +49,9 @@ export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=
 unset SAFECOLL_PROBE_FAULT SAFECOLL_STRATEGY
 
-if [ ! -x "$tool" ]; then
-    echo "FAIL search-mpich ($tool is not built: run make first)"
-    exit 1
-fi
-mkdir -p "$logs" || exit 2
-found=$logs/search-found.bounds
-out=$logs/search.out err=$logs/search.err
-rm -f "$found"
-status=0
+# shellcheck source=tests/lib.sh
+. "$here/../lib.sh"
+lib_big_start search "$tool" "$logs"
 
 # A large collective spends seconds in first-touching and checking its
 # buffers inside the watchdog's time, and 4 ranks share 2 cores: a floor of

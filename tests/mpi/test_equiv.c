@@ -333,41 +333,24 @@ static void data_matrix(int which, const int *strategies, int nstrategies)
     tc_end(&t);
 }
 
-START_TEST(allgather_equivalents)
-{
-    const int s[] = {SAFECOLL_STRATEGY_GATHER_BCAST, SAFECOLL_STRATEGY_ALLTOALL};
-    data_matrix(D_ALLGATHER, s, TC_NELEMS(s));
-}
-END_TEST
+/* Every data collective with an equivalent, and its equivalents: one
+ * matrix each (a loop test: a failing one does not hide the others). */
+static const struct {
+    int which, n, s[2];
+} data_cases[] = {
+    {D_ALLGATHER, 2, {SAFECOLL_STRATEGY_GATHER_BCAST, SAFECOLL_STRATEGY_ALLTOALL}},
+    {D_ALLGATHERV, 2, {SAFECOLL_STRATEGY_GATHER_BCAST, SAFECOLL_STRATEGY_REGULAR}},
+    {D_BCAST, 1, {SAFECOLL_STRATEGY_SCATTER_ALLGATHER}},
+    {D_GATHER, 1, {SAFECOLL_STRATEGY_ALLGATHER}},
+    {D_SCATTER, 1, {SAFECOLL_STRATEGY_BCAST}},
+    {D_GATHERV, 1, {SAFECOLL_STRATEGY_REGULAR}},
+    {D_SCATTERV, 1, {SAFECOLL_STRATEGY_REGULAR}},
+    {D_ALLTOALLV, 1, {SAFECOLL_STRATEGY_REGULAR}},
+};
 
-START_TEST(allgatherv_equivalents)
+START_TEST(data_equivalents)
 {
-    const int s[] = {SAFECOLL_STRATEGY_GATHER_BCAST, SAFECOLL_STRATEGY_REGULAR};
-    data_matrix(D_ALLGATHERV, s, TC_NELEMS(s));
-}
-END_TEST
-
-START_TEST(bcast_equivalents)
-{
-    const int s[] = {SAFECOLL_STRATEGY_SCATTER_ALLGATHER};
-    data_matrix(D_BCAST, s, TC_NELEMS(s));
-}
-END_TEST
-
-START_TEST(gather_scatter_equivalents)
-{
-    const int g[] = {SAFECOLL_STRATEGY_ALLGATHER}, sc[] = {SAFECOLL_STRATEGY_BCAST};
-    data_matrix(D_GATHER, g, TC_NELEMS(g));
-    data_matrix(D_SCATTER, sc, TC_NELEMS(sc));
-}
-END_TEST
-
-START_TEST(v_regular)
-{
-    const int s[] = {SAFECOLL_STRATEGY_REGULAR};
-    data_matrix(D_GATHERV, s, TC_NELEMS(s));
-    data_matrix(D_SCATTERV, s, TC_NELEMS(s));
-    data_matrix(D_ALLTOALLV, s, TC_NELEMS(s));
+    data_matrix(data_cases[_i].which, data_cases[_i].s, data_cases[_i].n);
 }
 END_TEST
 
@@ -523,32 +506,20 @@ static void red_matrix(int which, const int *strategies, int nstrategies)
     tc_end(&t);
 }
 
-START_TEST(allreduce_equivalents)
-{
-    const int s[] = {SAFECOLL_STRATEGY_REDUCE_BCAST, SAFECOLL_STRATEGY_RS_ALLGATHER};
-    red_matrix(X_ALLREDUCE, s, TC_NELEMS(s));
-}
-END_TEST
+/* Every reduction with an equivalent, and its equivalents (as above). */
+static const struct {
+    int which, n, s[2];
+} red_cases[] = {
+    {X_ALLREDUCE, 2, {SAFECOLL_STRATEGY_REDUCE_BCAST, SAFECOLL_STRATEGY_RS_ALLGATHER}},
+    {X_REDUCE, 1, {SAFECOLL_STRATEGY_ALLREDUCE}},
+    {X_RSB, 2, {SAFECOLL_STRATEGY_REDUCE_SCATTER, SAFECOLL_STRATEGY_ALLREDUCE}},
+    {X_RS, 2, {SAFECOLL_STRATEGY_REDUCE_SCATTER, SAFECOLL_STRATEGY_ALLREDUCE}},
+    {X_SCAN, 1, {SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL}},
+};
 
-START_TEST(reduce_equivalents)
+START_TEST(reduction_equivalents)
 {
-    const int s[] = {SAFECOLL_STRATEGY_ALLREDUCE};
-    red_matrix(X_REDUCE, s, TC_NELEMS(s));
-}
-END_TEST
-
-START_TEST(reduce_scatter_equivalents)
-{
-    const int s[] = {SAFECOLL_STRATEGY_REDUCE_SCATTER, SAFECOLL_STRATEGY_ALLREDUCE};
-    red_matrix(X_RSB, s, TC_NELEMS(s));
-    red_matrix(X_RS, s, TC_NELEMS(s));
-}
-END_TEST
-
-START_TEST(scan_equivalent)
-{
-    const int s[] = {SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL};
-    red_matrix(X_SCAN, s, TC_NELEMS(s));
+    red_matrix(red_cases[_i].which, red_cases[_i].s, red_cases[_i].n);
 }
 END_TEST
 
@@ -846,21 +817,20 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    const TTest *const data[] = {allgather_equivalents, allgatherv_equivalents,
-                                 bcast_equivalents, gather_scatter_equivalents, v_regular};
-    const TTest *const red[] = {allreduce_equivalents, reduce_equivalents,
-                                reduce_scatter_equivalents, scan_equivalent,
-                                equivalent_elsewhere_refused};
     const TTest *const routing[] = {route_above_bound_only, route_data_collectives,
                                     route_fallback_rooted, route_logged, cleanup};
     Suite *s = suite_create("equiv");
+    TCase *data = tcase_create("data"), *reds = tcase_create("reductions");
 
     /* tc_main calls this after MPI_Init. */
     MPI_Type_contiguous(2, MPI_INT, &pair_type);
     MPI_Type_commit(&pair_type);
     MPI_Op_create(affine, 0, &affine_op);
-    tc_add(s, "data", data, TC_NELEMS(data));
-    tc_add(s, "reductions", red, TC_NELEMS(red));
+    tcase_add_loop_test(data, data_equivalents, 0, (int)TC_NELEMS(data_cases));
+    suite_add_tcase(s, data);
+    tcase_add_loop_test(reds, reduction_equivalents, 0, (int)TC_NELEMS(red_cases));
+    tcase_add_test(reds, equivalent_elsewhere_refused);
+    suite_add_tcase(s, reds);
     tc_add(s, "routing", routing, TC_NELEMS(routing));
     return s;
 }
