@@ -533,40 +533,20 @@ enum { NTRIG = sizeof trig_ops / sizeof trig_ops[0] };
 /* The collectives of part 2 to run (--trig-ops): all by default. */
 static int trig_on[NTRIG];
 
-/* Parses a comma-separated list of part 2's collective names into
- * trig_on; returns 0 on a name that is not one of them. */
-static int parse_trig_ops(const char *arg);
-
-/* Parses a comma-separated list of collective names (the `collective`
- * column) into op_on; returns 0 on an unknown name. */
-static int parse_ops(const char *arg)
+/* Parses a comma-separated list of collective names into on[]: on[k] for
+ * the collective ops[list[k]] (list NULL: ops[k]), k < n. Returns 0 on a
+ * name that is not one of them. */
+static int parse_names(const char *arg, int *on, int n, const enum op *list)
 {
     char buf[512];
 
-    memset(op_on, 0, sizeof op_on);
+    memset(on, 0, sizeof *on * (size_t)n);
     snprintf(buf, sizeof buf, "%s", arg);
     for (char *t = strtok(buf, ","); t != NULL; t = strtok(NULL, ",")) {
         int found = 0;
-        for (int k = 0; k < NOP; k++)
-            if (strcmp(t, ops[k].name) == 0)
-                op_on[k] = found = 1;
-        if (!found)
-            return 0;
-    }
-    return 1;
-}
-
-static int parse_trig_ops(const char *arg)
-{
-    char buf[512];
-
-    memset(trig_on, 0, sizeof trig_on);
-    snprintf(buf, sizeof buf, "%s", arg);
-    for (char *t = strtok(buf, ","); t != NULL; t = strtok(NULL, ",")) {
-        int found = 0;
-        for (int k = 0; k < NTRIG; k++)
-            if (strcmp(t, ops[trig_ops[k]].name) == 0)
-                trig_on[k] = found = 1;
+        for (int k = 0; k < n; k++)
+            if (strcmp(t, ops[list != NULL ? (int)list[k] : k].name) == 0)
+                on[k] = found = 1;
         if (!found)
             return 0;
     }
@@ -905,10 +885,10 @@ int main(int argc, char **argv)
             if (!part1 && !part2)
                 goto usage;
         } else if (strcmp(argv[i], "--trig-ops") == 0 && i + 1 < argc) {
-            if (!parse_trig_ops(argv[++i]))
+            if (!parse_names(argv[++i], trig_on, NTRIG, trig_ops))
                 goto usage;
         } else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) {
-            if (!parse_ops(argv[++i]))
+            if (!parse_names(argv[++i], op_on, NOP, NULL))
                 goto usage;
         } else if (strcmp(argv[i], "--thread") == 0) {
             /* handled before MPI_Init */
