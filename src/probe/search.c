@@ -268,12 +268,11 @@ int safecoll_search_run(const safecoll_search_opts *o, safecoll_coll coll, const
     if ((rc = check_opts(o, coll, type, P)) != MPI_SUCCESS)
         return rc;
     memset(result, 0, sizeof *result);
-    n_max = o->n_max;
     /* The v forms take int displacements: i*n must fit. */
-    if ((sc__probe_blocking(coll) == SAFECOLL_COLL_GATHERV ||
-         sc__probe_blocking(coll) == SAFECOLL_COLL_ALLGATHERV) && P > 1 &&
-        n_max > INT_MAX / (P - 1))
-        n_max = INT_MAX / (P - 1);
+    if ((rc = safecoll_probe_count_max(coll, P, &n_max)) != MPI_SUCCESS)
+        return rc;
+    if (n_max > o->n_max)
+        n_max = o->n_max;
     limit = o->time_first;
 
     /* Step 1: double until something stops it. */
