@@ -360,7 +360,8 @@ SAFECOLL_API int safecoll_search_mem_limit(const safecoll_search_opts *opts, MPI
  * The job runs in its own process group with stdout and stderr in a log
  * file of the work directory; past `limit + grace` seconds the group gets
  * SIGTERM, then SIGKILL. A count whose memory estimate is over the limit
- * is not run (SAFECOLL_PROBE_MEMLIMIT).
+ * is not run (SAFECOLL_PROBE_MEMLIMIT), nor is a count past
+ * safecoll_probe_count_max() (an error: the probe would refuse it).
  * \param[in]  opts  the options
  * \param[in]  coll  a supported collective
  * \param[in]  type  a probe type name
@@ -396,6 +397,9 @@ SAFECOLL_API int safecoll_search_run(const safecoll_search_opts *opts, safecoll_
  * \brief Verify a safe bound at another configuration, as Table IX asks:
  *        HALF when n_s/2 passes and (n_s+delta)/2 fails, else SAME when
  *        n_s passes and n_s+delta fails, else OTHER.
+ *
+ * A pair whose failing count is past safecoll_probe_count_max() at `P`
+ * (a `v` form at 2P) is not run and not shown.
  * \param[in]  opts    the options
  * \param[in]  coll    the collective
  * \param[in]  type    the type of the configuration
