@@ -37,8 +37,13 @@
  *
  * usage: bench_all [--sizes 8,64K,1M,16M] [--trig-sizes 1M,16M] [--budget MS]
  *                  [--deadline SECONDS] [--trig-deadline SECONDS]
- *                  [--only untriggered|triggered] [--trig-ops alltoall,allgather]
- *                  [--quick]
+ *                  [--only untriggered|triggered] [--ops igatherv,ibcast]
+ *                  [--trig-ops alltoall,allgather] [--thread] [--quick]
+ *
+ * --ops limits part 1 to the named collectives; --thread initialises MPI
+ * with MPI_THREAD_MULTIPLE, so that (where MPI has no extended generalized
+ * requests, or with SAFECOLL_NB_THREAD=1) the safe i-calls run on the
+ * library's progress thread: run.sh times that path this way.
  */
 #include <limits.h>
 #include <math.h>
@@ -407,6 +412,9 @@ typedef struct tally {
     double worst;
 } tally;
 
+/* Part 1's collectives (--ops; all by default). */
+static int op_on[NOP];
+
 static void untriggered(ctx *c, const long long *sizes, int nsizes, double budget,
                         double deadline)
 {
@@ -415,10 +423,19 @@ static void untriggered(ctx *c, const long long *sizes, int nsizes, double budge
     int ncells = 0, done = 0;
     safecoll_stats st;
 
-    for (int k = 0; k < NOP; k++)
-        ncells += k == OP_BARRIER ? 1 : nsizes;
+    int nsel = 0;
+
+    for (int k = 0; k < NOP; k++) {
+        ncells += op_on[k] * (k == OP_BARRIER ? 1 : nsizes);
+        nsel += op_on[k];
+    }
     if (c->rank == 0) {
-        printf("### Untriggered overhead, all collectives, P = %d\n\n", c->size);
+        int level = MPI_THREAD_SINGLE;
+
+        MPI_Query_thread(&level);
+        printf("### Untriggered overhead, %s, P = %d%s\n\n",
+               nsel == NOP ? "all collectives" : "selected collectives", c->size,
+               level == MPI_THREAD_MULTIPLE ? ", MPI_THREAD_MULTIPLE" : "");
         printf("m = bytes of one block (gather: each rank sends m; alltoall: m to every rank; "
                "bcast: m; reductions: m bytes of MPI_DOUBLE, MPI_SUM; reduce_scatter: m of "
                "result per rank), MPI_BYTE otherwise, root 0. i-forms are timed from the start "
@@ -441,6 +458,8 @@ static void untriggered(ctx *c, const long long *sizes, int nsizes, double budge
         const double target = o->agrees ? TARGET_AGREE : TARGET_FAST;
         tally *t = o->agrees ? &agree : &fast;
 
+        if (!op_on[k])
+            continue;
         c->op = (enum op)k;
         for (int s = 0; s < (k == OP_BARRIER ? 1 : nsizes); s++) {
             const long long m = k == OP_BARRIER ? 0 : sizes[s];
@@ -514,19 +533,20 @@ enum { NTRIG = sizeof trig_ops / sizeof trig_ops[0] };
 /* The collectives of part 2 to run (--trig-ops): all by default. */
 static int trig_on[NTRIG];
 
-/* Parses a comma-separated list of part 2's collective names into
- * trig_on; returns 0 on a name that is not one of them. */
-static int parse_trig_ops(const char *arg)
+/* Parses a comma-separated list of collective names into on[]: on[k] for
+ * the collective ops[list[k]] (list NULL: ops[k]), k < n. Returns 0 on a
+ * name that is not one of them. */
+static int parse_names(const char *arg, int *on, int n, const enum op *list)
 {
     char buf[512];
 
-    memset(trig_on, 0, sizeof trig_on);
+    memset(on, 0, sizeof *on * (size_t)n);
     snprintf(buf, sizeof buf, "%s", arg);
     for (char *t = strtok(buf, ","); t != NULL; t = strtok(NULL, ",")) {
         int found = 0;
-        for (int k = 0; k < NTRIG; k++)
-            if (strcmp(t, ops[trig_ops[k]].name) == 0)
-                trig_on[k] = found = 1;
+        for (int k = 0; k < n; k++)
+            if (strcmp(t, ops[list != NULL ? (int)list[k] : k].name) == 0)
+                on[k] = found = 1;
         if (!found)
             return 0;
     }
@@ -823,7 +843,24 @@ int main(int argc, char **argv)
 
     for (int k = 0; k < NTRIG; k++)
         trig_on[k] = 1;
-    MPI_Init(&argc, &argv);
+    for (int k = 0; k < NOP; k++)
+        op_on[k] = 1;
+    /* --thread: MPI_THREAD_MULTIPLE, under which the safe i-calls run on
+     * the library's progress thread where MPI has no extended generalized
+     * requests (or with SAFECOLL_NB_THREAD=1). Looked for before MPI is
+     * initialised. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--thread") == 0) {
+            int provided;
+            MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+            break;
+        }
+    {
+        int inited = 0;
+        MPI_Initialized(&inited);
+        if (!inited)
+            MPI_Init(&argc, &argv);
+    }
     memset(&c, 0, sizeof c);
     c.comm = MPI_COMM_WORLD;
     MPI_Comm_rank(c.comm, &c.rank);
@@ -848,8 +885,13 @@ int main(int argc, char **argv)
             if (!part1 && !part2)
                 goto usage;
         } else if (strcmp(argv[i], "--trig-ops") == 0 && i + 1 < argc) {
-            if (!parse_trig_ops(argv[++i]))
+            if (!parse_names(argv[++i], trig_on, NTRIG, trig_ops))
                 goto usage;
+        } else if (strcmp(argv[i], "--ops") == 0 && i + 1 < argc) {
+            if (!parse_names(argv[++i], op_on, NOP, NULL))
+                goto usage;
+        } else if (strcmp(argv[i], "--thread") == 0) {
+            /* handled before MPI_Init */
         } else if (strcmp(argv[i], "--quick") == 0) {
             sizes[0] = 8, sizes[1] = 64LL << 10, nsizes = 2;
             tsizes[0] = 64LL << 10, ntsizes = 1;
@@ -895,9 +937,11 @@ usage:
     if (c.rank == 0)
         fprintf(stderr, "usage: bench_all [--sizes LIST] [--trig-sizes LIST] [--budget MS] "
                         "[--deadline SECONDS] [--trig-deadline SECONDS] "
-                        "[--only untriggered|triggered] [--trig-ops NAMES] [--quick]\n"
-                        "LIST: ascending multiples of 8 like 8,64K,1M,16M; NAMES: part 2's "
-                        "collectives, like alltoall,allgather\n");
+                        "[--only untriggered|triggered] [--ops NAMES] [--trig-ops NAMES] "
+                        "[--thread] [--quick]\n"
+                        "LIST: ascending multiples of 8 like 8,64K,1M,16M; NAMES: part 1's "
+                        "or part 2's collectives, like igatherv,ibcast or alltoall,allgather; "
+                        "--thread: MPI_Init_thread(MPI_THREAD_MULTIPLE)\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
     return 2;
 }

@@ -21,6 +21,8 @@
 # 60 and 55), SAFECOLL_BENCH_DEADLINE_ALL and SAFECOLL_BENCH_DEADLINE_TRIG
 # (bench_all's untriggered and triggered parts, default 90 and 60),
 # SAFECOLL_BENCH_DEADLINE_PERF (bench_perf, default 90),
+# SAFECOLL_BENCH_DEADLINE_THREAD (bench_all's i-calls on the progress
+# thread, P = 2, default 40),
 # SAFECOLL_BENCH_TIMEOUT (hard limit per run, default 900),
 # SAFECOLL_BENCH_SIZES_OVERSUB (bench_v's sizes when P > cores).
 #
@@ -125,6 +127,17 @@ for np in $procs; do
     [ "$np" -gt "$cores" ] && emit "_P = $np exceeds the $cores cores: oversubscribed, every synchronization can cost a scheduler slice; read these as noise-bound._" && emit ""
     run "$np" bench_all "${quick[@]}" "${deadline_all[@]}"
 done
+
+# The safe i-calls on the library's progress thread (the way they run on
+# Open MPI 4.1, forced here with SAFECOLL_NB_THREAD=1), P = 2: what the
+# hand-off between threads costs a call.
+dl_thr=${SAFECOLL_BENCH_DEADLINE_THREAD:-40}
+deadline_thr=()
+[ ${#quick[@]} -eq 0 ] && deadline_thr=(--deadline "$dl_thr")
+emit "_The non-blocking safe calls on the progress thread (SAFECOLL_NB_THREAD=1, MPI_THREAD_MULTIPLE):_"
+emit ""
+SAFECOLL_NB_THREAD=1 run 2 bench_all --thread --only untriggered --ops ibcast,igather,iallreduce,igatherv \
+    --sizes 8,1K,64K,1M "${quick[@]}" "${deadline_thr[@]}"
 
 # Performance records: the cost of routing, and of having a record below
 # its bound.

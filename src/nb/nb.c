@@ -35,6 +35,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -206,6 +207,13 @@ static void resume(nb_op *op)
         steps++;
     }
     set_cur(op);
+    /* swapcontext installs the signal mask saved in the coroutine: that of
+     * the thread it last yielded on, or that made it. The step runs with
+     * the mask of the thread that resumes it instead, so that the
+     * progress thread (which blocks every signal) never runs the
+     * application's handlers, and an application thread never takes a
+     * signal it has blocked since. One system call per step. */
+    pthread_sigmask(SIG_BLOCK, NULL, &op->ctx.uc_sigmask);
 #if SC_ASAN
     __sanitizer_start_switch_fiber(&fake, op->stack + getpagesize(),
                                    op->stack_size - (size_t)getpagesize());

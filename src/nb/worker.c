@@ -113,11 +113,8 @@ int sc__nb_worker_usable(void)
 }
 
 /* Creates the thread with every signal blocked, so that the application's
- * signal handlers run on its own threads. Not while it runs a step of a
- * coroutine: swapcontext installs the mask the coroutine was made with
- * (the starting thread's). Blocking every signal in the coroutines too
- * made test_nonblocking hang on Open MPI 4.1 at 2 ranks; not understood,
- * so not done. */
+ * signal handlers run on its own threads; the coroutine steps it runs keep
+ * that mask (resume in nb.c). */
 static int spawn(void)
 {
     sigset_t all, old;

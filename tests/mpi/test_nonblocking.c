@@ -25,7 +25,9 @@
 /* mpi-env: SAFECOLL_NB_THREAD=1 SAFECOLL_TEST_THREAD=multiple */
 #include "common.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 
 enum { NOPS = 3 };
 /* Blocks of 8, 16 or 24 MPI_INTs with holes of 8 between them: the gcd is
@@ -543,6 +545,89 @@ START_TEST(progress_in_background)
 }
 END_TEST
 
+/* Where SIGUSR1 was handled (signals_keep_masks). */
+static pthread_t usr1_main;
+static volatile sig_atomic_t usr1_seen, usr1_elsewhere;
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    usr1_seen++;
+    if (!pthread_equal(pthread_self(), usr1_main))
+        usr1_elsewhere++;
+}
+
+/* The steps of a safe i-call run with the signal mask of the thread that
+ * runs them, not the one the call started under: rank 0 starts a call
+ * with SIGUSR1 open, blocks it, sends it to its process and lets the call
+ * progress (on the progress thread while it only reads memory, where that
+ * thread carries the call; in MPI_Wait on this thread everywhere). The
+ * signal must wait until rank 0 opens it again, and be handled on this
+ * thread: never by the progress thread, nor inside MPI_Wait. SIGUSR1 is
+ * blocked from the start of main (before MPI_Init) and open only around
+ * the start of the call, so that the threads MPI makes for itself, which
+ * inherit the mask, do not take it either. */
+START_TEST(signals_keep_masks)
+{
+    tc_ctx t;
+    const int me = tc_rank(MPI_COMM_WORLD);
+    struct sigaction sa, old;
+    sigset_t usr1;
+    vcall v;
+    MPI_Request req = MPI_REQUEST_NULL;
+    int rc;
+
+    tc_begin(&t, "signals_keep_masks");
+    if (!safecoll_nonblocking_overlaps()) {
+        /* The call runs to its end at the start: no step comes later. */
+        tc_end(&t);
+        return;
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sigemptyset(&sa.sa_mask);
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    usr1_main = pthread_self();
+    usr1_seen = usr1_elsewhere = 0;
+    if (me == 0)
+        TC_CHECK(&t, sigaction(SIGUSR1, &sa, &old) == 0, "sigaction failed");
+    tc_config(&t, SAFECOLL_COLL_IALLGATHERV, SAFECOLL_STRATEGY_CHUNK, LIMIT);
+    vcall_make(&v, SAFECOLL_COLL_IALLGATHERV, 17);
+    vcall_native(&v);
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0)
+        pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+    rc = vcall_start(&v, 0, &req);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "start: %s", tc_class_name(tc_class(rc)));
+    if (me == 0) {
+        pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+        kill(getpid(), SIGUSR1);
+        if (rc == MPI_SUCCESS && expect_thread_path())
+            while (tc_diff(v.recv, v.ref, v.rbytes) >= 0)
+                sched_yield();
+    }
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "wait: %s", tc_class_name(tc_class(rc)));
+    TC_CHECK(&t, tc_diff(v.recv, v.ref, v.rbytes) < 0, "wrong data");
+    if (me == 0) {
+        TC_CHECK(&t, usr1_seen == 0,
+                 "SIGUSR1 handled while this thread blocked it (%d times, %d on another "
+                 "thread)",
+                 (int)usr1_seen, (int)usr1_elsewhere);
+        pthread_sigmask(SIG_UNBLOCK, &usr1, NULL);
+        TC_CHECK(&t, usr1_seen == 1 && usr1_elsewhere == 0,
+                 "SIGUSR1 handled %d times, %d on another thread; expected once, here",
+                 (int)usr1_seen, (int)usr1_elsewhere);
+        pthread_sigmask(SIG_BLOCK, &usr1, NULL);
+        sigaction(SIGUSR1, &old, NULL);
+    }
+    vcall_free(&v);
+    tc_config_reset();
+    tc_end(&t);
+}
+END_TEST
+
 /* Safe i-calls on two communicators, started in opposite orders on even
  * and odd ranks (MPI allows it across communicators) and completed with
  * one MPI_Waitall: each communicator's operations must progress
@@ -639,7 +724,7 @@ static Suite *make_suite(void)
     const TTest *const tests[] = {overlap_as_documented, wait_in_reverse, waitall_large,
                                   testany, error_in_status, stats_of_i_forms, start_is_local,
                                   blocking_after_pending, progress_in_background,
-                                  comms_in_any_order};
+                                  comms_in_any_order, signals_keep_masks};
 
     tc_add(s, "nonblocking", tests, TC_NELEMS(tests));
     return s;
@@ -647,5 +732,11 @@ static Suite *make_suite(void)
 
 int main(int argc, char **argv)
 {
+    sigset_t usr1;
+
+    /* Before MPI_Init: see signals_keep_masks. */
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, NULL);
     return tc_main(argc, argv, make_suite);
 }

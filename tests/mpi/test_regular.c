@@ -239,6 +239,27 @@ END_TEST
 START_TEST(bcast_all_strategies) { matrix(R_BCAST, 4); }
 END_TEST
 
+/* Forced chunk of an alltoall whose blocks pass 1 MiB runs the v-form's
+ * chunk (src/avoid/regular.c, own_chunk), in every mode, in place or not,
+ * with a predefined and a derived type: MPI's result all the same. */
+START_TEST(alltoall_chunk_large_blocks)
+{
+    const MPI_Count n = ((MPI_Count)1 << 18) + 5; /* 1 MiB + 20 bytes of MPI_INT */
+    const int kinds[2] = {TC_INT, TC_VEC};
+    tc_ctx t;
+
+    tc_begin(&t, "alltoall_chunk_large_blocks");
+    for (int k = 0; k < 2; k++) {
+        tc_type ty;
+        tc_type_make(&ty, kinds[k]);
+        for (int mode = 0; mode < 4; mode++)
+            one(&t, R_ALLTOALL, mode, &ty, 0, n, mode % 2, SAFECOLL_STRATEGY_CHUNK, n / 3);
+        tc_type_free(&ty);
+    }
+    tc_end(&t);
+}
+END_TEST
+
 /* Without a trigger the native call runs; with a registered G bound that
  * the call passes (n*P elements, or n for bcast) the automatic choice runs
  * a strategy other than native, and largecount (which no record says is
@@ -480,7 +501,7 @@ static Suite *make_suite(void)
     Suite *s = suite_create("regular");
     const TTest *const strategies[] = {gather_all_strategies, scatter_all_strategies,
                                               allgather_all_strategies, alltoall_all_strategies,
-                                              bcast_all_strategies};
+                                              alltoall_chunk_large_blocks, bcast_all_strategies};
     const TTest *const others[] = {auto_native_then_bound_fires, errors,
                                           nonblocking_mixed, barrier_native};
     tc_add(s, "strategies", strategies, TC_NELEMS(strategies));
