@@ -124,6 +124,32 @@ SAFECOLL_PROBE_FAULT=kind=wrong,class=gbytes,bound=2000 run 0 search --safe --co
 expect out "safe: no failure"; expect out "8000          -"
 SAFECOLL_BOUNDS=
 
+# --- the collectives added last (scatterv, alltoallv, reduce_scatter_block,
+# reduce_scatter, scan, exscan and their i-forms): a simulated bug is found
+# and classified by their row of Table V.  scatterv, G by elements (row 2),
+# a crash: n*P > 1000
+SAFECOLL_PROBE_FAULT=kind=crash,class=gelem,bound=1000 run 0 search --coll scatterv --procs 2 "${fast[@]}"
+within scatterv 500; records
+expect out "collective=scatterv class=G_elements bound="; expect out "Table IX row 2"
+expect err "crash: rank 0 died of signal 11"
+# alltoallv, G by bytes (row 1), wrong data: s*n*P > 2000
+SAFECOLL_PROBE_FAULT=kind=wrong,class=gbytes,bound=2000 run 0 search --coll alltoallv --procs 2 "${fast[@]}"
+within alltoallv 1000; records
+expect out "collective=alltoallv class=G_bytes bound="; expect out "Table IX row 1"
+expect err "wrong data: rank 1: element"
+# reduce_scatter_block: n is one rank's block, the global buffer n*P (as
+# the registry counts it), so G by elements is row 2 and the record's
+# bound n_s*P; wrong data of the reduction: n*P > 1000
+SAFECOLL_PROBE_FAULT=kind=wrong,class=gelem,bound=1000 run 0 search --coll reduce_scatter_block --procs 2 "${fast[@]}"
+within reduce_scatter_block 500; records
+expect out "collective=reduce_scatter_block class=G_elements bound="; expect out "Table IX row 2"
+expect err "wrong data: rank 1: element"
+# iscan: its global buffer is the message (G_e = n), so type 2 in bytes is
+# row 3 and a G_bytes record s*n_s; an error return: s*n > 300
+SAFECOLL_PROBE_FAULT=kind=error,class=gbytes,bound=300 run 0 search --coll iscan --procs 2 "${fast[@]}"
+within iscan 300; records
+expect out "collective=iscan class=G_bytes bound="; expect out "Table IX row 3"; expect err "MPI error"
+
 # --- SIGKILL (the kernel's out-of-memory kill): a limit, not a bug
 SAFECOLL_PROBE_FAULT=kind=kill,class=gelem,bound=1000 run 0 search --coll gather --procs 2 "${fast[@]}"
 expect err "out of memory: a process was killed by SIGKILL"; expect out "memory limit"
@@ -134,6 +160,25 @@ run 0 search --coll gather --procs 2 "${fast[@]}" --mem-limit 2Ki --no-classify
 expect out "512          -"; expect out "memory limit"
 run 0 search --coll gather --procs 2,4 --dry-run --mem-limit 1Mi
 expect out "gather P=4 char: Step 1 at most 18 probes"; expect out "memory limit 1048576 bytes"
+# the estimates of the collectives added last, by hand at n = 1000, s = 4,
+# P = 4: scatterv, scan, exscan 2*s*n*P; alltoallv 2*s*n*P*P;
+# reduce_scatter(_block) s*n*P*(P+1); the i-forms as their blocking forms
+run 0 search --coll scatterv,alltoallv,reduce_scatter_block,reduce_scatter,scan,exscan,ialltoallv,ireduce_scatter \
+    --procs 4 --type int --dry-run --n-start 1000 --n-max 1000 --mem-limit 1Mi
+for cb in scatterv:32000 alltoallv:128000 reduce_scatter_block:80000 reduce_scatter:80000 \
+          scan:32000 exscan:32000 ialltoallv:128000 ireduce_scatter:80000; do
+    expect out "${cb%%:*} P=4 int: Step 1 at most 1 probes (n = 1000 .. 1000, ${cb#*:} bytes of buffers"
+done
+# the count limit of the v forms: their int displacements (P-1)*n end at
+# INT_MAX/(P-1), for the search's plan and for the probe itself
+run 0 search --coll alltoallv,iscatterv,gatherv,reduce_scatter --procs 3 --dry-run --mem-limit 1Mi
+expect out "alltoallv P=3 char: Step 1"; expect out "count limit 1073741823"
+expect out "reduce_scatter P=3 char: Step 1"; expect out "count limit 2147483647"
+checks=$((checks + 1))
+$MPIEXEC -n 3 "$tool" probe --coll ialltoallv --n 1073741824 >"$out" 2>"$err"
+got=$?
+[ "$got" -eq 2 ] || { failed=$((failed + 1)); echo "FAIL: probe ialltoallv past the int displacements: exit $got, expected 2"; }
+expect err "the displacements of ialltoallv at n = 1073741824 pass the int limit"
 
 # --- the live display on a terminal: script(1) gives the search a pty, on
 # which each probe rewrites one line (carriage return, erase to the end of
@@ -193,6 +238,30 @@ for c in gather scatter allgather alltoall bcast reduce allreduce gatherv allgat
             failed=$((failed + 1)); echo "FAIL: probe $c $t:"; sed 's/^/    | /' "$out"
         fi
     done
+done
+# the collectives added last at P = 1, 2 and 3, the reductions with an
+# integer (BXOR) and a floating type (SUM); exscan's rank 0 checks nothing
+for c in scatterv alltoallv reduce_scatter_block reduce_scatter scan exscan \
+         iscatterv ialltoallv ireduce_scatter_block ireduce_scatter iscan iexscan; do
+    pt="1:long 2:double 3:char 3:float"
+    [ "${c#i}" != "$c" ] && pt="1:int 2:float 3:char"
+    for x in $pt; do
+        checks=$((checks + 1))
+        if ! $MPIEXEC -n "${x%%:*}" "$tool" probe --coll $c --type "${x#*:}" --n 300 >"$out" 2>&1; then
+            failed=$((failed + 1)); echo "FAIL: probe $c P=${x%%:*} ${x#*:}:"; sed 's/^/    | /' "$out"
+        fi
+    done
+done
+# and their checks see wrong data where the searches above do not look
+for c in reduce_scatter exscan ireduce_scatter_block iscatterv; do
+    checks=$((checks + 1))
+    SAFECOLL_PROBE_FAULT=kind=wrong,class=gelem,bound=0 $MPIEXEC -n 3 "$tool" probe \
+        --coll "$c" --type short --n 40 >"$out" 2>&1
+    got=$?
+    if [ "$got" -ne 65 ] || ! grep -qF "rank 2: element 20 is wrong" "$out"; then
+        failed=$((failed + 1)); echo "FAIL: probe $c wrong data: exit $got, expected 65"
+        sed 's/^/    | /' "$out"
+    fi
 done
 # every fault spelling the probe accepts, and the exit status of each kind
 for k in crash:139:allreduce hang:67:allreduce wrong:65:allreduce error:66:allreduce \

@@ -106,6 +106,8 @@ static const char probe_usage[] =
     "  mpiexec -n 4 safecoll probe --coll gather --n 1000\n"
     "--safe runs the safe collective (safecoll_gather, ...) instead, with the bound\n"
     "registry of this process, and says whether it avoided the native call.\n"
+    "Collectives: as `safecoll search --help` lists (gather ... exscan, igather ...\n"
+    "iexscan).\n"
     "Exit status: 0 pass, 65 wrong data, 66 MPI error, 67 timeout (watchdog),\n"
     "68 out of memory, 2 wrong usage. SAFECOLL_PROBE_FAULT injects a bug.\n";
 
@@ -193,11 +195,17 @@ static const char search_usage[] =
     "refines at delta = n'_s/f; then the bound is verified at 2P and at twice\n"
     "the type size and classified by Table IX into a bound record.\n"
     "\n"
+    "Collectives (--coll): gather scatter allgather alltoall bcast reduce allreduce\n"
+    "gatherv scatterv allgatherv alltoallv reduce_scatter_block reduce_scatter scan\n"
+    "exscan, and their i-forms (igather ... iexscan). n is the count of one\n"
+    "message: one rank's block for reduce_scatter(_block) (all counts n).\n"
+    "\n"
     "Options:\n"
     "  --type T          char (default) short int long float double\n"
     "  --f F             Step 2 divisor (default 16)\n"
     "  --n-start N       first count (default 1)\n"
-    "  --n-max N         count limit (default INT_MAX)\n"
+    "  --n-max N         count limit (default INT_MAX; the v forms stop at\n"
+    "                    INT_MAX/(P-1), where their int displacements end)\n"
     "  --mem-limit B     bytes, e.g. 8Gi (default half of MemAvailable)\n"
     "  --launcher CMD    words with {P} (default '$MPIEXEC -n {P}', or 'mpiexec -n {P}')\n"
     "  --time-limit S    first time limit (default 60)\n"
@@ -265,27 +273,31 @@ int tool_split_list(char *s, char **items, int max)
 static void dry_run(const safecoll_search_opts *o, safecoll_coll coll, const char *type, int P,
                     int classify)
 {
-    MPI_Count limit, mem = 0, n, last = 0;
+    MPI_Count limit, mem = 0, n, last = 0, n_max;
     int s, steps = 0;
 
     safecoll_probe_type(type, NULL, &s);
     if (safecoll_search_mem_limit(o, &limit) != MPI_SUCCESS)
         limit = 0;
-    for (n = o->n_start;; n = n > o->n_max / 2 ? o->n_max : 2 * n) {
+    /* The search's own count limit (the v forms' int displacements). */
+    if (safecoll_probe_count_max(coll, P, &n_max) != MPI_SUCCESS || n_max > o->n_max)
+        n_max = o->n_max;
+    for (n = o->n_start < n_max ? o->n_start : n_max;; n = n > n_max / 2 ? n_max : 2 * n) {
         MPI_Count m;
         if (safecoll_probe_memory(coll, n, s, P, &m) != MPI_SUCCESS || m > limit)
             break;
         steps++;
         last = n;
         mem = m;
-        if (n == o->n_max)
+        if (n == n_max)
             break;
     }
     printf("%s P=%d %s: Step 1 at most %d probes (n = %lld .. %lld, %lld bytes of buffers at "
-           "the last), Step 2 at most %d, verification %s; memory limit %lld bytes\n",
+           "the last), Step 2 at most %d, verification %s; memory limit %lld bytes, count "
+           "limit %lld\n",
            safecoll_coll_name(coll), P, type, steps, (long long)o->n_start, (long long)last,
            (long long)mem, o->f - 1, classify ? "at most 8 (4 at 2P, 4 at 2s)" : "off",
-           (long long)limit);
+           (long long)limit, (long long)n_max);
 }
 
 int tool_search(int argc, char **argv)
@@ -332,8 +344,9 @@ int tool_search(int argc, char **argv)
                 if (parse_coll(colls[k], &c) != 0)
                     return usage(search_usage, "search: unknown or unsupported collective "
                                  "(supported: gather scatter allgather alltoall bcast reduce "
-                                 "allreduce gatherv allgatherv, and their i-forms: "
-                                 "igather ...)", colls[k]);
+                                 "allreduce gatherv scatterv allgatherv alltoallv "
+                                 "reduce_scatter_block reduce_scatter scan exscan, and their "
+                                 "i-forms: igather ... iexscan)", colls[k]);
             }
         } else if (strcmp(a, "--procs") == 0) {
             if ((nproc = tool_split_list(val, procs, MAX_LIST)) <= 0)

@@ -34,8 +34,12 @@ extern "C" {
  *
  *  \b Notation: `n` is the element count of one message, `s` the type size
  *  in bytes, `P` the number of processes, `G_e` the global buffer in
- *  elements of Table V (`n*P` for gather, scatter, allgather, alltoall and
- *  their `v` forms, `n` for bcast, reduce and allreduce).
+ *  elements of Table V (`n*P` for gather, scatter, allgather, alltoall,
+ *  their `v` forms, reduce_scatter_block and reduce_scatter; `n` for
+ *  bcast, reduce, allreduce, scan and exscan). For reduce_scatter_block
+ *  and reduce_scatter (equal counts) `n` is one rank's block, the
+ *  recvcount, so that their global buffer, the whole vector of paper 000's
+ *  Table V, is `n*P`, as the registry counts it.
  *
  *  \b Fault \b injection: with `SAFECOLL_PROBE_FAULT=kind=K,class=C,bound=B`
  *  in its environment, the probe behaves as if the MPI had a bug that fires
@@ -140,8 +144,15 @@ SAFECOLL_API const char *safecoll_probe_type_double(const char *name);
 
 /**
  * \brief Whether the probe supports a collective: gather, scatter,
- *        allgather, alltoall, bcast, reduce, allreduce, gatherv, allgatherv,
- *        and their non-blocking forms (igather, ..., iallgatherv).
+ *        allgather, alltoall, bcast, reduce, allreduce, gatherv, scatterv,
+ *        allgatherv, alltoallv, reduce_scatter_block, reduce_scatter, scan,
+ *        exscan, and their non-blocking forms (igather, ..., iexscan).
+ *
+ * The `v` forms run with every count `n` and packed displacements
+ * (`i*n`); reduce_scatter with every recvcount `n`. The reductions use
+ * `MPI_BXOR` on integers and `MPI_SUM` on floating point (see
+ * safecoll_probe_run()); exscan's rank 0, whose buffer MPI leaves
+ * undefined, checks nothing, so at P = 1 exscan checks no element.
  *
  * A non-blocking form is started and at once completed with `MPI_Wait`;
  * its buffers, checks, Table V quantities, memory estimate and fault
@@ -167,10 +178,14 @@ SAFECOLL_API int safecoll_probe_global(safecoll_coll coll, MPI_Count n, int P, M
  * \brief The memory a probe job allocates for its buffers, all ranks
  *        together (the conservative case of every rank on one node).
  *
- * gather, gatherv, scatter: `2*s*n*P`; allgather(v): `s*n*P*(P+1)`;
- * alltoall: `2*s*n*P*P`; bcast: `s*n*P`; reduce: `s*n*(P+1)`; allreduce:
- * `2*s*n*P`. MPI's own memory comes on top, hence the default limit of
- * the search is half of MemAvailable.
+ * gather(v), scatter(v): `2*s*n*P` (the root's `n*P`, `n` on every
+ * rank); allgather(v): `s*n*P*(P+1)`; alltoall(v): `2*s*n*P*P`; bcast:
+ * `s*n*P`; reduce: `s*n*(P+1)`; allreduce, scan, exscan: `2*s*n*P`;
+ * reduce_scatter_block, reduce_scatter: `s*n*P*(P+1)` (every rank sends
+ * `n*P` and receives `n`). The largest rank holds `2*s*n*P` for
+ * alltoall(v), `s*n*(P+1)` for the others but bcast (`s*n`) and allreduce,
+ * scan, exscan (`2*s*n`). MPI's own memory comes on top, hence the
+ * default limit of the search is half of MemAvailable.
  * \param[in]  coll  a supported collective
  * \param[in]  n     >= 0
  * \param[in]  s     the type size, >= 1
@@ -183,6 +198,17 @@ SAFECOLL_API int safecoll_probe_memory(safecoll_coll coll, MPI_Count n, int s, i
                                        MPI_Count *bytes);
 
 /**
+ * \brief The count limit of the probe's API for a collective at P
+ *        processes: INT_MAX, or for the `v` forms INT_MAX/(P-1), where
+ *        their int displacements `i*n` end (the search stops there).
+ * \param[in]  coll a supported collective
+ * \param[in]  P    the number of processes, >= 1
+ * \param[out] n    the largest count the probe can run
+ * \return MPI_SUCCESS, or MPI_ERR_ARG (NULL, unsupported, P < 1).
+ */
+SAFECOLL_API int safecoll_probe_count_max(safecoll_coll coll, int P, MPI_Count *n);
+
+/**
  * \brief Run one native collective once inside an MPI job and verify it.
  *
  * Every rank fills its send buffer with a pattern of its rank and the
@@ -190,7 +216,8 @@ SAFECOLL_API int safecoll_probe_memory(safecoll_coll coll, MPI_Count n, int s, i
  * every receiving rank compares every element with what it must be
  * (reductions: `MPI_BXOR` on integers, `MPI_SUM` on small integers in
  * floating point, so that the result is exact; char reduces as
- * `MPI_SIGNED_CHAR`). The ranks then agree on the outcome with an
+ * `MPI_SIGNED_CHAR`; scan folds ranks 0 to r, exscan 0 to r-1, and
+ * reduce_scatter(_block) gives rank r the fold of block r). The ranks then agree on the outcome with an
  * allreduce.
  *
  * A watchdog is armed for `limit` seconds: when it fires, the process
@@ -271,7 +298,8 @@ typedef struct safecoll_search_opts {
      *  binary), plus `--safe` when `safe` is set. Required. */
     const char *probe_cmd;
     MPI_Count n_start;  /**< the first count of Step 1 (default 1) */
-    MPI_Count n_max;    /**< the count limit of the API (default INT_MAX) */
+    MPI_Count n_max;    /**< the count limit of the API (default INT_MAX; the
+                             search never passes safecoll_probe_count_max()) */
     int f;              /**< Step 2's divisor: delta = n'_s/f (default 16) */
     double time_first;  /**< the first time limit in seconds (default 60) */
     double time_factor; /**< the next limit is this times the last run's time (default 10) */
@@ -332,7 +360,8 @@ SAFECOLL_API int safecoll_search_mem_limit(const safecoll_search_opts *opts, MPI
  * The job runs in its own process group with stdout and stderr in a log
  * file of the work directory; past `limit + grace` seconds the group gets
  * SIGTERM, then SIGKILL. A count whose memory estimate is over the limit
- * is not run (SAFECOLL_PROBE_MEMLIMIT).
+ * is not run (SAFECOLL_PROBE_MEMLIMIT), nor is a count past
+ * safecoll_probe_count_max() (an error: the probe would refuse it).
  * \param[in]  opts  the options
  * \param[in]  coll  a supported collective
  * \param[in]  type  a probe type name
@@ -368,6 +397,9 @@ SAFECOLL_API int safecoll_search_run(const safecoll_search_opts *opts, safecoll_
  * \brief Verify a safe bound at another configuration, as Table IX asks:
  *        HALF when n_s/2 passes and (n_s+delta)/2 fails, else SAME when
  *        n_s passes and n_s+delta fails, else OTHER.
+ *
+ * A pair whose failing count is past safecoll_probe_count_max() at `P`
+ * (a `v` form at 2P) is not run and not shown.
  * \param[in]  opts    the options
  * \param[in]  coll    the collective
  * \param[in]  type    the type of the configuration
@@ -403,7 +435,7 @@ SAFECOLL_API const char *safecoll_probe_row_name(safecoll_probe_row row);
 /**
  * \brief The bound record of a classified safe bound.
  *
- * | row | gather, scatter, allgather, alltoall, gatherv, allgatherv | bcast, reduce, allreduce |
+ * | row | `G_e = n*P`: gather, scatter, allgather, alltoall, their `v` forms, reduce_scatter(_block) | `G_e = n`: bcast, reduce, allreduce, scan, exscan |
  * |---|---|---|
  * | 1 `snP` | G_bytes, bound s*n_s*P | X at s and P |
  * | 2 `nP`  | G_elements, bound n_s*P | X at P, any s |

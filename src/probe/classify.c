@@ -64,39 +64,70 @@ const char *safecoll_probe_type_double(const char *name)
     return i < 0 ? NULL : types[i].twice;
 }
 
+/* Table V for the probe, one row per blocking collective it supports (an
+ * i-form is its blocking form's row). n is the count of one message: for
+ * reduce_scatter(_block) one rank's block (the recvcount), so their global
+ * buffer, the paper's s*n with n the whole vector, is s*n*P here, as the
+ * registry counts it (bounds.h). The memory estimate is s*n times
+ * mem[0]*P*P + mem[1]*P + mem[2] messages, all ranks together. */
+static const sc__probe_info table[] = {
+    /* coll, its i-form, G_e = n*P, memory, int displacements, reduction */
+    {SAFECOLL_COLL_GATHER, SAFECOLL_COLL_IGATHER, 1, {0, 2, 0}, 0, 0},
+    {SAFECOLL_COLL_SCATTER, SAFECOLL_COLL_ISCATTER, 1, {0, 2, 0}, 0, 0},
+    {SAFECOLL_COLL_ALLGATHER, SAFECOLL_COLL_IALLGATHER, 1, {1, 1, 0}, 0, 0},
+    {SAFECOLL_COLL_ALLTOALL, SAFECOLL_COLL_IALLTOALL, 1, {2, 0, 0}, 0, 0},
+    {SAFECOLL_COLL_BCAST, SAFECOLL_COLL_IBCAST, 0, {0, 1, 0}, 0, 0},
+    {SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_IREDUCE, 0, {0, 1, 1}, 0, 1},
+    {SAFECOLL_COLL_ALLREDUCE, SAFECOLL_COLL_IALLREDUCE, 0, {0, 2, 0}, 0, 1},
+    {SAFECOLL_COLL_GATHERV, SAFECOLL_COLL_IGATHERV, 1, {0, 2, 0}, 1, 0},
+    {SAFECOLL_COLL_SCATTERV, SAFECOLL_COLL_ISCATTERV, 1, {0, 2, 0}, 1, 0},
+    {SAFECOLL_COLL_ALLGATHERV, SAFECOLL_COLL_IALLGATHERV, 1, {1, 1, 0}, 1, 0},
+    {SAFECOLL_COLL_ALLTOALLV, SAFECOLL_COLL_IALLTOALLV, 1, {2, 0, 0}, 1, 0},
+    /* every rank sends the whole vector of n*P and receives its block */
+    {SAFECOLL_COLL_REDUCE_SCATTER_BLOCK, SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK, 1, {1, 1, 0}, 0, 1},
+    {SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_IREDUCE_SCATTER, 1, {1, 1, 0}, 0, 1},
+    /* every rank sends n and receives n (exscan's rank 0 too: its buffer
+     * is undefined after the call, but MPI may write it) */
+    {SAFECOLL_COLL_SCAN, SAFECOLL_COLL_ISCAN, 0, {0, 2, 0}, 0, 1},
+    {SAFECOLL_COLL_EXSCAN, SAFECOLL_COLL_IEXSCAN, 0, {0, 2, 0}, 0, 1},
+};
+
+const sc__probe_info *sc__probe_info_of(safecoll_coll coll)
+{
+    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+        if (table[i].coll == coll || table[i].icoll == coll)
+            return &table[i];
+    return NULL;
+}
+
 safecoll_coll sc__probe_blocking(safecoll_coll coll)
 {
-    switch (coll) {
-    case SAFECOLL_COLL_IGATHER: return SAFECOLL_COLL_GATHER;
-    case SAFECOLL_COLL_ISCATTER: return SAFECOLL_COLL_SCATTER;
-    case SAFECOLL_COLL_IALLGATHER: return SAFECOLL_COLL_ALLGATHER;
-    case SAFECOLL_COLL_IALLTOALL: return SAFECOLL_COLL_ALLTOALL;
-    case SAFECOLL_COLL_IBCAST: return SAFECOLL_COLL_BCAST;
-    case SAFECOLL_COLL_IREDUCE: return SAFECOLL_COLL_REDUCE;
-    case SAFECOLL_COLL_IALLREDUCE: return SAFECOLL_COLL_ALLREDUCE;
-    case SAFECOLL_COLL_IGATHERV: return SAFECOLL_COLL_GATHERV;
-    case SAFECOLL_COLL_IALLGATHERV: return SAFECOLL_COLL_ALLGATHERV;
-    default: return coll;
-    }
+    const sc__probe_info *t = sc__probe_info_of(coll);
+    return t != NULL ? t->coll : coll;
 }
 
 int safecoll_probe_supported(safecoll_coll coll)
 {
-    switch (sc__probe_blocking(coll)) {
-    case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_ALLGATHER:
-    case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_BCAST: case SAFECOLL_COLL_REDUCE:
-    case SAFECOLL_COLL_ALLREDUCE: case SAFECOLL_COLL_GATHERV: case SAFECOLL_COLL_ALLGATHERV:
-        return 1;
-    default:
-        return 0;
-    }
+    return sc__probe_info_of(coll) != NULL;
 }
 
 int sc__probe_is_bcast_like(safecoll_coll coll)
 {
-    coll = sc__probe_blocking(coll);
-    return coll == SAFECOLL_COLL_BCAST || coll == SAFECOLL_COLL_REDUCE ||
-           coll == SAFECOLL_COLL_ALLREDUCE;
+    const sc__probe_info *t = sc__probe_info_of(coll);
+    return t != NULL && !t->global_p;
+}
+
+int safecoll_probe_count_max(safecoll_coll coll, int P, MPI_Count *n)
+{
+    const sc__probe_info *t = sc__probe_info_of(coll);
+
+    if (t == NULL || P < 1 || n == NULL)
+        return sc__error(MPI_ERR_ARG, "safecoll_probe_count_max: invalid argument");
+    /* The counts are int; the v forms' int displacements reach (P-1)*n. */
+    *n = t->displs && P > 1 ? INT_MAX / (P - 1) : INT_MAX;
+    if (*n > INT_MAX)
+        *n = INT_MAX;
+    return MPI_SUCCESS;
 }
 
 /* a*b into *out; 0, or -1 when the product passes the MPI_Count range. */
@@ -110,9 +141,11 @@ static int mul(MPI_Count a, MPI_Count b, MPI_Count *out)
 
 int safecoll_probe_global(safecoll_coll coll, MPI_Count n, int P, MPI_Count *ge)
 {
-    if (ge == NULL || !safecoll_probe_supported(coll) || n < 0 || P < 1)
+    const sc__probe_info *t = sc__probe_info_of(coll);
+
+    if (ge == NULL || t == NULL || n < 0 || P < 1)
         return sc__error(MPI_ERR_ARG, "safecoll_probe_global: invalid argument");
-    if (sc__probe_is_bcast_like(coll)) {
+    if (!t->global_p) {
         *ge = n;
         return MPI_SUCCESS;
     }
@@ -123,31 +156,15 @@ int safecoll_probe_global(safecoll_coll coll, MPI_Count n, int P, MPI_Count *ge)
 
 int safecoll_probe_memory(safecoll_coll coll, MPI_Count n, int s, int P, MPI_Count *bytes)
 {
-    MPI_Count sn, k;
+    const sc__probe_info *t = sc__probe_info_of(coll);
+    MPI_Count sn, k, pp;
 
-    if (bytes == NULL || !safecoll_probe_supported(coll) || n < 0 || s < 1 || P < 1)
+    if (bytes == NULL || t == NULL || n < 0 || s < 1 || P < 1)
         return sc__error(MPI_ERR_ARG, "safecoll_probe_memory: invalid argument");
-    /* k: how many messages of s*n bytes the job's buffers hold. */
-    switch (sc__probe_blocking(coll)) {
-    case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_GATHERV: case SAFECOLL_COLL_SCATTER:
-        k = 2 * (MPI_Count)P;
-        break;
-    case SAFECOLL_COLL_ALLGATHER: case SAFECOLL_COLL_ALLGATHERV:
-        k = (MPI_Count)P * (P + 1);
-        break;
-    case SAFECOLL_COLL_ALLTOALL:
-        k = 2 * (MPI_Count)P * P;
-        break;
-    case SAFECOLL_COLL_BCAST:
-        k = P;
-        break;
-    case SAFECOLL_COLL_REDUCE:
-        k = (MPI_Count)P + 1;
-        break;
-    default: /* allreduce */
-        k = 2 * (MPI_Count)P;
-        break;
-    }
+    /* k: how many messages of s*n bytes the job's buffers hold. P is an
+     * int, so P*P and its small multiples fit MPI_Count. */
+    pp = (MPI_Count)P * P;
+    k = t->mem[0] * pp + t->mem[1] * (MPI_Count)P + t->mem[2];
     if (mul(n, s, &sn) != 0 || mul(sn, k, bytes) != 0)
         return sc__error(MPI_ERR_ARG, "safecoll_probe_memory: the estimate overflows");
     return MPI_SUCCESS;

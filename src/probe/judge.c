@@ -216,8 +216,7 @@ int safecoll_guideline_record(const safecoll_guideline_result *r, int range, con
      * the sweep, nothing below its first size was shown to be fine. */
     below = g->first > 0 ? r->points[g->first - 1].bytes : r->points[g->first].bytes - 1;
     q = below;
-    if (!sc__probe_is_bcast_like(r->coll) && r->coll != SAFECOLL_COLL_SCAN &&
-        r->coll != SAFECOLL_COLL_EXSCAN) {
+    if (!sc__probe_is_bcast_like(r->coll)) {
         if (below > SC_PROBE_COUNT_MAX / r->P)
             return sc__error(MPI_ERR_ARG, "safecoll_guideline_record: the bound overflows");
         q = below * r->P;

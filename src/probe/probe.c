@@ -69,12 +69,14 @@ static uint64_t get(const void *b, int ti, MPI_Count k)
     }
 }
 
-/* What a reduction must give at element i: BXOR for integers, SUM for
- * floating point (exact, see modulus). */
-static uint64_t reduced(int ti, int P, MPI_Count i)
+/* What a reduction of ranks [0, hi) must give at element i: BXOR for
+ * integers, SUM for floating point (exact, see modulus). hi is P for
+ * reduce, allreduce and reduce_scatter(_block), r+1 for scan at rank r,
+ * r for exscan. */
+static uint64_t reduced(int ti, int hi, MPI_Count i)
 {
     uint64_t acc = 0;
-    for (int r = 0; r < P; r++)
+    for (int r = 0; r < hi; r++)
         acc = ti >= T_FLOAT ? acc + value(ti, r, i) : acc ^ value(ti, r, i);
     return acc;
 }
@@ -171,10 +173,13 @@ typedef struct job {
     int n;
     void *sbuf, *rbuf;
     MPI_Count rcount; /* elements of rbuf this rank checks (0: none) */
+    int reduction;    /* a reduction: BXOR or SUM, see reduced() */
     int *counts, *displs;
 } job;
 
-static int sizes(const job *j, MPI_Count *scount, MPI_Count *rcount)
+/* The elements of this rank's send and receive buffers, and how many of
+ * the receive buffer it checks (exscan's rank 0 receives nothing defined). */
+static void sizes(const job *j, MPI_Count *scount, MPI_Count *rcount, MPI_Count *checked)
 {
     MPI_Count n = j->n, nP = n * j->P;
     int root = j->rank == 0;
@@ -182,41 +187,54 @@ static int sizes(const job *j, MPI_Count *scount, MPI_Count *rcount)
     switch (j->coll) {
     case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_GATHERV:
         *scount = n; *rcount = root ? nP : 0; break;
-    case SAFECOLL_COLL_SCATTER:
+    case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_SCATTERV:
         *scount = root ? nP : 0; *rcount = n; break;
     case SAFECOLL_COLL_ALLGATHER: case SAFECOLL_COLL_ALLGATHERV:
         *scount = n; *rcount = nP; break;
-    case SAFECOLL_COLL_ALLTOALL:
+    case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_ALLTOALLV:
         *scount = nP; *rcount = nP; break;
     case SAFECOLL_COLL_BCAST:
         *scount = 0; *rcount = n; break;
     case SAFECOLL_COLL_REDUCE:
         *scount = n; *rcount = root ? n : 0; break;
-    default: /* allreduce */
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK: case SAFECOLL_COLL_REDUCE_SCATTER:
+        *scount = nP; *rcount = n; break;
+    default: /* allreduce, scan, exscan */
         *scount = n; *rcount = n; break;
     }
-    return 0;
+    *checked = j->coll == SAFECOLL_COLL_EXSCAN && root ? 0 : *rcount;
 }
 
 /* The first wrong element of rank j->rank's receive buffer of rcount
  * elements, or -1. The buffer is a sequence of blocks of n elements, block
  * b from rank src at index from + e of its data (gathers: rank b from 0;
- * alltoall: rank b from rank*n; scatter: rank 0 from rank*n; bcast: one
- * block of rank 0); reductions compare with the fold of every rank. Walked
- * block by block so that no element costs a division. */
+ * alltoall(v): rank b from rank*n; scatter(v): rank 0 from rank*n; bcast:
+ * one block of rank 0); reductions compare with the fold of the ranks
+ * they combine, at index from + k (reduce_scatter(_block): rank*n, the
+ * block this rank gets). Walked block by block so that no element costs a
+ * division. */
 static MPI_Count first_wrong(const job *j, MPI_Count rcount)
 {
     MPI_Count n = j->n, blocks = 1, len = rcount;
 
-    if (j->coll == SAFECOLL_COLL_REDUCE || j->coll == SAFECOLL_COLL_ALLREDUCE) {
+    if (j->reduction) {
+        int hi = j->P;
+        MPI_Count from = 0;
+        switch (j->coll) {
+        case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK: case SAFECOLL_COLL_REDUCE_SCATTER:
+            from = j->rank * n; break;
+        case SAFECOLL_COLL_SCAN: hi = j->rank + 1; break;
+        case SAFECOLL_COLL_EXSCAN: hi = j->rank; break;
+        default: break; /* reduce, allreduce */
+        }
         for (MPI_Count k = 0; k < rcount; k++)
-            if (get(j->rbuf, j->ti, k) != reduced(j->ti, j->P, k))
+            if (get(j->rbuf, j->ti, k) != reduced(j->ti, hi, from + k))
                 return k;
         return -1;
     }
     if (j->coll == SAFECOLL_COLL_GATHER || j->coll == SAFECOLL_COLL_GATHERV ||
         j->coll == SAFECOLL_COLL_ALLGATHER || j->coll == SAFECOLL_COLL_ALLGATHERV ||
-        j->coll == SAFECOLL_COLL_ALLTOALL) {
+        j->coll == SAFECOLL_COLL_ALLTOALL || j->coll == SAFECOLL_COLL_ALLTOALLV) {
         blocks = n > 0 ? rcount / n : 0;
         len = n;
     }
@@ -224,8 +242,9 @@ static MPI_Count first_wrong(const job *j, MPI_Count rcount)
         int src = 0;
         MPI_Count from = 0, base = b * len;
         switch (j->coll) {
-        case SAFECOLL_COLL_SCATTER: from = j->rank * n; break;
-        case SAFECOLL_COLL_ALLTOALL: src = (int)b; from = j->rank * n; break;
+        case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_SCATTERV: from = j->rank * n; break;
+        case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_ALLTOALLV:
+            src = (int)b; from = j->rank * n; break;
         case SAFECOLL_COLL_BCAST: break;
         default: src = (int)b; break; /* gathers */
         }
@@ -238,8 +257,9 @@ static MPI_Count first_wrong(const job *j, MPI_Count rcount)
 
 static void fill(const job *j, MPI_Count scount)
 {
-    /* For alltoall, element e of block d is index d*n + e of this rank's
-     * data; for scatter, the root's whole buffer is its data. */
+    /* For alltoall(v), element e of block d is index d*n + e of this
+     * rank's data; for scatter(v), the root's whole buffer is its data; for
+     * reduce_scatter(_block), block d is what rank d's result folds. */
     for (MPI_Count k = 0; k < scount; k++)
         put(j->sbuf, j->ti, k, value(j->ti, j->rank, k));
     if (j->coll == SAFECOLL_COLL_BCAST && j->rank == 0)
@@ -268,8 +288,22 @@ static int call_safe(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm)
         return safecoll_alltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
     case SAFECOLL_COLL_BCAST:
         return safecoll_bcast(j->rbuf, j->n, j->type, 0, comm);
+    case SAFECOLL_COLL_SCATTERV:
+        return safecoll_scatterv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->n, j->type,
+                                 0, comm);
+    case SAFECOLL_COLL_ALLTOALLV:
+        return safecoll_alltoallv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->counts,
+                                  j->displs, j->type, comm);
     case SAFECOLL_COLL_REDUCE:
         return safecoll_reduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return safecoll_reduce_scatter_block(j->sbuf, j->rbuf, j->n, rt, op, comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+        return safecoll_reduce_scatter(j->sbuf, j->rbuf, j->counts, rt, op, comm);
+    case SAFECOLL_COLL_SCAN:
+        return safecoll_scan(j->sbuf, j->rbuf, j->n, rt, op, comm);
+    case SAFECOLL_COLL_EXSCAN:
+        return safecoll_exscan(j->sbuf, j->rbuf, j->n, rt, op, comm);
     default:
         return safecoll_allreduce(j->sbuf, j->rbuf, j->n, rt, op, comm);
     }
@@ -296,8 +330,22 @@ static int start_safe(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm,
         return safecoll_ialltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
     case SAFECOLL_COLL_BCAST:
         return safecoll_ibcast(j->rbuf, j->n, j->type, 0, comm, req);
+    case SAFECOLL_COLL_SCATTERV:
+        return safecoll_iscatterv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->n,
+                                  j->type, 0, comm, req);
+    case SAFECOLL_COLL_ALLTOALLV:
+        return safecoll_ialltoallv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->counts,
+                                   j->displs, j->type, comm, req);
     case SAFECOLL_COLL_REDUCE:
         return safecoll_ireduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm, req);
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return safecoll_ireduce_scatter_block(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+        return safecoll_ireduce_scatter(j->sbuf, j->rbuf, j->counts, rt, op, comm, req);
+    case SAFECOLL_COLL_SCAN:
+        return safecoll_iscan(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
+    case SAFECOLL_COLL_EXSCAN:
+        return safecoll_iexscan(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
     default:
         return safecoll_iallreduce(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
     }
@@ -324,8 +372,22 @@ static int start_native(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm,
         return MPI_Ialltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
     case SAFECOLL_COLL_BCAST:
         return MPI_Ibcast(j->rbuf, j->n, j->type, 0, comm, req);
+    case SAFECOLL_COLL_SCATTERV:
+        return MPI_Iscatterv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->n, j->type, 0,
+                             comm, req);
+    case SAFECOLL_COLL_ALLTOALLV:
+        return MPI_Ialltoallv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->counts,
+                              j->displs, j->type, comm, req);
     case SAFECOLL_COLL_REDUCE:
         return MPI_Ireduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm, req);
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return MPI_Ireduce_scatter_block(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+        return MPI_Ireduce_scatter(j->sbuf, j->rbuf, j->counts, rt, op, comm, req);
+    case SAFECOLL_COLL_SCAN:
+        return MPI_Iscan(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
+    case SAFECOLL_COLL_EXSCAN:
+        return MPI_Iexscan(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
     default:
         return MPI_Iallreduce(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
     }
@@ -348,7 +410,7 @@ static int call(const job *j, MPI_Comm comm)
 {
     MPI_Datatype rt = j->type;
 
-    if (j->ti == T_CHAR && (j->coll == SAFECOLL_COLL_REDUCE || j->coll == SAFECOLL_COLL_ALLREDUCE))
+    if (j->ti == T_CHAR && j->reduction)
         rt = MPI_SIGNED_CHAR; /* MPI defines no reduction on MPI_CHAR */
     MPI_Op op = j->ti >= T_FLOAT ? MPI_SUM : MPI_BXOR;
     if (j->nb)
@@ -372,8 +434,22 @@ static int call(const job *j, MPI_Comm comm)
         return MPI_Alltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
     case SAFECOLL_COLL_BCAST:
         return MPI_Bcast(j->rbuf, j->n, j->type, 0, comm);
+    case SAFECOLL_COLL_SCATTERV:
+        return MPI_Scatterv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->n, j->type, 0,
+                            comm);
+    case SAFECOLL_COLL_ALLTOALLV:
+        return MPI_Alltoallv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->counts,
+                             j->displs, j->type, comm);
     case SAFECOLL_COLL_REDUCE:
         return MPI_Reduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+        return MPI_Reduce_scatter_block(j->sbuf, j->rbuf, j->n, rt, op, comm);
+    case SAFECOLL_COLL_REDUCE_SCATTER:
+        return MPI_Reduce_scatter(j->sbuf, j->rbuf, j->counts, rt, op, comm);
+    case SAFECOLL_COLL_SCAN:
+        return MPI_Scan(j->sbuf, j->rbuf, j->n, rt, op, comm);
+    case SAFECOLL_COLL_EXSCAN:
+        return MPI_Exscan(j->sbuf, j->rbuf, j->n, rt, op, comm);
     default:
         return MPI_Allreduce(j->sbuf, j->rbuf, j->n, rt, op, comm);
     }
@@ -400,7 +476,7 @@ static int faulty_call(const job *j, MPI_Comm comm, const sc__fault *f)
             pause();
     case SC_FAULT_ERROR:
         return MPI_ERR_COUNT;
-    default: /* wrong: one element of the last receiving rank */
+    default: /* wrong: one element of the last receiving rank (the root, or rank P-1) */
         rc = call(j, comm);
         if (rc == MPI_SUCCESS && j->rcount > 0) {
             int last = j->coll == SAFECOLL_COLL_GATHER || j->coll == SAFECOLL_COLL_GATHERV ||
@@ -420,7 +496,7 @@ static int run(int safe, safecoll_coll coll, const char *type, MPI_Count n, MPI_
     static const char *const names[] = {"char", "short", "int", "long", "float", "double"};
     sc__fault fault;
     MPI_Comm dup = MPI_COMM_NULL;
-    MPI_Count scount, rcount;
+    MPI_Count scount, rcount, checked, nmax;
     double local[3], global[3], t0;
     char text[96];
     job j;
@@ -440,13 +516,13 @@ static int run(int safe, safecoll_coll coll, const char *type, MPI_Count n, MPI_
     if ((rc = sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &fault)) != MPI_SUCCESS)
         return rc;
     j.coll = sc__probe_blocking(coll);
+    j.reduction = sc__probe_info_of(coll)->reduction;
     j.nb = j.coll != coll;
     j.safe = safe;
     j.n = (int)n;
     MPI_Comm_rank(comm, &j.rank);
     MPI_Comm_size(comm, &j.P);
-    if ((j.coll == SAFECOLL_COLL_GATHERV || j.coll == SAFECOLL_COLL_ALLGATHERV) &&
-        n * (j.P - 1) > INT_MAX)
+    if (safecoll_probe_count_max(coll, j.P, &nmax) != MPI_SUCCESS || n > nmax)
         return sc__error(MPI_ERR_ARG, "safecoll_probe_run: the displacements of %s at n = %lld "
                          "pass the int limit", safecoll_coll_name(coll), (long long)n);
     if (report != NULL) {
@@ -458,8 +534,8 @@ static int run(int safe, safecoll_coll coll, const char *type, MPI_Count n, MPI_
 
     /* A buffer that cannot be had is out of memory on every rank alike:
      * agree before the collective, so no rank waits in it alone. */
-    sizes(&j, &scount, &rcount);
-    j.rcount = rcount;
+    sizes(&j, &scount, &rcount, &checked);
+    j.rcount = checked;
     j.sbuf = malloc((size_t)(scount > 0 ? scount : 1) * (size_t)j.s);
     j.rbuf = malloc((size_t)(rcount > 0 ? rcount : 1) * (size_t)j.s);
     j.counts = malloc(sizeof(int) * (size_t)j.P);
@@ -492,7 +568,7 @@ static int run(int safe, safecoll_coll coll, const char *type, MPI_Count n, MPI_
     local[0] = rc != MPI_SUCCESS ? 2 : 0;
     local[2] = rc;
     if (rc == MPI_SUCCESS) {
-        MPI_Count bad = first_wrong(&j, rcount);
+        MPI_Count bad = first_wrong(&j, checked);
         if (bad >= 0) {
             local[0] = 1;
             res->bad_index = bad;

@@ -12,6 +12,22 @@
 
 #define SC_PROBE_COUNT_MAX ((MPI_Count)INT64_MAX)
 
+/* The probe's row of Table V for one collective and its i-form
+ * (classify.c holds the one table): what the search, the classification,
+ * the memory estimate and the fault injection read. */
+typedef struct sc__probe_info {
+    safecoll_coll coll;  /* the blocking form */
+    safecoll_coll icoll; /* its non-blocking form */
+    int global_p;        /* 1: G_e = n*P; 0: G_e = n (the message is the buffer) */
+    int mem[3];          /* the job's buffers: s*n*(mem[0]*P*P + mem[1]*P + mem[2]) */
+    int displs;          /* 1: int displacements up to (P-1)*n (the v forms) */
+    int reduction;       /* 1: a reduction (BXOR on integers, SUM on floating point) */
+} sc__probe_info;
+
+/* The row of coll (blocking or i-form), or NULL when the probe does not
+ * support it. */
+const sc__probe_info *sc__probe_info_of(safecoll_coll coll);
+
 /* The blocking collective of a non-blocking one the probe supports
  * (SAFECOLL_COLL_IGATHER -> SAFECOLL_COLL_GATHER), else coll itself. An
  * i-form moves the same buffers as its blocking form, so the data, the
@@ -20,8 +36,8 @@
 safecoll_coll sc__probe_blocking(safecoll_coll coll);
 
 /* The collectives whose global buffer is the message itself (Table V:
- * G_b = s*n): bcast, reduce, allreduce. The others the probe supports
- * have G_b = s*n*P. Their i-forms count as they do. */
+ * G_b = s*n): bcast, reduce, allreduce, scan, exscan. The others the probe
+ * supports have G_b = s*n*P. Their i-forms count as they do. */
 int sc__probe_is_bcast_like(safecoll_coll coll);
 
 /* Parses SAFECOLL_PROBE_FAULT. *active is 0 when it is unset or empty.

@@ -121,13 +121,19 @@ int safecoll_search_probe(const safecoll_search_opts *o, safecoll_coll coll, con
 {
     char dir[PATH_MAX], prefix[PATH_MAX + 8], logp[PATH_MAX + 8], tail[200];
     char cmd[PATH_MAX * 2 + 256];
-    MPI_Count need, have;
+    MPI_Count need, have, n_max;
     int s, rc, status = 0, killed = 0;
     double t0;
 
     if (o == NULL || res == NULL || o->probe_cmd == NULL || !safecoll_probe_supported(coll) ||
         P < 1 || n < 0 || n > INT_MAX || !(limit > 0))
         return sc__error(MPI_ERR_ARG, "safecoll_search_probe: invalid argument");
+    /* The probe would refuse it with a usage error, which must not pass
+     * for a bug of the MPI. */
+    if (safecoll_probe_count_max(coll, P, &n_max) == MPI_SUCCESS && n > n_max)
+        return sc__error(MPI_ERR_ARG, "safecoll_search_probe: n = %lld is past the count limit "
+                         "%lld of %s at P = %d", (long long)n, (long long)n_max,
+                         safecoll_coll_name(coll), P);
     if ((rc = safecoll_probe_type(type, NULL, &s)) != MPI_SUCCESS)
         return rc;
     memset(res, 0, sizeof *res);
@@ -268,12 +274,11 @@ int safecoll_search_run(const safecoll_search_opts *o, safecoll_coll coll, const
     if ((rc = check_opts(o, coll, type, P)) != MPI_SUCCESS)
         return rc;
     memset(result, 0, sizeof *result);
-    n_max = o->n_max;
     /* The v forms take int displacements: i*n must fit. */
-    if ((sc__probe_blocking(coll) == SAFECOLL_COLL_GATHERV ||
-         sc__probe_blocking(coll) == SAFECOLL_COLL_ALLGATHERV) && P > 1 &&
-        n_max > INT_MAX / (P - 1))
-        n_max = INT_MAX / (P - 1);
+    if ((rc = safecoll_probe_count_max(coll, P, &n_max)) != MPI_SUCCESS)
+        return rc;
+    if (n_max > o->n_max)
+        n_max = o->n_max;
     limit = o->time_first;
 
     /* Step 1: double until something stops it. */
@@ -351,7 +356,7 @@ int safecoll_search_verify(const safecoll_search_opts *o, safecoll_coll coll, co
     safecoll_probe_result res;
     /* Each pair: the count that must pass, the count that must fail. The
      * failing half is rounded up so that it lies past the bound. */
-    MPI_Count pairs[2][2] = {{n_s / 2, (n_s + delta + 1) / 2}, {n_s, n_s + delta}};
+    MPI_Count pairs[2][2] = {{n_s / 2, (n_s + delta + 1) / 2}, {n_s, n_s + delta}}, n_max;
     int rc;
 
     if (verdict == NULL || n_s < 2 || delta < 1 || !(limit > 0) || n_s + delta > INT_MAX)
@@ -359,8 +364,11 @@ int safecoll_search_verify(const safecoll_search_opts *o, safecoll_coll coll, co
     if ((rc = check_opts(o, coll, type, P)) != MPI_SUCCESS)
         return rc;
     *verdict = SAFECOLL_PROBE_OTHER;
+    safecoll_probe_count_max(coll, P, &n_max);
     for (int k = 0; k < 2 && *verdict == SAFECOLL_PROBE_OTHER; k++) {
-        int ok = 1;
+        /* A pair past the count limit at this P (the v forms at 2P) cannot
+         * be shown: that verdict stays unproven. */
+        int ok = pairs[k][1] <= n_max;
         for (int m = 0; m < 2 && ok; m++) {
             if ((rc = probe(&r, pairs[k][m], limit, &res)) != MPI_SUCCESS)
                 return rc;
