@@ -84,6 +84,22 @@ within bcast 300; records
 expect out "collective=bcast class=G_elements"; expect out "Table IX row 4"
 expect err "timeout: the watchdog ended a hang"
 
+# --- --confirm-timeout: a collective slow above n = 300 (3 s, past the 2 s
+# limit) times out once and passes with the confirming limit: no failure;
+# a real hang still times out twice and is found
+SAFECOLL_PROBE_FAULT=kind=hang,class=gelem,bound=300,delay=3 run 0 search --coll bcast \
+    --procs 2 "${fast[@]}" --n-max 600 --confirm-timeout 10 --no-classify
+expect out "no failure"; expect err "timeout: the watchdog ended a hang"
+expect err "bcast P=2 char step 1 n=512: pass"
+SAFECOLL_PROBE_FAULT=kind=hang,class=gelem,bound=300 run 0 search --coll bcast --procs 2 \
+    "${fast[@]}" --n-max 600 --confirm-timeout 3 --no-classify
+within bcast 300
+checks=$((checks + 1))
+if [ "$(grep -c 'timeout: the watchdog ended a hang' "$err")" -lt 2 ]; then
+    failed=$((failed + 1)); echo "FAIL: a hang was not confirmed by a second timeout"
+    sed 's/^/    | /' "$err" | tail -6
+fi
+
 # --- class X: n*(P+s) > 3000 fits no row; the record is restricted to s and P
 SAFECOLL_PROBE_FAULT=kind=crash,class=x,bound=3000 run 0 search --coll alltoall --procs 2 "${fast[@]}"
 within alltoall 1000; records

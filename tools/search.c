@@ -212,6 +212,8 @@ static const char search_usage[] =
     "  --time-factor X   next limit = X * last run's time (default 10)\n"
     "  --time-floor S    smallest limit (default 10)\n"
     "  --grace S         launch time allowed on top of the limit (default 30)\n"
+    "  --confirm-timeout S  run a probe that timed out once more with this\n"
+    "                    limit; only a second timeout is a hang (default: off)\n"
     "  --no-classify     only search, no verification at 2P and 2s\n"
     "  --safe            probe the safe collectives instead of MPI's (the\n"
     "                    effectiveness check: the bound after avoidance); no records\n"
@@ -377,11 +379,13 @@ int tool_search(int argc, char **argv)
                 return usage(search_usage, "search: --launcher is empty", NULL);
             o.launcher = val;
         } else if (strcmp(a, "--time-limit") == 0 || strcmp(a, "--time-factor") == 0 ||
-                   strcmp(a, "--time-floor") == 0 || strcmp(a, "--grace") == 0) {
-            double *dst = strcmp(a, "--time-limit") == 0    ? &o.time_first
-                          : strcmp(a, "--time-factor") == 0 ? &o.time_factor
-                          : strcmp(a, "--time-floor") == 0  ? &o.time_floor
-                                                            : &o.grace;
+                   strcmp(a, "--time-floor") == 0 || strcmp(a, "--grace") == 0 ||
+                   strcmp(a, "--confirm-timeout") == 0) {
+            double *dst = strcmp(a, "--time-limit") == 0      ? &o.time_first
+                          : strcmp(a, "--time-factor") == 0   ? &o.time_factor
+                          : strcmp(a, "--time-floor") == 0    ? &o.time_floor
+                          : strcmp(a, "--confirm-timeout") == 0 ? &o.confirm_timeout
+                                                              : &o.grace;
             if (tool_parse_secs(val, dst) != 0)
                 return usage(search_usage, "search: not a positive number of seconds", val);
         } else if (strcmp(a, "--out") == 0) {

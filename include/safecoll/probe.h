@@ -54,7 +54,8 @@ extern "C" {
  *  | `x`      | `n*(P+s)`, a form no row describes | none |
  *
  *  and what happens by `kind`: `crash` (rank 0 raises SIGSEGV), `hang`
- *  (every rank sleeps until the watchdog), `wrong` (the collective runs,
+ *  (every rank sleeps until the watchdog; with `delay=D`, D seconds, and
+ *  then the call runs: slow, not broken), `wrong` (the collective runs,
  *  then one received element is changed), `error` (the call returns
  *  `MPI_ERR_COUNT` without running), `kill` (rank 0 raises SIGKILL, as the
  *  kernel's out-of-memory killer would). Below the bound the native call
@@ -315,6 +316,13 @@ typedef struct safecoll_search_opts {
     /** Called before and after every probe; may be NULL. */
     void (*progress)(const safecoll_search_event *ev, void *arg);
     void *progress_arg; /**< passed to progress */
+    /** Seconds; 0 (default): off. Otherwise a probe that times out under
+     *  a shorter limit runs once more with this one, and only a second
+     *  timeout counts as a hang: on a loaded machine, or where the buffers
+     *  first fill memory, a collective can take longer than 10 times the
+     *  last run's time without being broken (a real hang then costs this
+     *  much more). */
+    double confirm_timeout;
 } safecoll_search_opts;
 
 /** What a search found. */

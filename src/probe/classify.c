@@ -362,9 +362,13 @@ int sc__fault_parse(const char *spec, sc__fault *out)
         out->active = 1;
         return MPI_SUCCESS;
     }
-    if (have[K_COLL] || have[K_ABOVE] || have[K_DELAY] || have[K_FRACTION] || have[K_SEED])
+    /* A hang may end after `delay` seconds: a collective that is slow but
+     * correct above the bound (what --confirm-timeout tells from a hang). */
+    if (have[K_COLL] || have[K_ABOVE] || (have[K_DELAY] && out->kind != SC_FAULT_HANG) ||
+        have[K_FRACTION] || have[K_SEED])
         return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: kind=%s takes class and bound "
-                         "only", kinds[out->kind]);
+                         "only%s", kinds[out->kind],
+                         out->kind == SC_FAULT_HANG ? " (and delay)" : "");
     if (!have[K_CLASS] || !have[K_BOUND])
         return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: missing key '%s'",
                          !have[K_CLASS] ? "class" : "bound");

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "probe.h"
@@ -472,6 +473,14 @@ static int faulty_call(const job *j, MPI_Comm comm, const sc__fault *f)
             raise(SIGKILL);
         return call(j, comm);
     case SC_FAULT_HANG:
+        if (f->delay > 0) {
+            /* Slow, not broken: sleep, then run the call. */
+            struct timespec ts = {(time_t)f->delay,
+                                  (long)((f->delay - (double)(time_t)f->delay) * 1e9)};
+            while (nanosleep(&ts, &ts) != 0)
+                ;
+            return call(j, comm);
+        }
         for (;;)
             pause();
     case SC_FAULT_ERROR:

@@ -55,7 +55,7 @@ typedef struct sc__fault {
     MPI_Count bound;
     int coll;          /* slow, jitter: the collective, or -1 */
     MPI_Count above;   /* slow: message bytes */
-    double delay;      /* slow, jitter: seconds */
+    double delay;      /* slow, jitter, and a hang that ends: seconds */
     double fraction;   /* jitter: of the calls, in (0, 1] */
     MPI_Count seed;    /* jitter */
 } sc__fault;

@@ -236,6 +236,24 @@ static int probe(run *r, MPI_Count n, double limit, safecoll_probe_result *res)
         return rc;
     if (res->outcome != SAFECOLL_PROBE_MEMLIMIT)
         r->probes++;
+    if (res->outcome == SAFECOLL_PROBE_TIMEOUT && r->o->confirm_timeout > limit) {
+        /* Report the first timeout, then run the count again with the
+         * confirming limit; its outcome is the probe's. */
+        ev.done = 1;
+        ev.elapsed = now() - r->t0;
+        ev.result = res;
+        if (r->o->progress != NULL)
+            r->o->progress(&ev, r->o->progress_arg);
+        ev.done = 0;
+        ev.result = NULL;
+        ev.elapsed = now() - r->t0;
+        if (r->o->progress != NULL)
+            r->o->progress(&ev, r->o->progress_arg);
+        if ((rc = safecoll_search_probe(r->o, r->coll, r->type, r->P, n, r->o->confirm_timeout,
+                                        res)) != MPI_SUCCESS)
+            return rc;
+        r->probes++;
+    }
     ev.done = 1;
     ev.elapsed = now() - r->t0;
     ev.result = res;
@@ -255,7 +273,7 @@ static int check_opts(const safecoll_search_opts *o, safecoll_coll coll, const c
     if (o == NULL || o->probe_cmd == NULL || !safecoll_probe_supported(coll) || P < 1 ||
         o->n_start < 1 || o->n_max < o->n_start || o->n_max > INT_MAX || o->f < 1 ||
         !(o->time_first > 0) || !(o->time_factor > 0) || !(o->time_floor >= 0) ||
-        !(o->grace >= 0) || o->mem_limit < 0)
+        !(o->grace >= 0) || o->mem_limit < 0 || !(o->confirm_timeout >= 0))
         return sc__error(MPI_ERR_ARG, "safecoll_search: invalid options");
     return safecoll_probe_type(type, NULL, NULL);
 }
