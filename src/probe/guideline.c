@@ -34,6 +34,13 @@
 #include "probe.h"
 
 enum { OFFSET_ROUNDS = 16, MAX_BATCH = 64, CALIBRATE = 3 };
+/* Seconds: a variant whose warm-up call takes longer is timed without
+ * further warm-up and calibration calls (its first window is that call's
+ * time): a collective that takes seconds a call (MPICH 4.0.2's ring
+ * MPI_Allgatherv on an oversubscribed node took 12 s at 16 MiB, P = 4)
+ * would otherwise spend minutes there, past the job's time limit, when its
+ * slowness is already plain. */
+#define SLOW_CALL 1.0
 
 /* ---------------------------------------------------------------- clocks */
 
@@ -251,6 +258,7 @@ typedef struct variant {
     double stretch; /* the spacing of starts over `base`: > 1 after late starts */
     double spent;   /* seconds its batches took, the same on every rank */
     int attempts;
+    int slow;      /* a warm-up call took more than SLOW_CALL */
     double *times; /* valid repetitions, max over ranks */
     safecoll_guideline_timing *t;
 } variant;
@@ -451,6 +459,7 @@ static int measure_size(ctx *c, bufs *b, safecoll_guideline_point *p, const int 
         vs[i].stretch = 1;
         vs[i].spent = 0;
         vs[i].attempts = 0;
+        vs[i].slow = 0;
         vs[i].t = &p->t[which[i]];
         vs[i].t->status = MPI_SUCCESS;
     }
@@ -461,7 +470,11 @@ static int measure_size(ctx *c, bufs *b, safecoll_guideline_point *p, const int 
     for (int w = 0; w < rounds; w++)
         for (int i = 0; i < nv; i++) {
             double d;
-            if (vs[i].done || (d = warm_call(c, b, &vs[i])) < 0 || w < c->o->warmup)
+            if (vs[i].done || vs[i].slow || (d = warm_call(c, b, &vs[i])) < 0)
+                continue;
+            /* d is the max over ranks: every rank decides alike. */
+            vs[i].slow = d > SLOW_CALL;
+            if (w < c->o->warmup && !vs[i].slow)
                 continue;
             if (vs[i].base < 0 || 2 * d + 100e-6 < vs[i].base)
                 vs[i].base = 2 * d + 100e-6;
