@@ -225,41 +225,36 @@ typedef struct run {
     double t0;
 } run;
 
+/* Tells the progress callback that a probe starts (res NULL) or ended. */
+static void report(const run *r, safecoll_search_event *ev, const safecoll_probe_result *res)
+{
+    ev->done = res != NULL;
+    ev->result = res;
+    ev->elapsed = now() - r->t0;
+    if (r->o->progress != NULL)
+        r->o->progress(ev, r->o->progress_arg);
+}
+
+/* One probe of count n. A timeout under a limit shorter than
+ * confirm_timeout runs the count once more with it, and that outcome is
+ * the probe's (both are reported). */
 static int probe(run *r, MPI_Count n, double limit, safecoll_probe_result *res)
 {
-    safecoll_search_event ev = {r->coll, r->type, r->P, r->step, n, 0, now() - r->t0, NULL};
+    safecoll_search_event ev = {r->coll, r->type, r->P, r->step, n, 0, 0, NULL};
     int rc;
 
-    if (r->o->progress != NULL)
-        r->o->progress(&ev, r->o->progress_arg);
-    if ((rc = safecoll_search_probe(r->o, r->coll, r->type, r->P, n, limit, res)) != MPI_SUCCESS)
-        return rc;
-    if (res->outcome != SAFECOLL_PROBE_MEMLIMIT)
-        r->probes++;
-    if (res->outcome == SAFECOLL_PROBE_TIMEOUT && r->o->confirm_timeout > limit) {
-        /* Report the first timeout, then run the count again with the
-         * confirming limit; its outcome is the probe's. */
-        ev.done = 1;
-        ev.elapsed = now() - r->t0;
-        ev.result = res;
-        if (r->o->progress != NULL)
-            r->o->progress(&ev, r->o->progress_arg);
-        ev.done = 0;
-        ev.result = NULL;
-        ev.elapsed = now() - r->t0;
-        if (r->o->progress != NULL)
-            r->o->progress(&ev, r->o->progress_arg);
-        if ((rc = safecoll_search_probe(r->o, r->coll, r->type, r->P, n, r->o->confirm_timeout,
-                                        res)) != MPI_SUCCESS)
+    for (;;) {
+        report(r, &ev, NULL);
+        if ((rc = safecoll_search_probe(r->o, r->coll, r->type, r->P, n, limit, res)) !=
+            MPI_SUCCESS)
             return rc;
-        r->probes++;
+        if (res->outcome != SAFECOLL_PROBE_MEMLIMIT)
+            r->probes++;
+        report(r, &ev, res);
+        if (res->outcome != SAFECOLL_PROBE_TIMEOUT || !(r->o->confirm_timeout > limit))
+            return MPI_SUCCESS;
+        limit = r->o->confirm_timeout;
     }
-    ev.done = 1;
-    ev.elapsed = now() - r->t0;
-    ev.result = res;
-    if (r->o->progress != NULL)
-        r->o->progress(&ev, r->o->progress_arg);
-    return MPI_SUCCESS;
 }
 
 static int is_bug(safecoll_probe_outcome o)
