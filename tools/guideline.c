@@ -44,7 +44,7 @@ static const char guideline_usage[] =
     "  --reps N          repetitions at least (default 5)\n"
     "  --reps-max N      repetitions at most (default 200)\n"
     "  --time S          seconds per size and variant once --reps are done (default 0.1)\n"
-    "  --precision X     stop early when the median's 95%% interval is within X of it\n"
+    "  --precision X     stop early when the median's 95% interval is within X of it\n"
     "                    (default 0.05; 0: always spend --time)\n"
     "  --no-auto         do not time `auto` (the safe collective by itself)\n"
     "  --launcher CMD    words with {P} (default '$MPIEXEC -n {P}', or 'mpiexec -n {P}')\n"

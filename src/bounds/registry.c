@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -69,9 +70,14 @@ static size_t lim_start[SAFECOLL_NCOLL + 1];   /* slice of collective c: [start[
 static plimit *plim;                           /* the performance records' index ... */
 static size_t plim_cap;                        /* ... its capacity (>= reg.n) */
 static size_t plim_start[SAFECOLL_NCOLL + 1];  /* slice of collective c */
-/* How many performance records apply per collective, read without the
- * lock: a collective without any pays one atomic load for routing. */
+/* Read without the lock, so that a call no record can concern pays one
+ * atomic load and no lock: how many correctness and performance records
+ * apply per collective, and the size in bytes of the global buffer at or
+ * below which no performance record of the collective routes a call
+ * (perf_floor, see rebuild). */
+static atomic_int corr_n[SAFECOLL_NCOLL];
 static atomic_int perf_n[SAFECOLL_NCOLL];
+static atomic_llong perf_floor[SAFECOLL_NCOLL];
 static atomic_ulong generation;
 static char library[MPI_MAX_LIBRARY_VERSION_STRING + 1]; /* the string patterns match */
 
@@ -153,6 +159,7 @@ static void rebuild(void)
     lim_start[0] = 0;
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
         lim_start[c + 1] = lim_start[c] + fill[c];
+        atomic_store(&corr_n[c], (int)fill[c]);
         fill[c] = lim_start[c];
     }
     for (size_t i = 0; i < reg.n; i++) {
@@ -177,6 +184,22 @@ static void rebuild(void)
         if (reg.v[i].applies && b->kind == SAFECOLL_BOUND_PERFORMANCE)
             plim[fill[b->collective]++] = (plimit){b->bound, (int)b->cls, (int)b->use, b->s_min,
                                                    b->s_max, b->p_min, b->p_max, i};
+    }
+    /* The floor: a record routes a call whose G_bytes pass its bound, whose
+     * G_elements (bytes / type size) pass it, or whose largest message
+     * (elements, at most G_elements) passes it; the type size is at least
+     * the record's s_min in the last two, so such a call's global buffer
+     * holds more than bound bytes, or bound * s_min. */
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
+        long long floor_ = LLONG_MAX;
+        for (size_t i = plim_start[c]; i < plim_start[c + 1]; i++) {
+            const plimit *l = &plim[i];
+            long long s = l->cls == SAFECOLL_BOUND_G_BYTES ? 1 : l->s_min > 1 ? l->s_min : 1;
+            long long f = l->bound < 0 ? 0 : l->bound > LLONG_MAX / s ? LLONG_MAX : l->bound * s;
+            if (f < floor_)
+                floor_ = f;
+        }
+        atomic_store(&perf_floor[c], floor_);
     }
     atomic_fetch_add(&generation, 1);
 }
@@ -587,6 +610,9 @@ int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *m
         return rc;
     if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
         return sc__error(MPI_ERR_ARG, "sc__bounds_limit: coll %d is out of range", (int)coll);
+    /* No record of coll: nothing to lock for (the common case). */
+    if (atomic_load_explicit(&corr_n[coll], memory_order_acquire) == 0)
+        goto out;
     if ((rc = rdlock("sc__bounds_limit")) != MPI_SUCCESS)
         return rc;
     for (size_t i = lim_start[coll]; i < lim_start[coll + 1]; i++) {
@@ -596,6 +622,7 @@ int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *m
             best[l->cls] = l->bound;
     }
     unlock();
+out:
     if (max_elems != NULL)
         *max_elems = best[SAFECOLL_BOUND_G_ELEMENTS];
     if (max_bytes != NULL)
@@ -632,7 +659,11 @@ int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count ele
     long double best = -1;
     int found = 0;
 
-    if (!sc__bounds_perf_any(coll) || rdlock("sc__bounds_perf") != MPI_SUCCESS)
+    /* Below every record's floor (the common case for small calls) no
+     * record can route the call: no lock. */
+    if (!sc__bounds_perf_any(coll) ||
+        bytes <= (long double)atomic_load_explicit(&perf_floor[coll], memory_order_acquire) ||
+        rdlock("sc__bounds_perf") != MPI_SUCCESS)
         return 0;
     for (size_t i = plim_start[coll]; i < plim_start[coll + 1]; i++) {
         const plimit *l = &plim[i];

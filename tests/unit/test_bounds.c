@@ -1317,6 +1317,45 @@ START_TEST(perf_routing_index)
 }
 END_TEST
 
+/* Calls below every record's floor skip the lock (registry.c): the floor
+ * is the least of the records' bounds in bytes, with the smallest type
+ * size a record covers, and never hides a call a record routes. */
+START_TEST(perf_routing_floor)
+{
+    sc__perf_hit h;
+
+    ASSERT_OK(sc__bounds_set_library(LIB_MPICH402));
+    ASSERT_OK(safecoll_bounds_load_string(
+        "collective=allreduce kind=performance use=p2p class=G_bytes bound=1Ki\n"
+        "collective=allreduce kind=performance use=chunk class=G_elements bound=10 s=4-8\n"
+        "collective=gather kind=performance use=allgather class=X bound=10 s=2-8\n"
+        "collective=bcast kind=performance use=p2p class=G_elements bound=4611686018427387904 "
+        "s=8\n",
+        "fl"));
+    /* Floor 40 bytes: 11 ints pass the G_elements record, 10 do not. */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 10, 10, &h), 0);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 11, 11, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_CHUNK && h.value == 11);
+    /* 6 doubles (48 bytes) do not pass it: above the floor, below the bound. */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 8, 4, 6, 6, &h), 0);
+    /* Class X at s = 2: a message of 11 shorts in a 22-byte buffer. */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_GATHER, 2, 4, 11, 11, &h), 1);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_GATHER, 2, 4, 40, 10, &h), 0);
+    /* A bound whose bytes pass MPI_Count: the floor saturates, the call
+     * past it in elements is still routed. */
+    ck_assert_int_eq(perf(SAFECOLL_COLL_BCAST, 8, 4, (MPI_Count)1 << 62, 1, &h), 0);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_BCAST, 8, 4, ((MPI_Count)1 << 62) + 1, 1, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_P2P);
+    /* The floor follows removals: without the G_elements record it is 1 KiB. */
+    ASSERT_OK(safecoll_bounds_remove(1));
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 11, 11, &h), 0);
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 257, 257, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_P2P);
+    ASSERT_OK(safecoll_bounds_clear());
+    ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 1 << 20, 1 << 20, &h), 0);
+}
+END_TEST
+
 /* Performance records are apart: safecoll_bounds_match and the detectors
  * never see them; safecoll_bounds_match_kind does. */
 START_TEST(match_kinds)
@@ -1756,7 +1795,7 @@ static Suite *bounds_suite(void)
         {"registry",
          setup_empty,
          {add_checks, edit_and_query, load_files, load_limits, save_files}},
-        {"match", setup_empty, {match_records, match_kinds, perf_routing_index}},
+        {"match", setup_empty, {match_records, match_kinds, perf_routing_index, perf_routing_floor}},
         {"limit", setup_empty, {limit_tightest, limit_explain, shipped_file}},
         {"environment",
          setup_env,
