@@ -98,6 +98,31 @@ char *sc__eq_image(sc__call *call, MPI_Count n, MPI_Datatype type);
 int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,
                 void *dst, MPI_Count m, MPI_Datatype rtype);
 
+/* The communicator the equivalents' collectives run on: the caller's for
+ * a direct call (pipeline.h), where every rank makes the same calls in the
+ * same order and MPI forbids another collective on it meanwhile; the
+ * private one otherwise. Local copies (sc__eq_copy) always use the private
+ * one. */
+static inline MPI_Comm sc__eq_comm(const sc__call *call)
+{
+    return call->direct ? call->comm : call->priv;
+}
+
+/* The result of an MPI call on sc__eq_comm(call): on the caller's
+ * communicator MPI has invoked its error handler on a failure, and sc__run
+ * must not invoke it again. */
+static inline int sc__eq_rc(sc__call *call, int rc)
+{
+    if (rc != MPI_SUCCESS && call->direct)
+        call->errh_done = 1;
+    return rc;
+}
+
+/* A collective of an equivalent: SC_COLL (nb.h) on sc__eq_comm(call), the
+ * communicator appended to the arguments, its result through sc__eq_rc. */
+#define SC_EQ_COLL(call, blocking, nonblocking, ...)                                           \
+    sc__eq_rc((call), SC_COLL(blocking, nonblocking, __VA_ARGS__, sc__eq_comm(call)))
+
 /* n elements split into the call's size of pieces, the first n % P one
  * element larger: int counts and displacements in the call's scratch
  * memory (a piece fits an int: the equivalents run int-sized calls only,

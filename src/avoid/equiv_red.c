@@ -71,11 +71,12 @@ int sc__eq_reduce_bcast(sc__call *call)
 
     /* At rank 0 in place, MPI_IN_PLACE; elsewhere the input, with no
      * receive buffer (it is not significant there). */
-    rc = SC_COLL(sc__mpi_reduce, MPI_Ireduce, call->rank == 0 ? call->red.sendbuf : input(call),
-                 call->rank == 0 ? call->red.recvbuf : NULL, n, t, call->red.op, 0, call->priv);
+    rc = SC_EQ_COLL(call, sc__mpi_reduce, MPI_Ireduce,
+                    call->rank == 0 ? call->red.sendbuf : input(call),
+                    call->rank == 0 ? call->red.recvbuf : NULL, n, t, call->red.op, 0);
     if (rc != MPI_SUCCESS)
         return rc;
-    return SC_COLL(MPI_Bcast, MPI_Ibcast, call->red.recvbuf, n, t, 0, call->priv);
+    return SC_EQ_COLL(call, MPI_Bcast, MPI_Ibcast, call->red.recvbuf, n, t, 0);
 }
 
 int sc__eq_rs_allgather(sc__call *call)
@@ -99,20 +100,19 @@ int sc__eq_rs_allgather(sc__call *call)
         in = copy;
     }
     if (n % p == 0) {
-        rc = SC_COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, in,
-                     at(call, call->red.recvbuf, displs[me]), counts[0], t, call->red.op,
-                     call->priv);
+        rc = SC_EQ_COLL(call, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, in,
+                        at(call, call->red.recvbuf, displs[me]), counts[0], t, call->red.op);
         if (rc != MPI_SUCCESS)
             return rc;
-        return SC_COLL(MPI_Allgather, MPI_Iallgather, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
-                       call->red.recvbuf, counts[0], t, call->priv);
+        return SC_EQ_COLL(call, MPI_Allgather, MPI_Iallgather, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                          call->red.recvbuf, counts[0], t);
     }
-    rc = SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, in,
-                 at(call, call->red.recvbuf, displs[me]), counts, t, call->red.op, call->priv);
+    rc = SC_EQ_COLL(call, MPI_Reduce_scatter, MPI_Ireduce_scatter, in,
+                    at(call, call->red.recvbuf, displs[me]), counts, t, call->red.op);
     if (rc != MPI_SUCCESS)
         return rc;
-    return SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
-                   call->red.recvbuf, counts, displs, t, call->priv);
+    return SC_EQ_COLL(call, MPI_Allgatherv, MPI_Iallgatherv, MPI_IN_PLACE, 0, MPI_DATATYPE_NULL,
+                      call->red.recvbuf, counts, displs, t);
 }
 
 int sc__eq_reduce_scatter(sc__call *call)
@@ -126,16 +126,16 @@ int sc__eq_reduce_scatter(sc__call *call)
         return rc;
     if (call->rank == 0 && (tmp = sc__eq_image(call, total, t)) == NULL)
         return sc__eq_no_mem(call);
-    rc = SC_COLL(sc__mpi_reduce, MPI_Ireduce, input(call), tmp, (int)total, t, call->red.op, 0,
-                 call->priv);
+    rc = SC_EQ_COLL(call, sc__mpi_reduce, MPI_Ireduce, input(call), tmp, (int)total, t,
+                    call->red.op, 0);
     if (rc != MPI_SUCCESS)
         return rc;
     /* In place, the result goes to the start of recvbuf, as MPI has it. */
     if (call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK)
-        return SC_COLL(MPI_Scatter, MPI_Iscatter, tmp, counts[0], t, call->red.recvbuf,
-                       counts[0], t, 0, call->priv);
-    return SC_COLL(MPI_Scatterv, MPI_Iscatterv, tmp, counts, displs, t, call->red.recvbuf,
-                   counts[call->rank], t, 0, call->priv);
+        return SC_EQ_COLL(call, MPI_Scatter, MPI_Iscatter, tmp, counts[0], t, call->red.recvbuf,
+                          counts[0], t, 0);
+    return SC_EQ_COLL(call, MPI_Scatterv, MPI_Iscatterv, tmp, counts, displs, t, call->red.recvbuf,
+                      counts[call->rank], t, 0);
 }
 
 int sc__eq_allreduce(sc__call *call)
@@ -152,8 +152,8 @@ int sc__eq_allreduce(sc__call *call)
         out = call->red.recvbuf;
     else if ((out = sc__eq_image(call, total, t)) == NULL)
         return sc__eq_no_mem(call);
-    rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, input(call), out, (int)total, t, call->red.op,
-                 call->priv);
+    rc = SC_EQ_COLL(call, MPI_Allreduce, MPI_Iallreduce, input(call), out, (int)total, t,
+                    call->red.op);
     if (rc != MPI_SUCCESS)
         return rc;
     if (keep_all)
@@ -178,8 +178,8 @@ int sc__eq_exscan_reduce_local(sc__call *call)
     /* Keep this rank's input: in place, MPI_Exscan overwrites it. */
     if ((rc = sc__eq_copy(call, input(call), n, t, mine, n, t)) != MPI_SUCCESS)
         return rc;
-    rc = SC_COLL(MPI_Exscan, MPI_Iexscan, call->red.sendbuf, call->red.recvbuf, n, t,
-                 call->red.op, call->priv);
+    rc = SC_EQ_COLL(call, MPI_Exscan, MPI_Iexscan, call->red.sendbuf, call->red.recvbuf, n, t,
+                    call->red.op);
     if (rc != MPI_SUCCESS)
         return rc;
     /* mine = prefix op mine: the prefix of the lower ranks on the left. */

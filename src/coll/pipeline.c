@@ -712,7 +712,11 @@ int sc__run(sc__call *call)
     if (!call->nb)
         sc__nb_drain(call->comm);
     detect(call, ops, forced);
-    if ((rc = agree(call)) == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
+    /* A direct call's vector is every rank's already (pipeline.h); an
+     * error only this rank found cannot be told to the others without the
+     * agreement, which they skip, so it is returned as it is. */
+    rc = call->direct ? (int)call->ag[SC_AG_ERROR] : agree(call);
+    if (rc == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
         if (sc__config_verbose() &&
             (call->strategy != SAFECOLL_STRATEGY_NATIVE || call->perf_refused))
             log_decision(call);
@@ -736,8 +740,10 @@ int sc__run(sc__call *call)
                         (call->perf_routed ? SC_TRIG_PERF : 0),
                     rc != MPI_SUCCESS);
     call_free(call);
-    /* A non-blocking call reports through its request instead. */
-    if (rc != MPI_SUCCESS && !call->nb)
+    /* A non-blocking call reports through its request instead; an
+     * equivalent that failed in MPI on the caller's communicator has been
+     * reported there already. */
+    if (rc != MPI_SUCCESS && !call->nb && !call->errh_done)
         MPI_Comm_call_errhandler(call->comm, rc);
     return rc;
 }

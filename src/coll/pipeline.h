@@ -126,6 +126,13 @@ typedef struct sc__call {
     MPI_Count limit;
     const char *known;   /* a known MPI bug this call would hit (known.c) */
     int own_error;       /* this rank found an error itself */
+    /* A blocking reduction that only a performance record routes: its
+     * inputs are global, so every rank's detection is every other's and
+     * the agreement is skipped, and the equivalent's collectives run on
+     * the caller's communicator, as the same calls written by hand would
+     * (sc__eq_comm; doc/performance.md). */
+    int direct;
+    int errh_done;       /* MPI invoked the caller's error handler (sc__eq_rc) */
     /* Detectors G and X on this rank: the class that fired first, the
      * quantity and the bound it passed, for the log. */
     int bound_fired;
@@ -197,7 +204,9 @@ int sc__basic_size(MPI_Datatype type);
  * call passes (the global buffer being global_msgs messages, Table V:
  * nprocs for gather, scatter, allgather, alltoall and reduce_scatter_block,
  * 1 for bcast, reduce, allreduce, scan, exscan). Every rank gets the same
- * answer with no message, since MPI makes these inputs global. */
+ * answer with no message, since MPI makes these inputs global. 0: the
+ * native call serves; 2: a performance record routes the call and nothing
+ * else needs the pipeline; 1: any other reason. */
 int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
                           MPI_Datatype type, int nprocs);
 

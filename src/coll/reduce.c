@@ -191,7 +191,9 @@ static int native(const red_args *a, int size)
 }
 
 /* A triggered or forced call: describe it and run the pipeline. */
-static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size)
+/* direct: only a performance record routes this blocking call (see
+ * sc__call::direct). */
+static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size, int direct)
 {
     sc__call call;
     MPI_Aint lb;
@@ -202,6 +204,7 @@ static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size
                    a->kind == SAFECOLL_COLL_REDUCE ? a->root : -1);
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
+    call.direct = direct;
     call.in_place = a->sendbuf == MPI_IN_PLACE;
     call.red.kind = a->kind;
     call.red.op = a->op;
@@ -274,7 +277,7 @@ static int reduction(const red_args *a)
     /* A malformed SAFECOLL_* setting is reported by the pipeline, on every
      * rank. */
     if (sc__config_init() != MPI_SUCCESS || sc__bounds_init() != MPI_SUCCESS)
-        return pipeline(a, total, most, size);
+        return pipeline(a, total, most, size, 0);
     /* Table V: one message is the whole vector for reduce, allreduce, scan
      * and exscan, the global buffer being one message; for reduce_scatter
      * (_block) a message is one rank's block and the global buffer the
@@ -297,7 +300,7 @@ static int reduction(const red_args *a)
         (a->request != NULL && a->crecvcounts != NULL))
         trig = 1;
     if (trig)
-        return pipeline(a, total, most, size);
+        return pipeline(a, total, most, size, trig == 2 && a->request == NULL);
     SC_FAULT_NATIVE(a->coll, per_msg); /* fault injection (probe.h) */
     rc = native(a, size);
     sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);

@@ -62,7 +62,9 @@ int sc__basic_size(MPI_Datatype type)
     return basic_size(type, 0);
 }
 
-/* The limit and the registry's bounds alone, without a forced strategy. */
+/* The limit and the registry's bounds alone, without a forced strategy:
+ * 1 past the int limit or a correctness bound, 2 past a performance
+ * record only, 0 otherwise. */
 static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
                    MPI_Datatype type, int nprocs)
 {
@@ -89,7 +91,7 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
      * record of coll this is one atomic load. */
     if (sc__config_perf_bounds() && sc__bounds_perf_any(coll) &&
         sc__bounds_perf(coll, s, nprocs, n * global_msgs, n, NULL))
-        return 1;
+        return 2;
     return 0;
 }
 

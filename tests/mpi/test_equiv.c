@@ -14,7 +14,12 @@
  * strategy (by_strategy and routed_perf count it), not at or below it, not
  * when SAFECOLL_PERF_BOUNDS is off; a correctness bound and a forced
  * strategy win over it; a record whose strategy cannot carry a call lets
- * the native call run; the verbose log names the record.
+ * the native call run; the verbose log names the record. A blocking
+ * reduction that only a record routes skips the agreement and runs the
+ * equivalent's collectives on the caller's communicator; a forced one
+ * does not (seen through the MPI profiling interface: this program's
+ * MPI_Allreduce, MPI_Reduce and MPI_Bcast stand in front of MPI's for the
+ * shared library too).
  */
 /* mpi-procs: 1 2 3 4 8 */
 #include "common.h"
@@ -586,6 +591,95 @@ static int allreduce_by(tc_ctx *t, int n, int *routed, const char *label)
     return ran;
 }
 
+/* The profiling interface: while spy.on, which communicators the
+ * library's MPI_Allreduce (its agreement), MPI_Reduce and MPI_Bcast calls
+ * use. */
+static struct {
+    int on;
+    MPI_Comm user;
+    int allreduce, on_user, elsewhere;
+} spy;
+
+static void spy_see(MPI_Comm comm)
+{
+    if (spy.on)
+        comm == spy.user ? spy.on_user++ : spy.elsewhere++;
+}
+
+int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                  MPI_Comm comm)
+{
+    spy.allreduce += spy.on;
+    return PMPI_Allreduce(sendbuf, recvbuf, count, type, op, comm);
+}
+
+int MPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+               int root, MPI_Comm comm)
+{
+    spy_see(comm);
+    return PMPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
+}
+
+int MPI_Bcast(void *buffer, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    spy_see(comm);
+    return PMPI_Bcast(buffer, count, type, root, comm);
+}
+
+/* One spied safe allreduce of n ints on a duplicate of MPI_COMM_WORLD,
+ * with the result checked. */
+static void spied_allreduce(tc_ctx *t, int n, const char *label)
+{
+    const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
+    int *in = tc_alloc(sizeof(int) * (size_t)n), *out = tc_alloc(sizeof(int) * (size_t)n);
+    int rc;
+
+    for (int i = 0; i < n; i++)
+        in[i] = me * 1000 + i;
+    MPI_Comm_dup(MPI_COMM_WORLD, &spy.user);
+    spy.allreduce = spy.on_user = spy.elsewhere = 0;
+    spy.on = 1;
+    rc = safecoll_allreduce(in, out, n, MPI_INT, MPI_SUM, spy.user);
+    spy.on = 0;
+    TC_CHECK(t, rc == MPI_SUCCESS, "%s: %s", label, safecoll_last_error());
+    for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
+        if (out[i] != 1000 * p * (p - 1) / 2 + p * i) {
+            TC_CHECK(t, 0, "%s: element %d is %d", label, i, out[i]);
+            break;
+        }
+    MPI_Comm_free(&spy.user);
+    free(in), free(out);
+}
+
+START_TEST(route_direct)
+{
+    tc_ctx t;
+
+    tc_begin(&t, "direct");
+    load(&t, "collective=allreduce kind=performance use=reduce+bcast class=G_bytes bound=256\n");
+    spied_allreduce(&t, 65, "routed");
+    TC_CHECK(&t, spy.allreduce == 0 && spy.on_user == 2 && spy.elsewhere == 0,
+             "routed: %d allreduce, reduce and bcast %d on the caller's communicator and %d "
+             "elsewhere (expected 0, 2, 0)",
+             spy.allreduce, spy.on_user, spy.elsewhere);
+    /* Below the bound: the native MPI_Allreduce on the caller's. */
+    spied_allreduce(&t, 64, "native");
+    TC_CHECK(&t, spy.allreduce == 1 && spy.on_user + spy.elsewhere == 0,
+             "native: %d allreduce, %d reduce and bcast", spy.allreduce,
+             spy.on_user + spy.elsewhere);
+    /* Forced: the pipeline agrees, on the private communicator. */
+    tc_config(&t, SAFECOLL_COLL_ALLREDUCE, SAFECOLL_STRATEGY_REDUCE_BCAST, INT_MAX);
+    spied_allreduce(&t, 65, "forced");
+    TC_CHECK(&t, spy.allreduce == 1 && spy.on_user == 0 && spy.elsewhere == 2,
+             "forced: %d allreduce, reduce and bcast %d on the caller's communicator and %d "
+             "elsewhere (expected 1, 0, 2)",
+             spy.allreduce, spy.on_user, spy.elsewhere);
+    tc_config(&t, SAFECOLL_COLL_ALLREDUCE, SAFECOLL_STRATEGY_AUTO, INT_MAX);
+    safecoll_bounds_clear();
+    tc_end(&t);
+}
+END_TEST
+
 START_TEST(route_above_bound_only)
 {
     tc_ctx t;
@@ -817,8 +911,9 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    const TTest *const routing[] = {route_above_bound_only, route_data_collectives,
-                                    route_fallback_rooted, route_logged, cleanup};
+    const TTest *const routing[] = {route_above_bound_only, route_direct,
+                                    route_data_collectives, route_fallback_rooted, route_logged,
+                                    cleanup};
     Suite *s = suite_create("equiv");
     TCase *data = tcase_create("data"), *reds = tcase_create("reductions");
 
