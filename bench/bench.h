@@ -6,7 +6,10 @@
  *     safecoll_gatherv) run interleaved, one call of each per repetition,
  *     and the order rotates from one repetition to the next, so that a
  *     burst of noise from another process on the machine hits all of them
- *     alike;
+ *     alike; every other repetition runs the rotation backwards, so that
+ *     each variant follows two different ones: on MPICH a collective's
+ *     time can depend on the call before it (doc/performance.md), and a
+ *     fixed predecessor would bias a variant;
  *   - each call is timed between an MPI_Barrier and its return, and the
  *     time of a repetition is the maximum over the ranks;
  *   - a measurement ends when its time budget is spent (see bench_run);
@@ -150,7 +153,8 @@ static inline bench_result bench_run(MPI_Comm comm, int nvar, bench_fn fn, bench
         double spent;
 
         for (int k = 0; k < nvar; k++) {
-            int v = (k + (rep + warmup)) % nvar, rc;
+            const int r = rep + warmup;
+            int v = (r % 2 == 0 ? k + r : nvar - 1 - k + r) % nvar, rc;
             double t0;
 
             if (prep != NULL && (rc = prep(v, ctx)) != MPI_SUCCESS)
