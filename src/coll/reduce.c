@@ -190,8 +190,8 @@ static int native(const red_args *a, int size)
     }
 }
 
-/* A triggered or forced call: describe it and run the pipeline. */
-/* direct: only a performance record routes this blocking call (see
+/* A triggered or forced call: describe it and run the pipeline; direct
+ * when only a performance record routes this blocking call (see
  * sc__call::direct). */
 static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size, int direct)
 {
