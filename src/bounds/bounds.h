@@ -105,6 +105,9 @@ int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *m
 /* Whether any performance record of coll applies to the running MPI: one
  * atomic load, no lock. */
 int sc__bounds_perf_any(safecoll_coll coll);
+/* The same for the correctness records (sc__bounds_limit's). Both answer
+ * 0 before sc__bounds_init has merged the sources. */
+int sc__bounds_corr_any(safecoll_coll coll);
 
 /* The performance record that routes a call (pipeline.h keeps a copy). */
 typedef struct sc__perf_hit {

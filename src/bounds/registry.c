@@ -83,6 +83,7 @@ static char library[MPI_MAX_LIBRARY_VERSION_STRING + 1]; /* the string patterns 
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_error = MPI_SUCCESS;
+static atomic_int init_ok; /* load_sources ran and found no error */
 static char init_message[512];
 
 static const char origin_api[] = "safecoll_bounds_add";
@@ -316,9 +317,13 @@ static void load_sources(void)
 
 int sc__bounds_init(void)
 {
+    /* Every safe call asks: after the first, one load. */
+    if (atomic_load_explicit(&init_ok, memory_order_acquire))
+        return MPI_SUCCESS;
     pthread_once(&init_once, load_sources);
     if (init_error != MPI_SUCCESS)
         return sc__error(init_error, "%s", init_message);
+    atomic_store_explicit(&init_ok, 1, memory_order_release);
     return MPI_SUCCESS;
 }
 
@@ -630,6 +635,11 @@ out:
     if (max_msg != NULL)
         *max_msg = best[SAFECOLL_BOUND_X];
     return MPI_SUCCESS;
+}
+
+int sc__bounds_corr_any(safecoll_coll coll)
+{
+    return atomic_load_explicit(&corr_n[coll], memory_order_acquire) > 0;
 }
 
 int sc__bounds_perf_any(safecoll_coll coll)

@@ -41,6 +41,7 @@ static atomic_int perf_bounds = 1;
 static _Atomic MPI_Count int_limit = INT_MAX;
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+static atomic_int env_ok; /* read_env ran and found no error */
 static int env_error = MPI_SUCCESS;
 static char env_message[512];
 
@@ -174,9 +175,13 @@ static void read_env(void)
 
 int sc__config_init(void)
 {
+    /* Every safe call asks: after the first, one load. */
+    if (atomic_load_explicit(&env_ok, memory_order_acquire))
+        return MPI_SUCCESS;
     pthread_once(&env_once, read_env);
     if (env_error != MPI_SUCCESS)
         return sc__error(env_error, "%s", env_message);
+    atomic_store_explicit(&env_ok, 1, memory_order_release);
     return MPI_SUCCESS;
 }
 

@@ -16,6 +16,7 @@
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@
 #include <unistd.h>
 
 #include "safecoll.h"
+
+#include "core.h" /* sc__stats_count */
 
 #define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -391,6 +394,104 @@ START_TEST(stats_arguments)
 }
 END_TEST
 
+/* The counters are one tally per thread (stats.c): counts made on many
+ * threads at once are exact, whether read while the threads live or after
+ * they exit; a reset while they live forgets what they counted before it
+ * only; new threads reuse the tallies of exited ones without counting
+ * anything twice. */
+enum { ST_THREADS = 4, ST_CALLS = 20000 };
+
+typedef struct {
+    pthread_barrier_t *counted, *read;
+    int rounds; /* counting rounds, each followed by the two barriers */
+} st_arg;
+
+static void *st_count(void *p)
+{
+    const st_arg *a = p;
+
+    for (int r = 0; r < a->rounds; r++) {
+        for (int i = 0; i < ST_CALLS; i++) {
+            sc__stats_count(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_NATIVE, 0, 0);
+            if (i % 4 == 0)
+                sc__stats_count(SAFECOLL_COLL_BCAST, SAFECOLL_STRATEGY_AUTO, SC_TRIG_G, 1);
+        }
+        pthread_barrier_wait(a->counted);
+        pthread_barrier_wait(a->read);
+    }
+    return NULL;
+}
+
+static void st_expect(unsigned long long gatherv_calls, unsigned long long bcast_errors)
+{
+    safecoll_stats g, b, all;
+
+    ck_assert_int_eq(safecoll_stats_get(SAFECOLL_COLL_GATHERV, &g), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_stats_get(SAFECOLL_COLL_BCAST, &b), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_stats_get(SAFECOLL_COLL_ALL, &all), MPI_SUCCESS);
+    ck_assert_msg(g.calls == gatherv_calls, "gatherv calls %llu, expected %llu", g.calls,
+                  gatherv_calls);
+    ck_assert(g.by_strategy[SAFECOLL_STRATEGY_NATIVE] == gatherv_calls && g.errors == 0);
+    ck_assert_msg(b.calls == bcast_errors && b.errors == bcast_errors &&
+                      b.triggered_g == bcast_errors && b.triggered_d == 0,
+                  "bcast calls %llu errors %llu triggered_g %llu, expected %llu", b.calls,
+                  b.errors, b.triggered_g, bcast_errors);
+    for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
+        ck_assert(b.by_strategy[k] == 0);
+    ck_assert(all.calls == gatherv_calls + bcast_errors && all.errors == bcast_errors);
+}
+
+static void st_run(int rounds, const unsigned long long *expect_g,
+                   const unsigned long long *expect_b, int reset_after_first)
+{
+    pthread_t t[ST_THREADS];
+    pthread_barrier_t counted, read;
+    st_arg a = {&counted, &read, rounds};
+
+    pthread_barrier_init(&counted, NULL, ST_THREADS + 1);
+    pthread_barrier_init(&read, NULL, ST_THREADS + 1);
+    for (int i = 0; i < ST_THREADS; i++)
+        ck_assert_int_eq(pthread_create(&t[i], NULL, st_count, &a), 0);
+    for (int r = 0; r < rounds; r++) {
+        pthread_barrier_wait(&counted);
+        st_expect(expect_g[r], expect_b[r]); /* the threads are alive */
+        if (r == 0 && reset_after_first) {
+            safecoll_stats_reset();
+            st_expect(0, 0);
+        }
+        pthread_barrier_wait(&read);
+    }
+    for (int i = 0; i < ST_THREADS; i++)
+        pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&counted);
+    pthread_barrier_destroy(&read);
+}
+
+START_TEST(stats_threads)
+{
+    const unsigned long long g = (unsigned long long)ST_THREADS * ST_CALLS,
+                             b = (unsigned long long)ST_THREADS * (ST_CALLS / 4);
+    const unsigned long long g1[] = {g, 2 * g}, b1[] = {b, 2 * b};
+    const unsigned long long g2[] = {3 * g + 1, g}, b2[] = {3 * b, b};
+    const unsigned long long g3[] = {2 * g}, b3[] = {2 * b};
+
+    safecoll_stats_reset();
+    /* Two rounds, read while the threads live; then after they exit. */
+    st_run(2, g1, b1, 0);
+    st_expect(2 * g, 2 * b);
+    /* This thread counts too. */
+    sc__stats_count(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_NATIVE, 0, 0);
+    st_expect(2 * g + 1, 2 * b);
+    /* A reset while threads live, after their first round: the second
+     * round alone stays, before and after they exit. */
+    st_run(2, g2, b2, 1);
+    st_expect(g, b);
+    /* New threads take the exited ones' tallies: nothing counted twice. */
+    st_run(1, g3, b3, 0);
+    st_expect(2 * g, 2 * b);
+}
+END_TEST
+
 START_TEST(version)
 {
     char expect[32];
@@ -700,7 +801,8 @@ static Suite *config_suite(void)
         {"names", {names, strategy_applies}},
         {"strategy", {strategy_set_get, strategy_set_errors, parse_each_value, parse_lists,
                       parse_errors}},
-        {"settings", {int_limit, verbose, perf_bounds_switch, stats_arguments, version}},
+        {"settings", {int_limit, verbose, perf_bounds_switch, stats_arguments, stats_threads,
+                      version}},
         {"environment", {env_none, env_strategy_each_value, env_strategy_lists,
                          env_strategy_malformed, env_verbose, env_int_limit,
                          env_perf_bounds, env_nb_thread}},
