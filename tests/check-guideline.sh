@@ -3,7 +3,9 @@
 # at tiny sizes: (a) a native allreduce made slow above 2 KiB is found at the
 # right size, recorded, the record passes `bounds check`, and with it loaded
 # the safe allreduce routes away (its `auto` time is no longer slow, the
-# verbose log names the record); (b) random jitter over honest collectives
+# verbose log names the record); (a2) a slow phase that covers only the
+# first measurement makes no record, thanks to the recheck, and one
+# without it; (b) random jitter over honest collectives
 # gives no record (three seeds; SAFECOLL_TEST_GUIDELINE_JITTER=0 skips
 # it); (c) bad options, an empty sweep, a failing
 # launcher and a malformed fault give clear messages and exit codes; (d) the
@@ -111,6 +113,28 @@ for P in 2 4; do
     expect err "found.bounds:"
 done
 
+# --- (a2) a slow phase that passes: the same fault on the first 22 calls
+# of each rank only, which are exactly the native calls of the first
+# measurement at 4 and 8 KiB (1 warm-up, 3 calibration and 7 timed calls
+# at each; a late start adds one, leaving a fast call among the seven,
+# which does not move the median). The first measurement finds the range;
+# the recheck measures 4 and 8 KiB again, finds native fine and makes no
+# record. Without the recheck the same slow phase makes one.
+slow_phase="$slow,calls=22"
+SAFECOLL_PROBE_FAULT=$slow_phase run 0 guideline --coll allreduce --procs 2 "${fast[@]}" \
+    --no-auto --out phase.bounds
+expect out "recheck: 2 sizes of 1 range measured again (shown above): 0 ranges confirmed"
+expect out "0 records"
+refuse "collective="
+verdicts 2
+checks=$((checks + 1))
+[ -s phase.bounds ] && { failed=$((failed + 1)); echo "FAIL: a passing slow phase made records:"; cat phase.bounds; }
+SAFECOLL_PROBE_FAULT=$slow_phase run 0 guideline --coll allreduce --procs 2 "${fast[@]}" \
+    --no-auto --no-recheck
+verdicts 2 "4 KiB" "8 KiB"
+expect out " class=G_bytes bound=2048 s=1 P=2 "
+refuse "recheck:"
+
 # --- (b) jitter: a random delay on 5% of the timed calls of every variant,
 # over an honest allreduce and bcast: the medians and the confirmation at
 # neighbouring sizes keep it from making a record. The factor is 10: a
@@ -161,6 +185,12 @@ SAFECOLL_PROBE_FAULT=kind=slow,delay=1ms run 1 guideline --coll allreduce --proc
 expect err "SAFECOLL_PROBE_FAULT: missing key 'coll'"
 SAFECOLL_PROBE_FAULT=kind=jitter,delay=1ms,class=gelem run 1 guideline --coll allreduce --procs 2 --sizes 1Ki
 expect err "kind=jitter takes no class or bound"
+SAFECOLL_PROBE_FAULT=kind=jitter,delay=1ms,calls=3 run 1 guideline --coll allreduce --procs 2 --sizes 1Ki
+expect err "kind=jitter takes no calls"
+SAFECOLL_PROBE_FAULT=kind=slow,coll=allreduce,delay=1ms,calls=0 run 1 guideline --coll allreduce --procs 2 --sizes 1Ki
+expect err "calls '0' is not a count of at least 1"
+SAFECOLL_PROBE_FAULT=kind=crash,class=gelem,bound=4,calls=2 run 1 guideline --coll allreduce --procs 2 --sizes 1Ki
+expect err "kind=crash takes class and bound only"
 SAFECOLL_PROBE_FAULT=kind=slow,coll=allreduce,above=0,delay=5s run 1 guideline --coll allreduce \
     --procs 2 --sizes 1Ki --time-limit 1
 expect err "allreduce P=2: killed after the time limit of 1 s"

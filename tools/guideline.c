@@ -47,6 +47,8 @@ static const char guideline_usage[] =
     "  --precision X     stop early when the median's 95% interval is within X of it\n"
     "                    (default 0.05; 0: always spend --time)\n"
     "  --no-auto         do not time `auto` (the safe collective by itself)\n"
+    "  --no-recheck      keep the first measurement's ranges (default: measure their\n"
+    "                    sizes again and keep only the ranges found again)\n"
     "  --launcher CMD    words with {P} (default '$MPIEXEC -n {P}', or 'mpiexec -n {P}')\n"
     "  --time-limit S    seconds a job may take (default: from the plan)\n"
     "  --out FILE        append the records to FILE (bound-file format)\n"
@@ -222,6 +224,11 @@ static void print_result(FILE *fp, const safecoll_guideline_result *r, const cha
         }
         fputc('\n', fp);
     }
+    if (r->rechecked > 0)
+        fprintf(fp, "recheck: %d size%s of %d range%s measured again (shown above): %d "
+                "range%s confirmed\n", r->rechecked, r->rechecked == 1 ? "" : "s",
+                r->ranges_first, r->ranges_first == 1 ? "" : "s", r->nranges,
+                r->nranges == 1 ? "" : "s");
 }
 
 static int worker(safecoll_coll coll, const char *type, const MPI_Count *sizes, int nsizes,
@@ -359,6 +366,9 @@ int tool_guideline(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--no-auto") == 0) {
             o.with_auto = 0;
+            continue;
+        } else if (strcmp(a, "--no-recheck") == 0) {
+            o.recheck = 0;
             continue;
         }
         if (a[0] != '-' || a[1] != '-')
@@ -504,9 +514,9 @@ int tool_guideline(int argc, char **argv)
             snprintf(logp, sizeof logp, "%s/log", dir);
             snprintf(cmd, sizeof cmd, "%s guideline --worker --coll %s --type %s --sizes %s "
                      "--factor %.17g --confirm %d --reps %d --reps-max %d --time %.17g "
-                     "--precision %.17g%s --report %s", self, colls[c], type, sizes_text,
+                     "--precision %.17g%s%s --report %s", self, colls[c], type, sizes_text,
                      o.factor, o.confirm, o.reps_min, o.reps_max, o.budget, o.precision,
-                     o.with_auto ? "" : " --no-auto", rep);
+                     o.with_auto ? "" : " --no-auto", o.recheck ? "" : " --no-recheck", rep);
             if (sc__launch_run("safecoll guideline", launcher, P, cmd, logp, limit, &st,
                                &killed) != MPI_SUCCESS) {
                 fprintf(stderr, "safecoll: %s\n", safecoll_last_error());

@@ -71,13 +71,25 @@ extern "C" {
  *  size nor a different lucky equivalent at each size flags. Each range
  *  gives a performance bound record (safecoll_guideline_record()).
  *
+ *  \b Recheck (`recheck`, on by default): when the first measurement
+ *  finds ranges, safecoll_guideline_run() measures each of their sizes
+ *  again, every variant afresh, and judges the whole sweep again; only the
+ *  ranges of that judgement are kept. The neighbouring sizes of a range
+ *  are measured within seconds of each other, so a slow phase of a busy
+ *  machine (another job, a compiler) that falls on the native call's turns
+ *  at two neighbouring sizes can pass for a violation; it rarely lasts, or
+ *  comes back, for a second measurement as well. A real violation costs
+ *  its sizes twice the time.
+ *
  *  \b Fault \b injection, with `SAFECOLL_PROBE_FAULT` (the probe's
  *  variable, probe.h) in the environment of the job:
- *  - `kind=slow,coll=C,above=B,delay=D`: the native call of collective C
- *    in the safe collectives (the untriggered fast path and the pipeline's
- *    native strategy) sleeps D (e.g. `20ms`, `0.5`, `300us`; at most 60 s)
- *    before it runs when its per-rank message is greater than B bytes. A
- *    performance record that routes C away from native removes the delay.
+ *  - `kind=slow,coll=C,above=B,delay=D[,calls=N]`: the native call of
+ *    collective C in the safe collectives (the untriggered fast path and
+ *    the pipeline's native strategy) sleeps D (e.g. `20ms`, `0.5`,
+ *    `300us`; at most 60 s) before it runs when its per-rank message is
+ *    greater than B bytes; with `calls=N`, only the first N such calls of
+ *    each rank do (a slow phase that passes). A performance record that
+ *    routes C away from native removes the delay.
  *    Read once, at the first native call; unset, it costs one predictable
  *    branch.
  *  - `kind=jitter,delay=D[,fraction=F][,seed=N][,coll=C]`: in
@@ -112,6 +124,8 @@ typedef struct safecoll_guideline_opts {
                            of it (default 0.05; 0: run to the budget) */
     int warmup;       /**< untimed calls per size and variant (default 1, >= 0) */
     int with_auto;    /**< 1: also time `auto`, the safe collective by itself (default 1) */
+    int recheck;      /**< 1: measure every size of a violation range once more, all
+                           variants afresh, and judge again (default 1; see Verdict) */
 } safecoll_guideline_opts;
 
 /** The timing of one variant at one size. */
@@ -165,6 +179,8 @@ typedef struct safecoll_guideline_result {
     double seconds;      /**< wall time of the sweep */
     double factor;       /**< the factor it was judged with */
     long long jittered;  /**< timed calls the jitter fault delayed, all ranks (0 without it) */
+    int ranges_first;    /**< violation ranges of the first measurement (before a recheck) */
+    int rechecked;       /**< sizes measured again by the recheck (0: none, or recheck off) */
     int npoints;         /**< sizes */
     safecoll_guideline_point points[SAFECOLL_GUIDELINE_MAX_SIZES]; /**< by size */
     int nranges;         /**< violation ranges */

@@ -253,9 +253,10 @@ int sc__fault_parse(const char *spec, sc__fault *out)
 {
     static const char *const kinds[] = {"crash", "hang", "wrong", "error", "kill", "slow", "jitter"};
     static const char *const classes[] = {"gelem", "gbytes", "type2", "x"};
-    enum { K_KIND, K_CLASS, K_BOUND, K_COLL, K_ABOVE, K_DELAY, K_FRACTION, K_SEED, K_N };
-    static const char *const keys[K_N] = {"kind",  "class",    "bound", "coll",
-                                          "above", "delay", "fraction", "seed"};
+    enum { K_KIND, K_CLASS, K_BOUND, K_COLL, K_ABOVE, K_DELAY, K_FRACTION, K_SEED, K_CALLS,
+           K_N };
+    static const char *const keys[K_N] = {"kind",  "class", "bound",    "coll", "above",
+                                          "delay", "fraction", "seed", "calls"};
     int have[K_N] = {0};
     const char *p = spec;
 
@@ -279,7 +280,7 @@ int sc__fault_parse(const char *spec, sc__fault *out)
             ;
         if (k == K_N || have[k])
             return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: unknown or repeated key "
-                             "'%.*s' (known: kind class bound coll above delay fraction seed)",
+                             "'%.*s' (known: kind class bound coll above delay fraction seed calls)",
                              (int)klen, p);
         have[k] = 1;
         switch (k) {
@@ -334,6 +335,11 @@ int sc__fault_parse(const char *spec, sc__fault *out)
                                  "a number in (0, 1]", (int)vlen, v);
             break;
         }
+        case K_CALLS:
+            if (parse_count(v, vlen, &out->calls) != 0 || out->calls < 1)
+                return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: calls '%.*s' is not a "
+                                 "count of at least 1", (int)vlen, v);
+            break;
         default: /* seed */
             if (parse_count(v, vlen, &out->seed) != 0)
                 return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: seed '%.*s' is not a "
@@ -359,13 +365,15 @@ int sc__fault_parse(const char *spec, sc__fault *out)
         if (out->kind == SC_FAULT_SLOW && (have[K_FRACTION] || have[K_SEED]))
             return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: kind=slow takes no fraction "
                              "or seed");
+        if (out->kind == SC_FAULT_JITTER && have[K_CALLS])
+            return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: kind=jitter takes no calls");
         out->active = 1;
         return MPI_SUCCESS;
     }
     /* A hang may end after `delay` seconds: a collective that is slow but
      * correct above the bound (what --confirm-timeout tells from a hang). */
     if (have[K_COLL] || have[K_ABOVE] || (have[K_DELAY] && out->kind != SC_FAULT_HANG) ||
-        have[K_FRACTION] || have[K_SEED])
+        have[K_FRACTION] || have[K_SEED] || have[K_CALLS])
         return sc__error(MPI_ERR_ARG, "SAFECOLL_PROBE_FAULT: kind=%s takes class and bound "
                          "only%s", kinds[out->kind],
                          out->kind == SC_FAULT_HANG ? " (and delay)" : "");

@@ -6,6 +6,10 @@
  * performance record it writes to remove the delay: the record routes the
  * call to an equivalent, which never makes this native call.
  *
+ * calls=N delays only the first N calls that the fault concerns, on each
+ * rank: a slow phase that passes, as when another program shares the
+ * machine for a while (what the guideline's recheck is for).
+ *
  * The variable is read once; until then, and when it holds such a fault,
  * the flag the hook tests is 1, else 0, so an unset variable costs one
  * predictable branch per native call.
@@ -14,6 +18,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -22,6 +27,7 @@
 _Atomic int sc__fault_slow_armed = 1;
 
 static sc__fault slow;
+static atomic_llong delayed; /* calls delayed so far, for slow.calls */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static void read_env(void)
@@ -44,6 +50,9 @@ void sc__fault_slow(safecoll_coll coll, MPI_Count bytes)
 
     pthread_once(&once, read_env);
     if (!atomic_load(&sc__fault_slow_armed) || (int)coll != slow.coll || bytes <= slow.above)
+        return;
+    /* calls=N: a slow phase that passes, after N delayed calls. */
+    if (slow.calls > 0 && atomic_fetch_add(&delayed, 1) >= slow.calls)
         return;
     ts.tv_sec = (time_t)slow.delay;
     ts.tv_nsec = (long)((slow.delay - (double)ts.tv_sec) * 1e9);

@@ -502,6 +502,31 @@ static int measure_size(ctx *c, bufs *b, safecoll_guideline_point *p, const int 
     return MPI_SUCCESS;
 }
 
+/* Measures one size of the sweep into p: buffers for it, every variant,
+ * the buffers freed. */
+static int measure_point(ctx *c, bufs *b, safecoll_guideline_point *p, MPI_Count bytes, int s,
+                         const int *which, int nv, variant *vs)
+{
+    int nomem;
+
+    p->bytes = bytes;
+    p->count = bytes / s;
+    for (int k = 0; k < SAFECOLL_NSTRATEGY; k++) {
+        memset(&p->t[k], 0, sizeof p->t[k]); /* a recheck starts from nothing */
+        p->t[k].status = -1;
+    }
+    nomem = alloc_bufs(b, p->count, s) != 0;
+    MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, c->comm);
+    if (nomem) {
+        free_bufs(b);
+        return sc__error(MPI_ERR_NO_MEM, "safecoll_guideline_run: the buffers of %lld bytes "
+                         "per rank could not be allocated", (long long)bytes);
+    }
+    measure_size(c, b, p, which, nv, vs);
+    free_bufs(b);
+    return MPI_SUCCESS;
+}
+
 static int check_args(safecoll_coll coll, const char *type, const MPI_Count *sizes, int nsizes,
                       MPI_Comm comm, int *s, int *P)
 {
@@ -607,25 +632,26 @@ int safecoll_guideline_run(safecoll_coll coll, const char *type, const MPI_Count
                            &result->clock_offset)) != MPI_SUCCESS)
         goto out;
 
-    for (int i = 0; i < nsizes; i++) {
-        safecoll_guideline_point *p = &result->points[i];
-        int nomem;
-        p->bytes = sizes[i];
-        p->count = sizes[i] / s;
-        for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
-            p->t[k].status = -1;
-        nomem = alloc_bufs(&b, p->count, s) != 0;
-        MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, c.comm);
-        if (nomem) {
-            free_bufs(&b);
-            rc = sc__error(MPI_ERR_NO_MEM, "safecoll_guideline_run: the buffers of %lld "
-                           "bytes per rank could not be allocated", (long long)sizes[i]);
+    for (int i = 0; i < nsizes; i++)
+        if ((rc = measure_point(&c, &b, &result->points[i], sizes[i], s, which, nv, vs)) !=
+            MPI_SUCCESS)
             goto out;
-        }
-        measure_size(&c, &b, p, which, nv, vs);
-        free_bufs(&b);
-    }
     rc = safecoll_guideline_judge(result, opts);
+    result->ranges_first = result->nranges;
+    /* The recheck (guideline.h): the sizes of the ranges afresh, then the
+     * whole sweep judged again. The points are the same on every rank, so
+     * every rank measures the same sizes. */
+    if (rc == MPI_SUCCESS && opts->recheck && result->nranges > 0) {
+        for (int i = 0; i < nsizes; i++) {
+            if (result->points[i].range < 0)
+                continue;
+            if ((rc = measure_point(&c, &b, &result->points[i], sizes[i], s, which, nv, vs)) !=
+                MPI_SUCCESS)
+                goto out;
+            result->rechecked++;
+        }
+        rc = safecoll_guideline_judge(result, opts);
+    }
     MPI_Allreduce(&c.jit.hits, &result->jittered, 1, MPI_LONG_LONG, MPI_SUM, c.comm);
 out:
     safecoll_strategy_set(coll, saved >= 0 ? (safecoll_strategy)saved : SAFECOLL_STRATEGY_AUTO);

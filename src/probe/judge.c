@@ -24,6 +24,7 @@ int safecoll_guideline_opts_init(safecoll_guideline_opts *opts)
     opts->precision = 0.05;
     opts->warmup = 1;
     opts->with_auto = 1;
+    opts->recheck = 1;
     return MPI_SUCCESS;
 }
 
@@ -32,10 +33,11 @@ int sc__guideline_opts_check(const safecoll_guideline_opts *o, const char *fn)
     if (!(o->factor > 1) || !(o->factor < 1e6) || o->confirm < 1 || o->reps_min < 1 ||
         o->reps_max < o->reps_min || o->reps_max > 1000000 || !(o->budget >= 0) ||
         !(o->budget <= 3600) || !(o->precision >= 0) || !(o->precision < 1) ||
-        o->warmup < 0 || o->warmup > 1000 || (o->with_auto != 0 && o->with_auto != 1))
+        o->warmup < 0 || o->warmup > 1000 || (o->with_auto != 0 && o->with_auto != 1) ||
+        (o->recheck != 0 && o->recheck != 1))
         return sc__error(MPI_ERR_ARG, "%s: invalid options (factor > 1, confirm >= 1, "
                          "1 <= reps_min <= reps_max, budget >= 0, 0 <= precision < 1, "
-                         "warmup >= 0, with_auto 0 or 1)", fn);
+                         "warmup >= 0, with_auto and recheck 0 or 1)", fn);
     return MPI_SUCCESS;
 }
 

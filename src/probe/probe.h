@@ -58,6 +58,7 @@ typedef struct sc__fault {
     double delay;      /* slow, jitter, and a hang that ends: seconds */
     double fraction;   /* jitter: of the calls, in (0, 1] */
     MPI_Count seed;    /* jitter */
+    MPI_Count calls;   /* slow: only the first `calls` calls it would delay (0: all) */
 } sc__fault;
 enum { SC_FAULT_CRASH, SC_FAULT_HANG, SC_FAULT_WRONG, SC_FAULT_ERROR, SC_FAULT_KILL,
        SC_FAULT_SLOW, SC_FAULT_JITTER };

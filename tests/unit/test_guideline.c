@@ -58,6 +58,7 @@ START_TEST(opts_and_supported)
     ck_assert(o.factor == 2.0);
     ck_assert_int_eq(o.confirm, 2);
     ck_assert_int_ge(o.reps_max, o.reps_min);
+    ck_assert_int_eq(o.recheck, 1);
     ck_assert_int_eq(safecoll_guideline_supported(SAFECOLL_COLL_ALLREDUCE), 1);
     ck_assert_int_eq(safecoll_guideline_supported(SAFECOLL_COLL_GATHERV), 1);
     ck_assert_int_eq(safecoll_guideline_supported(SAFECOLL_COLL_BARRIER), 0);
@@ -82,6 +83,11 @@ START_TEST(judge_errors)
     safecoll_guideline_opts_init(&o);
     o.confirm = 0;
     ck_assert_int_eq(safecoll_guideline_judge(&r, &o), MPI_ERR_ARG);
+    safecoll_guideline_opts_init(&o);
+    o.recheck = 2;
+    ck_assert_int_eq(safecoll_guideline_judge(&r, &o), MPI_ERR_ARG);
+    ck_assert_msg(strstr(safecoll_last_error(), "recheck 0 or 1") != NULL, "%s",
+                  safecoll_last_error());
     r.npoints = SAFECOLL_GUIDELINE_MAX_SIZES + 1;
     ck_assert_int_eq(safecoll_guideline_judge(&r, NULL), MPI_ERR_ARG);
 }
