@@ -4,12 +4,16 @@
  * Method, the same for every number the benchmarks print:
  *   - the variants of one measurement (e.g. MPI_Gatherv and
  *     safecoll_gatherv) run interleaved, one call of each per repetition,
- *     and the order rotates from one repetition to the next, so that a
- *     burst of noise from another process on the machine hits all of them
- *     alike; every other repetition runs the rotation backwards, so that
- *     each variant follows two different ones: on MPICH a collective's
- *     time can depend on the call before it (doc/performance.md), and a
- *     fixed predecessor would bias a variant;
+ *     so that a burst of noise from another process on the machine hits
+ *     all of them alike, in an order drawn afresh for every repetition
+ *     (bench_order): on MPICH a collective's time can depend on the call
+ *     before it, and with a rotation, even one run backwards every other
+ *     time, some variants follow a given one more often than others do
+ *     (bench_perf's routed allreduce after the forced one took 1.28x its
+ *     time after the native call, and followed it 60% of the time against
+ *     40% for the plain equivalent it is compared with; doc/performance.md);
+ *     a random order makes every variant follow every other one, and come
+ *     first, equally often;
  *   - each call is timed between an MPI_Barrier and its return, and the
  *     time of a repetition is the maximum over the ranks;
  *   - a measurement ends when its time budget is spent (see bench_run);
@@ -38,6 +42,24 @@ typedef struct bench_result {
     double wall; /* seconds the measurement took, warm-up excluded */
     double *t[BENCH_MAXVAR];
 } bench_result;
+
+/* The order of the variants in repetition `rep`: a permutation drawn by a
+ * fixed generator seeded with rep, the same on every rank. */
+static inline void bench_order(int rep, int nvar, int *order)
+{
+    unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(rep + 1000003);
+
+    for (int i = 0; i < nvar; i++)
+        order[i] = i;
+    for (int i = nvar - 1; i > 0; i--) {
+        int j, t;
+        x ^= x >> 12; /* xorshift64* */
+        x ^= x << 25;
+        x ^= x >> 27;
+        j = (int)((x * 0x2545F4914F6CDD1Dull >> 33) % (unsigned long long)(i + 1));
+        t = order[i], order[i] = order[j], order[j] = t;
+    }
+}
 
 /* Runs variant `var`; returns an MPI error code. */
 typedef int (*bench_fn)(int var, void *ctx);
@@ -151,10 +173,11 @@ static inline bench_result bench_run(MPI_Comm comm, int nvar, bench_fn fn, bench
         res.t[v] = bench_alloc(sizeof(double) * (size_t)max_reps);
     for (int rep = -warmup; rep < max_reps; rep++) {
         double spent;
+        int order[BENCH_MAXVAR];
 
+        bench_order(rep + warmup, nvar, order);
         for (int k = 0; k < nvar; k++) {
-            const int r = rep + warmup;
-            int v = (r % 2 == 0 ? k + r : nvar - 1 - k + r) % nvar, rc;
+            int v = order[k], rc;
             double t0;
 
             if (prep != NULL && (rc = prep(v, ctx)) != MPI_SUCCESS)

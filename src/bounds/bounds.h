@@ -108,6 +108,9 @@ int sc__bounds_perf_any(safecoll_coll coll);
 /* The same for the correctness records (sc__bounds_limit's). Both answer
  * 0 before sc__bounds_init has merged the sources. */
 int sc__bounds_corr_any(safecoll_coll coll);
+/* The size in bytes of the global buffer at or below which no performance
+ * record of coll routes a call (LLONG_MAX without one): one atomic load. */
+MPI_Count sc__bounds_perf_floor(safecoll_coll coll);
 
 /* The performance record that routes a call (pipeline.h keeps a copy). */
 typedef struct sc__perf_hit {

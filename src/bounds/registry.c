@@ -642,6 +642,11 @@ int sc__bounds_corr_any(safecoll_coll coll)
     return atomic_load_explicit(&corr_n[coll], memory_order_acquire) > 0;
 }
 
+MPI_Count sc__bounds_perf_floor(safecoll_coll coll)
+{
+    return (MPI_Count)atomic_load_explicit(&perf_floor[coll], memory_order_acquire);
+}
+
 int sc__bounds_perf_any(safecoll_coll coll)
 {
     return atomic_load_explicit(&perf_n[coll], memory_order_relaxed) > 0;

@@ -74,10 +74,14 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
     if (bytes_per_msg == 0)
         return 0;
     /* The common call, in a few loads: within the int limit whatever its
-     * basic type (at least a byte), and no record of coll to compare with
-     * (the callers have merged the registry's sources). */
+     * basic type (at least a byte), no correctness record of coll, and no
+     * performance record that could route it: none, or a global buffer at
+     * or below their floor (the buffer in whole basic elements, which the
+     * records compare, is at most bytes_per_msg * global_msgs; both
+     * factors are ints here). The callers have merged the registry. */
     if (bytes_per_msg <= sc__config_int_limit() && !sc__bounds_corr_any(coll) &&
-        !(sc__config_perf_bounds() && sc__bounds_perf_any(coll)))
+        (!sc__config_perf_bounds() || !sc__bounds_perf_any(coll) ||
+         bytes_per_msg * global_msgs <= sc__bounds_perf_floor(coll)))
         return 0;
     /* The cheap cases first: a predefined type is its own basic type. */
     s = sc__basic_size(type);
