@@ -18,7 +18,8 @@
  *     time of a repetition is the maximum over the ranks;
  *   - a measurement ends when its time budget is spent (see bench_run);
  *     the decision is taken on values every rank holds after an
- *     MPI_Allreduce, so all ranks stop together;
+ *     MPI_Allreduce, against limits made the same on every rank, so all
+ *     ranks stop together;
  *   - the result of a variant is the median over repetitions, and the
  *     spread of a ratio is the 25th-75th percentile of the per-repetition
  *     ratios. The ratio of the minima is printed too: on a shared or
@@ -167,6 +168,15 @@ static inline bench_result bench_run(MPI_Comm comm, int nvar, bench_fn fn, bench
     bench_result res;
     double local[BENCH_MAXVAR + 1], global[BENCH_MAXVAR + 1], start = MPI_Wtime();
 
+    /* The limits every rank stops by must be the same everywhere: callers
+     * derive them from their own clocks, and a rank that stopped one
+     * repetition before the others would leave them in a collective it
+     * never calls (bench_perf hung so once). */
+    double lim[2] = {budget, hard};
+
+    MPI_Allreduce(MPI_IN_PLACE, lim, 2, MPI_DOUBLE, MPI_MIN, comm);
+    budget = lim[0];
+    hard = lim[1];
     memset(&res, 0, sizeof res);
     res.nvar = nvar;
     for (int v = 0; v < nvar; v++)

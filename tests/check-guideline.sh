@@ -5,7 +5,8 @@
 # the safe allreduce routes away (its `auto` time is no longer slow, the
 # verbose log names the record); (a2) a slow phase that covers only the
 # first measurement makes no record, thanks to the recheck, and one
-# without it; (b) random jitter over honest collectives
+# without it; (a3) a slow phase over a variant's calibration calls only
+# does not make its times slow; (b) random jitter over honest collectives
 # gives no record (three seeds; SAFECOLL_TEST_GUIDELINE_JITTER=0 skips
 # it); (c) bad options, an empty sweep, a failing
 # launcher and a malformed fault give clear messages and exit codes; (d) the
@@ -134,6 +135,31 @@ SAFECOLL_PROBE_FAULT=$slow_phase run 0 guideline --coll allreduce --procs 2 "${f
 verdicts 2 "4 KiB" "8 KiB"
 expect out " class=G_bytes bound=2048 s=1 P=2 "
 refuse "recheck:"
+
+# --- (a3) a slow phase that covers only the calibration: the fault on the
+# first 4 native calls at 4 KiB (1 warm-up and 3 calibration calls), 20 ms
+# each, so that native's first windows are 40 ms long. Before the fix its
+# repetitions, each after a sleep of most of a window, took 60-80 us
+# against 5 us for the equivalents (12-13x, verdict "slower"). The batch
+# that only calibrated is dropped (the data line counts its repetitions)
+# and the verdict at 4 KiB is "ok"; the factor 10 keeps the machine's real
+# noise at one size from failing it.
+SAFECOLL_PROBE_FAULT=kind=slow,coll=allreduce,above=2Ki,delay=20ms,calls=4 run 0 guideline \
+    --coll allreduce --procs 2 "${fast[@]}" --no-auto --no-recheck --factor 10
+checks=$((checks + 1))
+dropped=$(awk '$1 == "data" && $3 == "P=2" && $4 == "bytes=4096" && $5 == "native" {
+    for (i = 6; i <= NF; i++) if ($i ~ /^dropped=/) { sub(/^dropped=/, "", $i); print $i } }' "$out")
+if ! [ "${dropped:-0}" -ge 7 ] 2>/dev/null; then
+    failed=$((failed + 1))
+    echo "FAIL: a slow calibration at 4 KiB: native dropped ${dropped:-?} repetitions, expected at least 7"
+    sed 's/^/    | /' "$out" | head -30
+fi
+checks=$((checks + 1))
+if ! grep -qE '^ +4 KiB .* ok$' "$out"; then
+    failed=$((failed + 1))
+    echo "FAIL: a slow calibration at 4 KiB: the verdict there is not ok"
+    sed 's/^/    | /' "$out" | head -12
+fi
 
 # --- (b) jitter: a random delay on 5% of the timed calls of every variant,
 # over an honest allreduce and bcast: the medians and the confirmation at

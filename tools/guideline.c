@@ -273,10 +273,10 @@ static int worker(safecoll_coll coll, const char *type, const MPI_Count *sizes, 
                     const safecoll_guideline_timing *t = &r->points[i].t[k];
                     if (t->status == MPI_SUCCESS)
                         fprintf(fp, "data %s P=%d bytes=%lld %s median=%.9f q1=%.9f q3=%.9f "
-                                "min=%.9f max=%.9f reps=%d late=%d\n",
+                                "min=%.9f max=%.9f reps=%d late=%d dropped=%d\n",
                                 safecoll_coll_name(r->coll), r->P, (long long)r->points[i].bytes,
                                 safecoll_strategy_name((safecoll_strategy)k), t->median, t->q1,
-                                t->q3, t->min, t->max, t->reps, t->late);
+                                t->q3, t->min, t->max, t->reps, t->late, t->dropped);
                 }
             if (r->jittered > 0)
                 fprintf(fp, "jitter fault: %lld timed calls delayed (all ranks)\n",

@@ -135,6 +135,11 @@ typedef struct safecoll_guideline_timing {
                         when not measured (does not apply, or not asked) */
     int reps;      /**< valid repetitions */
     int late;      /**< repetitions dropped because a rank started late */
+    int dropped;   /**< repetitions dropped because they only calibrated: the first batch
+                        of a variant, when its calibration calls asked for windows more
+                        than twice as long as the batch's median needs (a slow phase
+                        during calibration; the calls, sleeping long before each start,
+                        ran cold) */
     double median; /**< seconds: the median over repetitions of the max over ranks */
     double q1;     /**< first quartile */
     double q3;     /**< third quartile */

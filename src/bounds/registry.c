@@ -637,6 +637,60 @@ out:
     return MPI_SUCCESS;
 }
 
+/* The last answer of sc__bounds_lookup per collective, per thread, with
+ * the generation (plus one, so that zero is never valid) it was read at.
+ * The default TLS model: the array is too large for the static TLS a
+ * dlopen'ed library may claim. */
+typedef struct memo {
+    unsigned long gen;
+    int s, p, perf;
+    MPI_Count best[SAFECOLL_NBOUND_CLASS];
+} memo;
+static _Thread_local memo memos[SAFECOLL_NCOLL];
+
+int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
+                      MPI_Count *max_bytes, MPI_Count *max_msg, int *perf_covers)
+{
+    memo *m;
+    unsigned long g;
+    int rc;
+
+    if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
+        return sc__error(MPI_ERR_ARG, "sc__bounds_lookup: coll %d is out of range", (int)coll);
+    m = &memos[coll];
+    /* Read before the records: a change after this load bumps the
+     * generation again, so an answer read from newer records is stored
+     * under an older generation and never reused. */
+    g = atomic_load_explicit(&generation, memory_order_acquire) + 1;
+    if (m->gen != g || m->s != type_size || m->p != nprocs) {
+        memo fresh = {g, type_size, nprocs, 0, {SC_BOUNDS_NONE, SC_BOUNDS_NONE, SC_BOUNDS_NONE}};
+        rc = sc__bounds_limit(coll, type_size, nprocs, &fresh.best[SAFECOLL_BOUND_G_ELEMENTS],
+                              &fresh.best[SAFECOLL_BOUND_G_BYTES], &fresh.best[SAFECOLL_BOUND_X]);
+        if (rc != MPI_SUCCESS)
+            return rc;
+        if (sc__bounds_perf_any(coll)) {
+            if ((rc = rdlock("sc__bounds_lookup")) != MPI_SUCCESS)
+                return rc;
+            for (size_t i = plim_start[coll]; i < plim_start[coll + 1] && !fresh.perf; i++) {
+                const plimit *l = &plim[i];
+                fresh.perf = type_size >= l->s_min && type_size <= l->s_max &&
+                             nprocs >= l->p_min && nprocs <= l->p_max;
+            }
+            unlock();
+        }
+        *m = fresh;
+    }
+    if (max_elems != NULL)
+        *max_elems = m->best[SAFECOLL_BOUND_G_ELEMENTS];
+    if (max_bytes != NULL)
+        *max_bytes = m->best[SAFECOLL_BOUND_G_BYTES];
+    if (max_msg != NULL)
+        *max_msg = m->best[SAFECOLL_BOUND_X];
+    if (perf_covers != NULL)
+        *perf_covers = m->perf;
+    return MPI_SUCCESS;
+}
+
 int sc__bounds_corr_any(safecoll_coll coll)
 {
     return atomic_load_explicit(&corr_n[coll], memory_order_acquire) > 0;

@@ -253,7 +253,7 @@ int sc__regular_side(const char *fn, int rank, const void *buf, MPI_Count count,
 
 /* Counts an error of a regular call found before it ran and invokes the
  * communicator's error handler; returns rc. */
-int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc);
+int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc) SC_COLD;
 
 /* The layout of a regular call as a v-call's: n elements for every rank at
  * displacement i*n, as 64-bit arrays in the call's scratch memory (the

@@ -59,6 +59,29 @@ static int basic_size(MPI_Datatype type, int depth)
 
 int sc__basic_size(MPI_Datatype type)
 {
+    /* The predefined types most calls pass, with their sizes (a C type's
+     * MPI size is its sizeof): found here, the answer costs no MPI call. */
+    static const struct {
+        MPI_Datatype type;
+        int size;
+    } common[] = {
+        {MPI_DOUBLE, (int)sizeof(double)},
+        {MPI_INT, (int)sizeof(int)},
+        {MPI_BYTE, 1},
+        {MPI_CHAR, 1},
+        {MPI_FLOAT, (int)sizeof(float)},
+        {MPI_LONG, (int)sizeof(long)},
+        {MPI_LONG_LONG, (int)sizeof(long long)},
+        {MPI_UNSIGNED, (int)sizeof(unsigned)},
+        {MPI_UNSIGNED_CHAR, 1},
+        {MPI_INT64_T, 8},
+        {MPI_INT32_T, 4},
+        {MPI_UINT64_T, 8},
+    };
+
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+        if (type == common[i].type)
+            return common[i].size;
     return basic_size(type, 0);
 }
 
@@ -69,7 +92,7 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
                    MPI_Datatype type, int nprocs)
 {
     MPI_Count n, me, mb, mm;
-    int s;
+    int s, perf;
 
     if (bytes_per_msg == 0)
         return 0;
@@ -88,7 +111,7 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
     n = bytes_per_msg / s;
     if (n > sc__config_int_limit())
         return 1;
-    if (sc__bounds_limit(coll, s, nprocs, &me, &mb, &mm) != MPI_SUCCESS)
+    if (sc__bounds_lookup(coll, s, nprocs, &me, &mb, &mm, &perf) != MPI_SUCCESS)
         return 0;
     if (me != SC_BOUNDS_NONE && n * global_msgs > me)
         return 1;
@@ -97,9 +120,9 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
     if (mm != SC_BOUNDS_NONE && n > mm)
         return 1;
     /* A performance record that the call passes routes it through the
-     * pipeline, which runs the record's equivalent. Without a performance
-     * record of coll this is one atomic load. */
-    if (sc__config_perf_bounds() && sc__bounds_perf_any(coll) &&
+     * pipeline, which runs the record's equivalent. Only a record that
+     * covers the call's (s, P) makes this take the registry's lock. */
+    if (perf && sc__config_perf_bounds() &&
         sc__bounds_perf(coll, s, nprocs, n * global_msgs, n, NULL))
         return 2;
     return 0;

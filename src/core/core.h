@@ -14,8 +14,12 @@
 
 #if defined(__GNUC__)
 #define SC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+/* Error paths: the compiler moves the code that leads to them out of the
+ * hot path, so that a call without error touches fewer cache lines. */
+#define SC_COLD __attribute__((cold))
 #else
 #define SC_PRINTF(f, a)
+#define SC_COLD
 #endif
 
 /* MPI-4 brings the large-count `_c` calls; everything that depends on it
@@ -32,7 +36,7 @@
  * Inside the coroutine of a non-blocking call the message is also kept
  * with the operation, so that the thread that completes its request gets
  * it (nb.h, sc__nb_message). */
-int sc__error(int code, const char *fmt, ...) SC_PRINTF(2, 3);
+int sc__error(int code, const char *fmt, ...) SC_PRINTF(2, 3) SC_COLD;
 
 /* The standard MPI error class name of a code, for messages. */
 const char *sc__error_class_name(int code);

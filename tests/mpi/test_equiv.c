@@ -563,23 +563,27 @@ static void load(tc_ctx *t, const char *text)
              safecoll_last_error());
 }
 
-/* One allreduce of n ints; returns the strategy that ran it (by the
- * statistics) and whether a performance record routed it; the result must
- * be the sum. */
-static int allreduce_by(tc_ctx *t, int n, int *routed, const char *label)
+/* One allreduce of n ints (s = 4), or of n shorts (s = 2) when `shorts`;
+ * returns the strategy that ran it (by the statistics) and whether a
+ * performance record routed it; the result must be the sum. */
+static int allreduce_of(tc_ctx *t, int n, int shorts, int *routed, const char *label)
 {
     const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
     int *in = tc_alloc(sizeof(int) * (size_t)(n + 1)), *out = tc_alloc(sizeof(int) * (size_t)(n + 1));
+    short *sin = tc_alloc(sizeof(short) * (size_t)(n + 1)),
+          *sout = tc_alloc(sizeof(short) * (size_t)(n + 1));
     safecoll_stats a = tc_stats(SAFECOLL_COLL_ALLREDUCE), b;
     int rc, ran = -1;
 
+    /* Sums stay far below SHRT_MAX: n <= 1000 and P <= TC_MAXP. */
     for (int i = 0; i < n; i++)
-        in[i] = me * 1000 + i;
-    rc = safecoll_allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+        sin[i] = (short)(in[i] = me * 100 + i % 100);
+    rc = shorts ? safecoll_allreduce(sin, sout, n, MPI_SHORT, MPI_SUM, MPI_COMM_WORLD)
+                : safecoll_allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     TC_CHECK(t, rc == MPI_SUCCESS, "%s: %s", label, safecoll_last_error());
     for (int i = 0; rc == MPI_SUCCESS && i < n; i++)
-        if (out[i] != 1000 * p * (p - 1) / 2 + p * i) {
-            TC_CHECK(t, 0, "%s: element %d is %d", label, i, out[i]);
+        if ((shorts ? sout[i] : out[i]) != 100 * p * (p - 1) / 2 + p * (i % 100)) {
+            TC_CHECK(t, 0, "%s: element %d is %d", label, i, shorts ? sout[i] : out[i]);
             break;
         }
     b = tc_stats(SAFECOLL_COLL_ALLREDUCE);
@@ -587,8 +591,13 @@ static int allreduce_by(tc_ctx *t, int n, int *routed, const char *label)
         if (b.by_strategy[s] > a.by_strategy[s])
             ran = s;
     *routed = (int)(b.routed_perf - a.routed_perf);
-    free(in), free(out);
+    free(in), free(out), free(sin), free(sout);
     return ran;
+}
+
+static int allreduce_by(tc_ctx *t, int n, int *routed, const char *label)
+{
+    return allreduce_of(t, n, 0, routed, label);
 }
 
 /* The profiling interface: while spy.on, which communicators the
@@ -737,6 +746,32 @@ START_TEST(route_above_bound_only)
              "collective=allreduce kind=performance use=reduce+bcast class=X bound=0 s=8\n");
     s = allreduce_by(&t, 100, &routed, "other P and s");
     TC_CHECK(&t, s == SAFECOLL_STRATEGY_NATIVE, "other P and s: ran %s", tc_sname(s));
+    /* The answer for (s, P) that each thread keeps is for an unchanged
+     * registry only: a record added after it routes the next call, and a
+     * correctness record likewise triggers it. Shorts (s = 2), which no
+     * call before asked about, so that the kept answer is "no record
+     * covers (s, P)". */
+    s = allreduce_of(&t, 200, 1, &routed, "shorts, other P and s");
+    TC_CHECK(&t, s == SAFECOLL_STRATEGY_NATIVE, "shorts, other P and s: ran %s", tc_sname(s));
+    TC_CHECK(&t,
+             safecoll_bounds_load_string("collective=allreduce kind=performance use=reduce+bcast "
+                                         "class=G_bytes bound=256\n",
+                                         "added") == MPI_SUCCESS,
+             "add: %s", safecoll_last_error());
+    s = allreduce_of(&t, 200, 1, &routed, "added");
+    TC_CHECK(&t, s == SAFECOLL_STRATEGY_REDUCE_BCAST && routed == 1,
+             "a record added after a call: ran %s, routed %d", tc_sname(s), routed);
+    load(&t, "collective=allreduce class=G_elements bound=50 s=8\n");
+    s = allreduce_of(&t, 100, 1, &routed, "correctness elsewhere");
+    TC_CHECK(&t, s == SAFECOLL_STRATEGY_NATIVE, "a correctness record for s = 8: ran %s",
+             tc_sname(s));
+    TC_CHECK(&t,
+             safecoll_bounds_load_string("collective=allreduce class=G_elements bound=50\n",
+                                         "added") == MPI_SUCCESS,
+             "add: %s", safecoll_last_error());
+    s = allreduce_of(&t, 100, 1, &routed, "correctness added");
+    TC_CHECK(&t, s != SAFECOLL_STRATEGY_NATIVE && s < TC_NSTRATEGY && routed == 0,
+             "a correctness record added after a call: ran %s, routed %d", tc_sname(s), routed);
     safecoll_bounds_clear();
     tc_end(&t);
 }
