@@ -143,15 +143,16 @@ refuse "recheck:"
 # against 5 us for the equivalents (12-13x, verdict "slower"). The batch
 # that only calibrated is dropped (the data line counts its repetitions)
 # and the verdict at 4 KiB is "ok"; the factor 10 keeps the machine's real
-# noise at one size from failing it.
+# noise at one size from failing it. One batch is dropped, once: 1 to 7
+# repetitions (7 timed calls, less any late start).
 SAFECOLL_PROBE_FAULT=kind=slow,coll=allreduce,above=2Ki,delay=20ms,calls=4 run 0 guideline \
     --coll allreduce --procs 2 "${fast[@]}" --no-auto --no-recheck --factor 10
 checks=$((checks + 1))
 dropped=$(awk '$1 == "data" && $3 == "P=2" && $4 == "bytes=4096" && $5 == "native" {
     for (i = 6; i <= NF; i++) if ($i ~ /^dropped=/) { sub(/^dropped=/, "", $i); print $i } }' "$out")
-if ! [ "${dropped:-0}" -ge 7 ] 2>/dev/null; then
+if ! [ "${dropped:-0}" -ge 1 ] 2>/dev/null || [ "$dropped" -gt 7 ]; then
     failed=$((failed + 1))
-    echo "FAIL: a slow calibration at 4 KiB: native dropped ${dropped:-?} repetitions, expected at least 7"
+    echo "FAIL: a slow calibration at 4 KiB: native dropped ${dropped:-?} repetitions, expected 1 to 7"
     sed 's/^/    | /' "$out" | head -30
 fi
 checks=$((checks + 1))

@@ -104,9 +104,9 @@ int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *m
 
 /* sc__bounds_limit's answer, and in *perf_covers (may be NULL) whether a
  * performance record of coll covers type_size and nprocs at all (whatever
- * the size of the call); from a memo of the calling thread's last answer
- * for coll while the registry has not changed since, so that a call whose
- * records do not apply to its (s, P) takes no lock. The regular
+ * the size of the call); from a memo of the calling thread's last two
+ * answers for coll, kept while the registry does not change. A kept
+ * answer costs no lock; a new one takes the read lock once. The regular
  * collectives call it on every call past the registry's fast checks. */
 int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
                       MPI_Count *max_bytes, MPI_Count *max_msg, int *perf_covers);

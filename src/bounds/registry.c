@@ -605,87 +605,110 @@ int safecoll_bounds_match_kind(safecoll_bound_kind kind, safecoll_coll coll, int
 
 /* ---- the detectors' side ---- */
 
-int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
-                     MPI_Count *max_bytes, MPI_Count *max_msg)
+/* The registry's answer for one (coll, s, P): the tightest correctness
+ * bound per class and whether a performance record covers (s, P). */
+typedef struct memo {
+    unsigned long gen; /* sc__bounds_lookup's: the generation it was read at, plus one */
+    int s, p, perf;
+    MPI_Count best[SAFECOLL_NBOUND_CLASS];
+} memo;
+
+/* Reads the answer for (coll, s, P) into *m (s, P and gen set, best
+ * SC_BOUNDS_NONE, perf 0), both kinds of record under one read lock, and
+ * none when coll has no record (the common case). */
+static int scan(safecoll_coll coll, memo *m)
 {
-    MPI_Count best[SAFECOLL_NBOUND_CLASS] = {SC_BOUNDS_NONE, SC_BOUNDS_NONE, SC_BOUNDS_NONE};
     int rc;
 
-    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
-        return rc;
-    if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
-        return sc__error(MPI_ERR_ARG, "sc__bounds_limit: coll %d is out of range", (int)coll);
-    /* No record of coll: nothing to lock for (the common case). */
-    if (atomic_load_explicit(&corr_n[coll], memory_order_acquire) == 0)
-        goto out;
+    if (atomic_load_explicit(&corr_n[coll], memory_order_acquire) == 0 &&
+        atomic_load_explicit(&perf_n[coll], memory_order_acquire) == 0)
+        return MPI_SUCCESS;
     if ((rc = rdlock("sc__bounds_limit")) != MPI_SUCCESS)
         return rc;
     for (size_t i = lim_start[coll]; i < lim_start[coll + 1]; i++) {
         const limit *l = &lim[i];
-        if (type_size >= l->s_min && type_size <= l->s_max && nprocs >= l->p_min &&
-            nprocs <= l->p_max && (best[l->cls] < 0 || l->bound < best[l->cls]))
-            best[l->cls] = l->bound;
+        if (m->s >= l->s_min && m->s <= l->s_max && m->p >= l->p_min && m->p <= l->p_max &&
+            (m->best[l->cls] < 0 || l->bound < m->best[l->cls]))
+            m->best[l->cls] = l->bound;
+    }
+    for (size_t i = plim_start[coll]; i < plim_start[coll + 1] && !m->perf; i++) {
+        const plimit *l = &plim[i];
+        m->perf = m->s >= l->s_min && m->s <= l->s_max && m->p >= l->p_min && m->p <= l->p_max;
     }
     unlock();
-out:
-    if (max_elems != NULL)
-        *max_elems = best[SAFECOLL_BOUND_G_ELEMENTS];
-    if (max_bytes != NULL)
-        *max_bytes = best[SAFECOLL_BOUND_G_BYTES];
-    if (max_msg != NULL)
-        *max_msg = best[SAFECOLL_BOUND_X];
     return MPI_SUCCESS;
 }
 
-/* The last answer of sc__bounds_lookup per collective, per thread, with
- * the generation (plus one, so that zero is never valid) it was read at.
- * The default TLS model: the array is too large for the static TLS a
- * dlopen'ed library may claim. */
-typedef struct memo {
-    unsigned long gen;
-    int s, p, perf;
-    MPI_Count best[SAFECOLL_NBOUND_CLASS];
-} memo;
-static _Thread_local memo memos[SAFECOLL_NCOLL];
-
-int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
-                      MPI_Count *max_bytes, MPI_Count *max_msg, int *perf_covers)
+/* Looks an answer up for (coll, s, P) into *m: the checks both entries
+ * share, then scan. */
+static int answer(const char *who, safecoll_coll coll, memo *m)
 {
-    memo *m;
-    unsigned long g;
     int rc;
 
+    for (int k = 0; k < SAFECOLL_NBOUND_CLASS; k++)
+        m->best[k] = SC_BOUNDS_NONE;
+    m->perf = 0;
+    if ((rc = sc__bounds_init()) != MPI_SUCCESS)
+        return rc;
     if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
-        return sc__error(MPI_ERR_ARG, "sc__bounds_lookup: coll %d is out of range", (int)coll);
-    m = &memos[coll];
-    /* Read before the records: a change after this load bumps the
-     * generation again, so an answer read from newer records is stored
-     * under an older generation and never reused. */
-    g = atomic_load_explicit(&generation, memory_order_acquire) + 1;
-    if (m->gen != g || m->s != type_size || m->p != nprocs) {
-        memo fresh = {g, type_size, nprocs, 0, {SC_BOUNDS_NONE, SC_BOUNDS_NONE, SC_BOUNDS_NONE}};
-        rc = sc__bounds_limit(coll, type_size, nprocs, &fresh.best[SAFECOLL_BOUND_G_ELEMENTS],
-                              &fresh.best[SAFECOLL_BOUND_G_BYTES], &fresh.best[SAFECOLL_BOUND_X]);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (sc__bounds_perf_any(coll)) {
-            if ((rc = rdlock("sc__bounds_lookup")) != MPI_SUCCESS)
-                return rc;
-            for (size_t i = plim_start[coll]; i < plim_start[coll + 1] && !fresh.perf; i++) {
-                const plimit *l = &plim[i];
-                fresh.perf = type_size >= l->s_min && type_size <= l->s_max &&
-                             nprocs >= l->p_min && nprocs <= l->p_max;
-            }
-            unlock();
-        }
-        *m = fresh;
-    }
+        return sc__error(MPI_ERR_ARG, "%s: coll %d is out of range", who, (int)coll);
+    return scan(coll, m);
+}
+
+static void give(const memo *m, MPI_Count *max_elems, MPI_Count *max_bytes, MPI_Count *max_msg)
+{
     if (max_elems != NULL)
         *max_elems = m->best[SAFECOLL_BOUND_G_ELEMENTS];
     if (max_bytes != NULL)
         *max_bytes = m->best[SAFECOLL_BOUND_G_BYTES];
     if (max_msg != NULL)
         *max_msg = m->best[SAFECOLL_BOUND_X];
+}
+
+int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
+                     MPI_Count *max_bytes, MPI_Count *max_msg)
+{
+    memo m = {.s = type_size, .p = nprocs};
+    int rc;
+
+    if ((rc = answer("sc__bounds_limit", coll, &m)) != MPI_SUCCESS)
+        return rc;
+    give(&m, max_elems, max_bytes, max_msg);
+    return MPI_SUCCESS;
+}
+
+/* The last two answers of sc__bounds_lookup per collective, per thread (two:
+ * a loop that alternates two types on one collective still finds its
+ * answer), each under the generation (plus one, so that zero is never
+ * valid) it was read at. The default TLS model: the array is too large for
+ * the static TLS a dlopen'ed library may claim. */
+static _Thread_local memo memos[SAFECOLL_NCOLL][2];
+static _Thread_local unsigned char memo_next[SAFECOLL_NCOLL]; /* the entry to replace */
+
+int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
+                      MPI_Count *max_bytes, MPI_Count *max_msg, int *perf_covers)
+{
+    memo *m = NULL, fresh = {.s = type_size, .p = nprocs};
+    int rc;
+
+    if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
+        return sc__error(MPI_ERR_ARG, "sc__bounds_lookup: coll %d is out of range", (int)coll);
+    /* Read before the records: a change after this load bumps the
+     * generation again, so an answer read from newer records is stored
+     * under an older generation and never reused. */
+    fresh.gen = atomic_load_explicit(&generation, memory_order_acquire) + 1;
+    for (int k = 0; k < 2 && m == NULL; k++)
+        if (memos[coll][k].gen == fresh.gen && memos[coll][k].s == type_size &&
+            memos[coll][k].p == nprocs)
+            m = &memos[coll][k];
+    if (m == NULL) {
+        if ((rc = answer("sc__bounds_lookup", coll, &fresh)) != MPI_SUCCESS)
+            return rc;
+        m = &memos[coll][memo_next[coll]];
+        memo_next[coll] ^= 1;
+        *m = fresh;
+    }
+    give(m, max_elems, max_bytes, max_msg);
     if (perf_covers != NULL)
         *perf_covers = m->perf;
     return MPI_SUCCESS;

@@ -259,6 +259,7 @@ typedef struct variant {
     double spent;   /* seconds its batches took, the same on every rank */
     int attempts;
     int slow;      /* a warm-up call took more than SLOW_CALL */
+    int settled;   /* its first batch with repetitions was judged: no more drops (batch) */
     double *times; /* valid repetitions, max over ranks */
     safecoll_guideline_timing *t;
 } variant;
@@ -332,8 +333,8 @@ static void batch(ctx *c, const bufs *b, variant *v)
     const safecoll_guideline_opts *o = c->o;
     safecoll_guideline_timing *t = v->t;
     int nb = t->reps < o->reps_min ? o->reps_min - t->reps : 4, late = 0, err = 0;
-    const int before = t->reps;
     const double used = v->base;
+    int drop = 0;
     double start = 0, lead, window, tol, t0 = MPI_Wtime();
 
     if (nb > o->reps_max - t->reps)
@@ -409,9 +410,13 @@ static void batch(ctx *c, const bufs *b, variant *v)
          * took 69 us after 2 ms sleeps, 5 us without), and a batch of
          * them is stable: it would stand as the variant's time. Such a
          * batch only calibrates: its times are dropped and the next batch
-         * runs in the window they ask for. The window at least halves each
-         * time, so this ends. */
-        if (before == 0 && used > 2 * v->base) {
+         * runs in the window they ask for, which is short enough to be
+         * spun, not slept, for calls of up to about 100 us (their cold
+         * time in that window). Once per variant: a genuinely slow call
+         * asks for the window it was calibrated with and is kept. */
+        drop = !v->settled && used > 2 * v->base;
+        v->settled = 1;
+        if (drop) {
             t->dropped += t->reps;
             t->reps = 0;
             stable = 0;
@@ -423,6 +428,11 @@ static void batch(ctx *c, const bufs *b, variant *v)
         v->stretch *= late == nb ? 4 : 2; /* all late: the machine is far behind */
     else if (late == 0 && v->stretch > 1)
         v->stretch /= 2;
+    /* After a drop, one more batch whatever the budget says: the long
+     * windows of the dropped one may have spent it, and giving up now
+     * would leave the variant without a repetition. */
+    if (drop)
+        return;
     if (t->reps >= o->reps_min && (v->spent >= o->budget || t->reps >= o->reps_max))
         v->done = 1;
     /* A machine so noisy that starts keep failing: give up on more, with
@@ -477,6 +487,7 @@ static int measure_size(ctx *c, bufs *b, safecoll_guideline_point *p, const int 
         vs[i].spent = 0;
         vs[i].attempts = 0;
         vs[i].slow = 0;
+        vs[i].settled = 0;
         vs[i].t = &p->t[which[i]];
         vs[i].t->status = MPI_SUCCESS;
     }
