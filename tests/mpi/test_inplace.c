@@ -22,7 +22,6 @@
  * registered bound on the global buffer in bytes (issue 14).
  */
 /* mpi-procs: 1 2 3 4 */
-/* mpi-env: SAFECOLL_NB_THREAD=1 SAFECOLL_TEST_THREAD=multiple */
 #include "common.h"
 
 enum {
@@ -506,8 +505,9 @@ static void one(tc_ctx *t, int k, int lay, int tk, int s, int nb)
     io_free(&x);
 }
 
-/* Every strategy of collective k on its layouts and types, blocking and
- * not. */
+/* Every strategy of collective k on its types, blocking and not; the
+ * v-collectives on layout CUT, and on GCD for the two strategies CUT
+ * refuses (bigtype and segment), to keep the suite short. */
 static void matrix(int k)
 {
     tc_ctx t;
@@ -519,8 +519,10 @@ static void matrix(int k)
         for (int tk = 0; tk < (k == K_ALLTOALLW ? T_N : T_MIXED); tk++)
             for (int s = SAFECOLL_STRATEGY_NATIVE; s < SAFECOLL_NSTRATEGY; s++)
                 for (int nb = 0; nb < 2; nb++)
-                    if (safecoll_strategy_applies(kinfo[k].coll, (safecoll_strategy)s) == 1 ||
-                        tc_missing(s))
+                    if ((safecoll_strategy_applies(kinfo[k].coll, (safecoll_strategy)s) == 1 ||
+                         tc_missing(s)) &&
+                        (lay == L_CUT || s == SAFECOLL_STRATEGY_BIGTYPE ||
+                         s == SAFECOLL_STRATEGY_SEGMENT))
                         one(&t, k, lay, tk, s, nb);
     tc_end(&t);
 }
@@ -587,6 +589,48 @@ START_TEST(bound_chooses_chunk_in_place)
 }
 END_TEST
 
+/* In-place ialltoallw with types of two sizes per peer, the automatic
+ * choice at the default limit, against the blocking MPI call. MPICH
+ * 4.0.2's own MPI_Ialltoallw gets this wrong (it sizes a receive by the
+ * lower rank's type; src/coll/known.c): the same call made with MPI alone
+ * is the reproducer, and its result is only reported, not asserted. */
+START_TEST(in_place_ialltoallw_mpich)
+{
+    tc_ctx t;
+    tc_type ty;
+    io x;
+    char *ref;
+    MPI_Request req;
+    int rc;
+
+    tc_begin(&t, "in_place_ialltoallw_mpich");
+    io_make(&x, K_ALLTOALLW, L_CUT, T_MIXED, &ty);
+    io_fill(&x);
+    rc = issue(&x, M_REF, NULL);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "the blocking MPI call failed");
+    ref = tc_dup(x.main, x.mbytes);
+    io_fill(&x);
+    rc = issue(&x, M_SCI, &req);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "safecoll_ialltoallw: %s", safecoll_last_error());
+    TC_CHECK(&t, tc_diff(x.main, ref, x.mbytes) < 0,
+             "safecoll_ialltoallw in place with types of two sizes differs from MPI_Alltoallw");
+    io_fill(&x);
+    rc = MPI_Ialltoallw(MPI_IN_PLACE, x.zero, x.zero, x.types, x.main, x.counts, x.displs,
+                        x.types, MPI_COMM_WORLD, &req);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || tc_diff(x.main, ref, x.mbytes) >= 0)
+        fprintf(stderr, "[rank %d] note: this MPI's MPI_Ialltoallw in place with types of "
+                        "two sizes is wrong (%s)\n",
+                x.me, rc == MPI_SUCCESS ? "wrong data" : "an error");
+    free(ref);
+    io_free(&x);
+    tc_end(&t);
+}
+END_TEST
+
 START_TEST(cleanup)
 {
     MPI_Type_free(&vec_type);
@@ -608,6 +652,7 @@ static Suite *make_suite(void)
     MPI_Op_create(vsum, 1, &vsum_op);
     tcase_add_loop_test(tc, in_place_every_strategy, 0, K_N);
     tcase_add_test(tc, bound_chooses_chunk_in_place);
+    tcase_add_test(tc, in_place_ialltoallw_mpich);
     tcase_add_test(tc, cleanup);
     suite_add_tcase(s, tc);
     return s;
