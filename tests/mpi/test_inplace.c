@@ -487,6 +487,7 @@ static void one(tc_ctx *t, int k, int lay, int tk, int s, int nb)
     TC_CHECK(t, tc_class(rc) == want, "%s: returned %s, expected %s (%s)", label,
              tc_class_name(tc_class(rc)), tc_class_name(want),
              rc == MPI_SUCCESS ? "" : safecoll_last_error());
+    /* TC_INPLACE_DEBUG=1 lists every cell's outcome, to review expect(). */
     if (getenv("TC_INPLACE_DEBUG") && x.me == 0)
         fprintf(stderr, "debug: %s: %s %s\n", label, tc_class_name(tc_class(rc)),
                 rc == MPI_SUCCESS ? "" : safecoll_last_error());
