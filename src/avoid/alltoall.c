@@ -177,8 +177,34 @@ out:
     return rc;
 }
 
-/* One round of chunk: piece `round` of every block of one side, as
- * datatypes that carry the 64-bit byte offset of the piece. */
+/* One element of `type` at a 64-bit byte offset, resized to the element's
+ * extent, so that `len` of it are the len elements from that offset on. */
+static int unit_at(MPI_Aint byte_offset, MPI_Datatype type, MPI_Datatype *out)
+{
+    MPI_Datatype one;
+    MPI_Aint lb, extent;
+    int n = 1, rc;
+
+    if ((rc = MPI_Type_get_extent(type, &lb, &extent)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = MPI_Type_create_hindexed(1, &n, &byte_offset, type, &one)) != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Type_create_resized(one, byte_offset + lb, extent, out);
+    MPI_Type_free(&one);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return MPI_Type_commit(out);
+}
+
+/* One round of chunk: piece `round` of every block of one side, as a count
+ * of elements of a type that carries the 64-bit byte offset of the piece.
+ *
+ * Every peer's type has the size of one element, empty pieces included
+ * (they get the layout's type with count 0): MPICH 4.0.2's in-place
+ * MPI_Ialltoallw receives from peer j the count of j times the size of the
+ * type of the lower rank of the pair, not of j's type, so types of
+ * different sizes per peer (one piece as count 1, as this executor once
+ * built them) lost or overran data when peers' pieces differed in length. */
 static int round_types(sc__call *call, const sc__layout *lay, MPI_Count round, int counts[],
                        MPI_Datatype types[])
 {
@@ -187,17 +213,18 @@ static int round_types(sc__call *call, const sc__layout *lay, MPI_Count round, i
 
     for (int j = 0; j < call->size; j++) {
         MPI_Count off = round * w, len = lay->counts[j] - off;
-        types[j] = MPI_DATATYPE_NULL;
+        types[j] = lay->type;
         counts[j] = 0;
         if (len <= 0)
             continue;
         if (len > w)
             len = w;
-        rc = sc__type_at((lay->displs[j] + (MPI_Aint)off) * lay->extent, len, lay->type,
-                         &types[j]);
-        if (rc != MPI_SUCCESS)
+        rc = unit_at((lay->displs[j] + (MPI_Aint)off) * lay->extent, lay->type, &types[j]);
+        if (rc != MPI_SUCCESS) {
+            types[j] = lay->type;
             return rc;
-        counts[j] = 1;
+        }
+        counts[j] = (int)len;
     }
     return MPI_SUCCESS;
 }
@@ -207,7 +234,7 @@ static void free_types(MPI_Datatype types[], int n, MPI_Datatype fill)
     for (int j = 0; j < n; j++) {
         if (types[j] != MPI_DATATYPE_NULL && types[j] != fill)
             MPI_Type_free(&types[j]);
-        types[j] = MPI_DATATYPE_NULL;
+        types[j] = fill;
     }
 }
 
@@ -215,6 +242,9 @@ static int a2a_chunk(sc__call *call)
 {
     const int p = call->size;
     const MPI_Count rounds = call->ag[SC_AG_ROUNDS];
+    /* With MPI_IN_PLACE MPI ignores the send arguments, but they must still
+     * be valid types. */
+    const MPI_Datatype sfill = call->in_place ? call->rlay.type : call->lay.type;
     int *scnt, *rcnt, *zero;
     MPI_Datatype *stypes, *rtypes;
     int rc = MPI_SUCCESS;
@@ -227,26 +257,21 @@ static int a2a_chunk(sc__call *call)
     if (!scnt || !rcnt || !zero || !stypes || !rtypes)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
     memset(zero, 0, sizeof(int) * (size_t)p);
-    for (int j = 0; j < p; j++)
-        stypes[j] = rtypes[j] = MPI_DATATYPE_NULL;
+    memset(scnt, 0, sizeof(int) * (size_t)p);
+    for (int j = 0; j < p; j++) {
+        stypes[j] = sfill;
+        rtypes[j] = call->rlay.type;
+    }
     /* The displacements are in the types, so alltoallw's int byte
      * displacements are all zero and cannot overflow. */
     for (MPI_Count r = 0; r < rounds && rc == MPI_SUCCESS; r++) {
         if ((rc = round_types(call, &call->rlay, r, rcnt, rtypes)) == MPI_SUCCESS &&
             (call->in_place || (rc = round_types(call, &call->lay, r, scnt, stypes)) ==
-                                   MPI_SUCCESS)) {
-            /* MPI wants a valid type even where the count is zero. */
-            for (int j = 0; j < p; j++) {
-                if (rtypes[j] == MPI_DATATYPE_NULL)
-                    rtypes[j] = MPI_BYTE;
-                if (stypes[j] == MPI_DATATYPE_NULL)
-                    stypes[j] = MPI_BYTE;
-            }
+                                   MPI_SUCCESS))
             rc = SC_COLL(MPI_Alltoallw, MPI_Ialltoallw, send_buf(call), scnt, zero, stypes,
                          call->rlay.buf, rcnt, zero, rtypes, call->priv);
-        }
-        free_types(rtypes, p, MPI_BYTE);
-        free_types(stypes, p, MPI_BYTE);
+        free_types(rtypes, p, call->rlay.type);
+        free_types(stypes, p, sfill);
     }
     return rc;
 }

@@ -238,12 +238,11 @@ static int w_chunk(sc__call *call)
                 rc = piece_type(sl, j, call->w.stypes[j], ssize[j], sext[j], &sp[j], r,
                                 &scnt[j], &st[j]);
         }
-        /* MPICH 4.0.2's MPI_Ialltoallw in place fails these rounds ("a
-         * datatype whose signature does not match" in its local copy) when
-         * peers' pieces differ, e.g. none from self and one from the other
-         * rank; its blocking MPI_Alltoallw is right. So an in-place round
-         * blocks, even in a non-blocking call (found by this project's
-         * tests on 2 ranks). */
+        /* MPICH 4.0.2's MPI_Ialltoallw in place sizes what it receives
+         * from a peer by the type of the lower rank of the pair, and the
+         * pieces of a round (and the peers' types) differ in size; its
+         * blocking MPI_Alltoallw is right. So an in-place round blocks,
+         * even in a non-blocking call (src/coll/known.c). */
         if (rc == MPI_SUCCESS && call->in_place)
             rc = MPI_Alltoallw(MPI_IN_PLACE, scnt, zero, st, call->rlay.buf, rcnt, zero, rt,
                                call->priv);

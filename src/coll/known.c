@@ -81,13 +81,16 @@ static int allgatherv_send_type_size_regular(const sc__call *call)
     return call->regular && allgatherv_send_type_size(call);
 }
 
-/* MPICH 4.0.2's MPI_Ialltoallw and MPI_Ialltoallw_c with MPI_IN_PLACE fail
- * ("Receiving data with a datatype whose signature does not match" in the
- * schedule's local copy) when the blocks of the peers differ, e.g. nothing
- * from self and one element from the other rank; the blocking
- * MPI_Alltoallw is right (found by this project's tests on 2 ranks). The
- * non-blocking call therefore takes another strategy; chunk's in-place
- * rounds use the blocking call. */
+/* MPICH 4.0.2's MPI_Ialltoallw and MPI_Ialltoallw_c with MPI_IN_PLACE
+ * receive from peer j recvcounts[j] times the size of recvtypes[i], i the
+ * lower rank of the pair, instead of the size of recvtypes[j]: when the
+ * peers' types differ in size the data is cut short or overruns ("a
+ * datatype whose signature does not match" in the schedule's local copy,
+ * or silently wrong data); the blocking MPI_Alltoallw is right (found by
+ * this project's tests on 2 ranks; test_inplace has a reproducer with
+ * MPI calls only). An empty block's type counts too (types_for_mpi gives
+ * it MPI_BYTE). The non-blocking call therefore takes another strategy;
+ * chunk's in-place rounds use the blocking call. */
 static int ialltoallw_in_place(const sc__call *call)
 {
     return call->nb && call->in_place && call->size > 1;
