@@ -168,8 +168,8 @@ int main(int argc, char **argv)
 EOC
 
 # check_bounds LABEL PROGRAM: runs it under -n 2 with SAFECOLL_VERBOSE=1 and
-# no SAFECOLL_KNOWN_BOUNDS; each rank must find the n_known built-in records
-# and say so once.
+# no SAFECOLL_KNOWN_BOUNDS; each rank must find the n_known built-in records,
+# and rank 0 say so.
 check_bounds() {
     local label=$1 lines
     shift
@@ -181,10 +181,11 @@ check_bounds() {
             "$scratch/bounds.log" || true)
     [ "$lines" = 2 ] ||
         { sed 's/^/    | /' "$scratch/bounds.log"; fail "$label: the built-in records are not in the registry"; }
+    # One line, from rank 0: the registry starts after MPI_Init here.
     lines=$(grep -c "^libsafecoll: bounds: built-in known-bounds ($n_known records, [0-9]* for this MPI)\$" \
             "$scratch/bounds.log" || true)
-    [ "$lines" = 2 ] ||
-        { sed 's/^/    | /' "$scratch/bounds.log"; fail "$label: no verbose line naming the built-in records on each rank"; }
+    [ "$lines" = 1 ] ||
+        { sed 's/^/    | /' "$scratch/bounds.log"; fail "$label: not one verbose line naming the built-in records"; }
     step "$label: $n_known built-in records, verbose: $(grep -m1 '^libsafecoll: bounds:' "$scratch/bounds.log")"
 }
 

@@ -46,9 +46,11 @@ extern "C" {
  *  error that every later call of this group and every safe collective
  *  returns, with the message naming the file and the line: a bound is
  *  never silently dropped. In verbose mode (`SAFECOLL_VERBOSE=1`, or
- *  safecoll_verbose_set() before the registry starts) each process prints
- *  one line on stderr when the sources are merged, naming each source with
- *  its number of records and how many of them name the running MPI.
+ *  safecoll_verbose_set() before the registry starts) rank 0 of
+ *  `MPI_COMM_WORLD` (every process, when the registry starts before
+ *  `MPI_Init`) prints one line on stderr when the sources are merged,
+ *  naming each source with its number of records and how many of them name
+ *  the running MPI.
  *
  *  \b Indices: records are numbered from 0 in merge order; removing one
  *  renumbers those after it.

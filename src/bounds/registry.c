@@ -333,6 +333,21 @@ static int merge_env_list(const char *list)
     return rc;
 }
 
+/* Whether this process logs the registry's start: rank 0 of
+ * MPI_COMM_WORLD, as one rank logs each decision, or every process while
+ * MPI is not running (before MPI_Init or after MPI_Finalize, both allowed
+ * here), when there is no rank to ask. */
+static int logs_start(void)
+{
+    int init = 0, fin = 0, rank = 0;
+
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank == 0;
+}
+
 static void load_sources(void)
 {
     const char *known = getenv("SAFECOLL_KNOWN_BOUNDS");
@@ -361,12 +376,10 @@ static void load_sources(void)
     else
         rebuild();
     pthread_rwlock_unlock(&lock);
-    /* Every rank that loads says so, as every rank logs its own decisions
-     * (the registry may start before MPI_Init, when no rank is known). The
-     * environment is read here if no call has read it yet; a malformed
+    /* The environment is read here if no call has read it yet; a malformed
      * SAFECOLL_* variable is reported by the calls, not here. */
     sc__config_init();
-    if (sc__config_verbose()) {
+    if (sc__config_verbose() && logs_start()) {
         if (rc != MPI_SUCCESS)
             fprintf(stderr, "libsafecoll: bounds: none loaded: %s\n", init_message);
         else

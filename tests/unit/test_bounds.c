@@ -2,12 +2,14 @@
  * Unit tests of the bound registry: the record checks, the file parser
  * (every key, every kind of error with its line number), formatting and
  * the save/load round trip, matching by library version, the merge of the
- * shipped file, SAFECOLL_BOUNDS and API calls, the detectors' fast path
- * sc__bounds_limit, and a smoke test of concurrent readers and a writer.
+ * known bounds built into the library (or SAFECOLL_KNOWN_BOUNDS),
+ * SAFECOLL_BOUNDS and API calls with the verbose line naming them, the
+ * detectors' fast path sc__bounds_limit, and a smoke test of concurrent
+ * readers and a writer.
  *
  * The registry reads its environment once per process, so every test runs
  * in a forked child (forced below, whatever CK_FORK says) and starts from
- * an empty registry: the fixture switches the shipped file and
+ * an empty registry: the fixture switches the built-in known bounds and
  * SAFECOLL_BOUNDS off, except in the tests of those variables, which set
  * them before their first registry call. No MPI job is needed: the
  * registry works before MPI_Init.
@@ -115,7 +117,7 @@ static int files_in_scratch(void)
     return n;
 }
 
-/* Fixture of most tests: no shipped file, no SAFECOLL_BOUNDS, a library
+/* Fixture of most tests: no known bounds, no SAFECOLL_BOUNDS, a library
  * string that no record below matches by accident, a scratch directory. */
 static void setup_empty(void)
 {
