@@ -411,7 +411,8 @@ check-cxx: $(CXX_BIN)
 
 check-install: lib
 	@printf '\n== install ==\n'
-	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' tests/check-install.sh)
+	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' SAFECOLL_BUILD_LIB='$(abspath $(B)lib)' \
+	    tests/check-install.sh)
 
 check-cli: $(TOOL_BIN)
 	@printf '\n== command-line tool ==\n'

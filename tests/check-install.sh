@@ -10,7 +10,9 @@
 #   tests/check-install.sh          (run from the top of the tree; `make check`
 #                                    does it)
 # Environment: MAKE, MPICC, MPIEXEC, MPIEXEC_FLAGS, PKG_CONFIG,
-# SAFECOLL_TEST_TIMEOUT; KEEP=1 keeps the scratch directory.
+# SAFECOLL_TEST_TIMEOUT, SAFECOLL_BUILD_LIB (the build tree's lib/, default
+# ./lib; `make check` gives that of its BUILDDIR); KEEP=1 keeps the scratch
+# directory.
 set -euo pipefail
 
 MAKE=${MAKE:-make}
@@ -19,6 +21,7 @@ MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
 top=$(pwd)
+build_lib=${SAFECOLL_BUILD_LIB:-$top/lib}
 # Open MPI needs --oversubscribe and, as root, two variables.
 # shellcheck source=tests/mpi-flags.sh
 . "$top/tests/mpi-flags.sh"
@@ -192,10 +195,10 @@ check_bounds() {
 # From the build tree: lib/ linked directly, nothing installed.
 cd "$app"
 $MPICC -std=c11 -Wall -Wextra -Werror -I"$top/include" -o bounds-tree bounds.c \
-    -L"$top/lib" -lsafecoll -Wl,-rpath,"$top/lib" || fail "build against lib/ failed"
+    -L"$build_lib" -lsafecoll -Wl,-rpath,"$build_lib" || fail "build against $build_lib failed"
 check_bounds "build tree (shared)" ./bounds-tree
 $MPICC -std=c11 -Wall -Wextra -Werror -I"$top/include" -o bounds-tree-static bounds.c \
-    "$top/lib/libsafecoll.a" -lpthread -lz || fail "build against lib/libsafecoll.a failed"
+    "$build_lib/libsafecoll.a" -lpthread -lz || fail "build against $build_lib/libsafecoll.a failed"
 check_bounds "build tree (static)" ./bounds-tree-static
 
 # Installed with DESTDIR, then moved: no path the build knew of leads to it
