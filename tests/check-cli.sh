@@ -85,6 +85,23 @@ SAFECOLL_KNOWN_BOUNDS=$shipped SAFECOLL_BOUNDS=$scratch/good.bounds run 0 bounds
 expect_lines "$out" $((n + 2))
 expect out "# $shipped:"
 expect out "$(printf "%4d" "$n")  collective=scatter"  # the index as bounds list prints it
+# Unset: the known bounds built into the library, record for record and
+# line for line the file, with nothing installed; `list FILE` still shows
+# the file alone.
+unset SAFECOLL_KNOWN_BOUNDS
+run 0 bounds list
+expect_lines "$out" "$n"
+expect out "# built-in known-bounds:"
+checks=$((checks + 1))
+if ! sed "s|  # built-in known-bounds:|  # $shipped:|" "$out" | cmp -s - <(
+        SAFECOLL_KNOWN_BOUNDS=$shipped "$tool" bounds list); then
+    failed=$((failed + 1))
+    echo "FAIL: bounds list without SAFECOLL_KNOWN_BOUNDS differs from data/known-bounds:"
+    sed 's/^/    | /' "$out" | head -5
+fi
+run 0 bounds list good.bounds
+expect_lines "$out" 2
+export SAFECOLL_KNOWN_BOUNDS=
 SAFECOLL_BOUNDS=$scratch/missing.bounds run 1 bounds list
 expect err "SAFECOLL_BOUNDS: $scratch/missing.bounds: cannot open"
 SAFECOLL_BOUNDS=$scratch/bad.bounds run 1 bounds list

@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
 # Install into a scratch DESTDIR, build a program out of the tree with
 # nothing but `pkg-config safecoll`, run it, uninstall, and check that
-# nothing installed stays behind.
+# nothing installed stays behind.  Then check that the known bounds are in
+# the library itself (issue 14): a program linked from the build tree, and
+# one built against an installed tree moved elsewhere (without its
+# share/safecoll/known-bounds), both find the shipped records, and say so
+# in verbose mode.
 #
 #   tests/check-install.sh          (run from the top of the tree; `make check`
 #                                    does it)
 # Environment: MAKE, MPICC, MPIEXEC, MPIEXEC_FLAGS, PKG_CONFIG,
-# SAFECOLL_TEST_TIMEOUT; KEEP=1 keeps the scratch directory.
+# SAFECOLL_TEST_TIMEOUT, SAFECOLL_BUILD_LIB (the build tree's lib/, default
+# ./lib; `make check` gives that of its BUILDDIR); KEEP=1 keeps the scratch
+# directory.
 set -euo pipefail
 
 MAKE=${MAKE:-make}
@@ -15,6 +21,7 @@ MPIEXEC=${MPIEXEC:-mpiexec.mpich}
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
 top=$(pwd)
+build_lib=${SAFECOLL_BUILD_LIB:-$top/lib}
 # Open MPI needs --oversubscribe and, as root, two variables.
 # shellcheck source=tests/mpi-flags.sh
 . "$top/tests/mpi-flags.sh"
@@ -30,12 +37,12 @@ fail() { echo "check-install: $*" >&2; exit 1; }
 
 # Every directory is given explicitly, so that settings of the calling make
 # (e.g. `make check libdir=...`) cannot move the files this test looks for.
-dirs=("DESTDIR=$root" "PREFIX=$prefix" "prefix=$prefix" "exec_prefix=$prefix"
+dirs=("PREFIX=$prefix" "prefix=$prefix" "exec_prefix=$prefix"
       "bindir=$prefix/bin" "libdir=$prefix/lib" "includedir=$prefix/include"
-      "pkgconfigdir=$prefix/lib/pkgconfig")
+      "pkgconfigdir=$prefix/lib/pkgconfig" "datadir=$prefix/share")
 
 step "make install DESTDIR=$root PREFIX=$prefix"
-$MAKE --no-print-directory install "${dirs[@]}" >"$scratch/install.log" 2>&1 ||
+$MAKE --no-print-directory install DESTDIR="$root" "${dirs[@]}" >"$scratch/install.log" 2>&1 ||
     { cat "$scratch/install.log"; fail "make install failed"; }
 
 version=$(sed -n 's/^#define[[:space:]]*SAFECOLL_VERSION_\(MAJOR\|MINOR\|PATCH\)[[:space:]]*\([0-9]*\).*/\2/p' \
@@ -44,7 +51,8 @@ major=${version%%.*}
 lib=$root$prefix/lib
 inc=$root$prefix/include
 expect=("$inc/safecoll.h" "$lib/libsafecoll.a" "$lib/libsafecoll.so.$version"
-        "$lib/libsafecoll.so.$major" "$lib/libsafecoll.so" "$lib/pkgconfig/safecoll.pc")
+        "$lib/libsafecoll.so.$major" "$lib/libsafecoll.so" "$lib/pkgconfig/safecoll.pc"
+        "$root$prefix/bin/safecoll" "$root$prefix/share/safecoll/known-bounds")
 for h in include/safecoll/*.h; do expect+=("$inc/safecoll/$(basename "$h")"); done
 for f in "${expect[@]}"; do
     [ -e "$f" ] || fail "not installed: ${f#"$root"}"
@@ -124,10 +132,102 @@ run ./app-static
 cd "$top"
 
 step "make uninstall"
-$MAKE --no-print-directory uninstall "${dirs[@]}" >"$scratch/uninstall.log" 2>&1 ||
+$MAKE --no-print-directory uninstall DESTDIR="$root" "${dirs[@]}" >"$scratch/uninstall.log" 2>&1 ||
     { cat "$scratch/uninstall.log"; fail "make uninstall failed"; }
 left=$(find "$root" ! -type d)
 [ -z "$left" ] || fail "left behind after uninstall:"$'\n'"$left"
 [ ! -e "$inc/safecoll" ] || fail "${inc#"$root"}/safecoll still exists after uninstall"
 step "nothing left but empty standard directories:" \
      "$(cd "$root" && find . -mindepth 1 -type d | sed 's|^\.||' | sort | paste -sd' ')"
+
+# ---- the known bounds without an install step (issue 14)
+# A program that lists what the registry holds: the number of records and
+# the shipped MPICH 4.0.2 scatter record, through the public API only (the
+# library string is given, so the answer is the same under any MPI).
+n_known=$(grep -c '^collective=' data/known-bounds)
+cat > "$app/bounds.c" <<'EOC'
+#include <stdio.h>
+#include <safecoll.h>
+int main(int argc, char **argv)
+{
+    size_t n = 0, idx[4], k = 0;
+    safecoll_bound b;
+    int ok;
+
+    MPI_Init(&argc, &argv);
+    ok = safecoll_bounds_count(&n) == MPI_SUCCESS &&
+         safecoll_bounds_match(SAFECOLL_COLL_SCATTER, 1, 4, "MPICH Version:\t4.0.2\n", idx, 4,
+                               &k) == MPI_SUCCESS &&
+         k == 1 && safecoll_bounds_get(idx[0], &b) == MPI_SUCCESS;
+    if (ok)
+        printf("records %zu; MPICH 4.0.2 scatter: bound %lld, source %s\n", n, (long long)b.bound,
+               safecoll_bound_source_name(b.source));
+    else
+        printf("records %zu; MPICH 4.0.2 scatter: %zu records (%s)\n", n, k,
+               safecoll_last_error());
+    MPI_Finalize();
+    return ok ? 0 : 1;
+}
+EOC
+
+# check_bounds LABEL PROGRAM: runs it under -n 2 with SAFECOLL_VERBOSE=1 and
+# no SAFECOLL_KNOWN_BOUNDS; each rank must find the n_known built-in records,
+# and rank 0 say so.
+check_bounds() {
+    local label=$1 lines
+    shift
+    # shellcheck disable=SC2086
+    env -u SAFECOLL_KNOWN_BOUNDS -u SAFECOLL_BOUNDS SAFECOLL_VERBOSE=1 timeout -k 5 "$timeout_s" \
+        "$MPIEXEC" $MPIEXEC_FLAGS -n 2 "$@" </dev/null >"$scratch/bounds.log" 2>&1 ||
+        { sed 's/^/    | /' "$scratch/bounds.log"; fail "$label: $* failed under $MPIEXEC -n 2"; }
+    lines=$(grep -c "^records $n_known; MPICH 4.0.2 scatter: bound 2080374784, source shipped\$" \
+            "$scratch/bounds.log" || true)
+    [ "$lines" = 2 ] ||
+        { sed 's/^/    | /' "$scratch/bounds.log"; fail "$label: the built-in records are not in the registry"; }
+    # One line, from rank 0: the registry starts after MPI_Init here.
+    lines=$(grep -c "^libsafecoll: bounds: built-in known-bounds ($n_known records, [0-9]* for this MPI)\$" \
+            "$scratch/bounds.log" || true)
+    [ "$lines" = 1 ] ||
+        { sed 's/^/    | /' "$scratch/bounds.log"; fail "$label: not one verbose line naming the built-in records"; }
+    step "$label: $n_known built-in records, verbose: $(grep -m1 '^libsafecoll: bounds:' "$scratch/bounds.log")"
+}
+
+# From the build tree: lib/ linked directly, nothing installed.
+cd "$app"
+$MPICC -std=c11 -Wall -Wextra -Werror -I"$top/include" -o bounds-tree bounds.c \
+    -L"$build_lib" -lsafecoll -Wl,-rpath,"$build_lib" || fail "build against $build_lib failed"
+check_bounds "build tree (shared)" ./bounds-tree
+$MPICC -std=c11 -Wall -Wextra -Werror -I"$top/include" -o bounds-tree-static bounds.c \
+    "$build_lib/libsafecoll.a" -lpthread -lz || fail "build against $build_lib/libsafecoll.a failed"
+check_bounds "build tree (static)" ./bounds-tree-static
+
+# Installed with DESTDIR, then moved: no path the build knew of leads to it
+# any more, and the reference copy of the known bounds is removed too.
+cd "$top"
+root2=$scratch/root2 moved=$scratch/elsewhere/safecoll
+step "make install DESTDIR=$root2, then moved to $moved"
+$MAKE --no-print-directory install DESTDIR="$root2" "${dirs[@]}" >"$scratch/install2.log" 2>&1 ||
+    { cat "$scratch/install2.log"; fail "make install failed"; }
+mkdir -p "$(dirname "$moved")"
+mv "$root2$prefix" "$moved"
+rm -rf "$root2"
+rm "$moved/share/safecoll/known-bounds"
+unset PKG_CONFIG_SYSROOT_DIR
+export PKG_CONFIG_PATH=$moved/lib/pkgconfig
+cflags=$($PKG_CONFIG --define-variable=prefix="$moved" --cflags safecoll)
+libs=$($PKG_CONFIG --define-variable=prefix="$moved" --libs safecoll)
+case " $libs " in *" -L$moved/lib "*) ;; *) fail "--libs does not point into the moved tree: $libs" ;; esac
+cd "$app"
+# shellcheck disable=SC2086
+$MPICC -std=c11 -Wall -Wextra -Werror $cflags -o bounds-moved bounds.c $libs \
+    -Wl,-rpath,"$moved/lib" || fail "build against the moved tree failed"
+resolved=$(ldd ./bounds-moved | awk '$1 ~ /^libsafecoll/ { print $3 }')
+[ "$resolved" = "$moved/lib/libsafecoll.so.$major" ] || fail "libsafecoll resolves to '$resolved'"
+check_bounds "moved install" ./bounds-moved
+# The installed tool sees them too.
+env -u SAFECOLL_KNOWN_BOUNDS -u SAFECOLL_BOUNDS "$moved/bin/safecoll" bounds list \
+    >"$scratch/list.log" 2>&1 || { cat "$scratch/list.log"; fail "moved bin/safecoll bounds list failed"; }
+lines=$(grep -c '  # built-in known-bounds:[0-9]*$' "$scratch/list.log" || true)
+[ "$lines" = "$n_known" ] || { cat "$scratch/list.log"; fail "moved bin/safecoll lists $lines built-in records, not $n_known"; }
+step "moved install: bin/safecoll bounds list shows the $n_known built-in records"
+cd "$top"

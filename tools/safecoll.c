@@ -110,9 +110,10 @@ static int dispatch(const dispatcher *d, int argc, char **argv)
 /* ---------------------------------------------------------------- bounds */
 
 /* `check`, `add` and `list FILE...` look at the named files only: neither
- * the shipped file nor SAFECOLL_BOUNDS may add records to what they show,
- * nor make them fail. The registry reads both at its first use, so they
- * are switched off before it. */
+ * the built-in known bounds (or the file SAFECOLL_KNOWN_BOUNDS names) nor
+ * SAFECOLL_BOUNDS may add records to what they show, nor make them fail.
+ * The registry reads both at its first use, so they are switched off
+ * before it. */
 static void registry_files_only(void)
 {
     setenv("SAFECOLL_KNOWN_BOUNDS", "", 1);
@@ -146,7 +147,8 @@ static const char bounds_list_usage[] =
     "\n"
     "Print bound records, one line each: the index, the record in the file\n"
     "format, and where it comes from after '#'.\n"
-    "Without FILE: the registry as a program would see it (the shipped file,\n"
+    "Without FILE: the registry as a program would see it (the known bounds\n"
+    "built into the library, or the file SAFECOLL_KNOWN_BOUNDS names instead,\n"
     "then the files of SAFECOLL_BOUNDS). With FILEs: their records only.\n"
     "Exit status: 0, or 1 when a file is missing or malformed.\n";
 

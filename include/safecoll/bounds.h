@@ -27,10 +27,11 @@ extern "C" {
  *
  *  \b Sources, merged in this order at the first call of a function of this
  *  group or of a safe collective:
- *  1. the shipped file, `$(datadir)/safecoll/known-bounds` of the
- *     installation, when it exists; the variable `SAFECOLL_KNOWN_BOUNDS`
- *     names another file instead (which then must exist), and set to the
- *     empty string it loads none;
+ *  1. the known bounds built into the library (the shipped
+ *     `data/known-bounds`, compiled in at build time: no install step or
+ *     path is needed; origin `built-in known-bounds:LINE`); the variable
+ *     `SAFECOLL_KNOWN_BOUNDS` names a file to read instead (which then must
+ *     exist), and set to the empty string it loads none;
  *  2. the files of `SAFECOLL_BOUNDS`, a ':'-separated list of paths, in
  *     order (empty: none);
  *  3. the calls safecoll_bounds_add() and safecoll_bounds_load().
@@ -38,13 +39,18 @@ extern "C" {
  *  | variable | values | API |
  *  |---|---|---|
  *  | `SAFECOLL_BOUNDS` | `path[:path...]` of bound files | safecoll_bounds_load() |
- *  | `SAFECOLL_KNOWN_BOUNDS` | path of the shipped file, or empty for none | safecoll_bounds_clear() |
+ *  | `SAFECOLL_KNOWN_BOUNDS` | unset: the built-in known bounds; a path: that file instead; empty: none | safecoll_bounds_clear() |
  *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): let performance records route calls | safecoll_perf_bounds_set() |
  *
  *  A file named by either variable that is missing or malformed is an
  *  error that every later call of this group and every safe collective
  *  returns, with the message naming the file and the line: a bound is
- *  never silently dropped.
+ *  never silently dropped. In verbose mode (`SAFECOLL_VERBOSE=1`, or
+ *  safecoll_verbose_set() before the registry starts) rank 0 of
+ *  `MPI_COMM_WORLD` (every process, when the registry starts before
+ *  `MPI_Init`) prints one line on stderr when the sources are merged,
+ *  naming each source with its number of records and how many of them name
+ *  the running MPI.
  *
  *  \b Indices: records are numbered from 0 in merge order; removing one
  *  renumbers those after it.

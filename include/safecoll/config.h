@@ -21,11 +21,11 @@ extern "C" {
  *  | variable | values | API |
  *  |---|---|---|
  *  | `SAFECOLL_STRATEGY` | `coll=strategy[,coll=strategy...]`, coll a collective name or `all` | safecoll_strategy_set(), safecoll_strategy_parse() |
- *  | `SAFECOLL_VERBOSE` | `0` or `1` | safecoll_verbose_set() |
+ *  | `SAFECOLL_VERBOSE` | `0` or `1`: log decisions (and the bound sources loaded) on stderr | safecoll_verbose_set() |
  *  | `SAFECOLL_INT_LIMIT` | integer in [1, 2147483647] | safecoll_int_limit_set() |
  *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): performance records route calls | safecoll_perf_bounds_set() (bounds.h) |
  *  | `SAFECOLL_BOUNDS` | `:`-separated list of bound files | safecoll_bounds_load() |
- *  | `SAFECOLL_KNOWN_BOUNDS` | path of the shipped known-bounds file, or empty for none | — |
+ *  | `SAFECOLL_KNOWN_BOUNDS` | unset: the known bounds built into the library; a path: that file instead; empty: none | — |
  *  @{ */
 
 /** The MPI collectives, named as in MPI without the `MPI_` prefix.
@@ -174,6 +174,10 @@ SAFECOLL_API const char *safecoll_coll_name(safecoll_coll coll);
 
 /**
  * \brief Log each non-native decision on stderr (1) or not (0).
+ *
+ * Set before the bound registry starts (the first safe collective or
+ * registry call), it also makes the registry log, once, the sources it
+ * loaded (\ref bounds).
  * \return MPI_SUCCESS, or MPI_ERR_ARG for another value.
  */
 SAFECOLL_API int safecoll_verbose_set(int on);

@@ -75,6 +75,13 @@ int sc__bounds_parse_text(const char *who, const char *name, const char *text, s
                           sc__bvec *vec);
 int sc__bounds_parse_stream(const char *who, const char *name, FILE *fp, sc__bvec *vec);
 
+/* The known bounds built into the library: the bytes of data/known-bounds,
+ * copied into a source the Makefile generates (obj/bounds/known_bounds.c),
+ * so that no install step or path stands between a program and them. A NUL
+ * follows the last byte; sc__known_bounds_len leaves it out. */
+extern const char sc__known_bounds[];
+extern const size_t sc__known_bounds_len;
+
 /* The MPI error class of an errno value of a file operation, and its text
  * (thread-safe; returns buf). */
 int sc__bounds_io_class(int e);

@@ -11,11 +11,13 @@
  * an API call), so a reader takes the read lock and loops over the few
  * records of its collective, with no allocation and no string work.
  *
- * The sources are merged at first use under pthread_once: the shipped
- * file, then SAFECOLL_BOUNDS. A missing or malformed file there is kept as
- * an error that every later call reports, like a malformed SAFECOLL_*
- * variable in config.c: a bound the user asked for is never dropped
- * silently.
+ * The sources are merged at first use under pthread_once: the known
+ * bounds built into the library (data/known-bounds, generated into it by
+ * the Makefile) or the file SAFECOLL_KNOWN_BOUNDS names instead, then
+ * SAFECOLL_BOUNDS. A missing or malformed file there is kept as an error
+ * that every later call reports, like a malformed SAFECOLL_* variable in
+ * config.c: a bound the user asked for is never dropped silently. In
+ * verbose mode one line says which sources were loaded.
  */
 /* glibc: the writer-preferring rwlock initializer (see `lock`); also gives
  * mkstemp, fchmod and fdopen. */
@@ -24,19 +26,15 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "bounds.h"
-
-/* Set by the Makefile to $(datadir)/safecoll; the fallback only serves
- * builds that bypass it. */
-#ifndef SAFECOLL_DATADIR
-#define SAFECOLL_DATADIR "/usr/local/share/safecoll"
-#endif
 
 /* One entry of the per-collective index: what a detector needs, nothing
  * else, so that a slice stays within a cache line or two. */
@@ -85,6 +83,9 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_error = MPI_SUCCESS;
 static atomic_int init_ok; /* load_sources ran and found no error */
 static char init_message[512];
+/* The sources load_sources merged, for the verbose line: "name (N records,
+ * K for this MPI)", separated by ", ". */
+static char loaded[2048];
 
 static const char origin_api[] = "safecoll_bounds_add";
 
@@ -254,12 +255,57 @@ static void drop_all(void)
 
 /* ---- first use ---- */
 
-static int merge_file(const char *who, const char *path, int optional)
+static void note_loaded(const char *fmt, ...) SC_PRINTF(1, 2);
+
+static void note_loaded(const char *fmt, ...)
+{
+    size_t used = strlen(loaded);
+    va_list ap;
+
+    if (used > 0 && used < sizeof loaded)
+        used += (size_t)snprintf(loaded + used, sizeof loaded - used, ", ");
+    if (used >= sizeof loaded)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(loaded + used, sizeof loaded - used, fmt, ap);
+    va_end(ap);
+}
+
+/* Merges the records a source of load_sources gave (rc: how reading it
+ * went) and notes the source, named `what` and `name`, for the verbose
+ * line, with how many of its records apply to the running MPI: a user who
+ * asks which bounds protect the program gets the answer in one line. */
+static int merge_source(const char *who, const char *what, const char *name, int rc,
+                        sc__bvec *vec)
+{
+    size_t n = vec->n, k = 0;
+
+    if (rc != MPI_SUCCESS)
+        return rc;
+    for (size_t i = 0; i < n; i++)
+        k += sc__bound_library_matches(&vec->v[i].b, library) != 0;
+    if ((rc = merge(who, vec)) == MPI_SUCCESS)
+        note_loaded("%s%s%s (%zu record%s, %zu for this MPI)", what, *name ? " " : "", name, n,
+                    n == 1 ? "" : "s", k);
+    return rc;
+}
+
+static int merge_file(const char *who, const char *path)
 {
     sc__bvec vec = {0};
-    int rc = sc__bounds_parse_file(who, path, optional, &vec);
 
-    return rc == MPI_SUCCESS ? merge(who, &vec) : rc;
+    return merge_source(who, who, path, sc__bounds_parse_file(who, path, 0, &vec), &vec);
+}
+
+static int merge_builtin(void)
+{
+    static const char who[] = "shipped bounds", name[] = "built-in known-bounds";
+    sc__bvec vec = {0};
+
+    return merge_source(who, name, "",
+                        sc__bounds_parse_text(who, name, sc__known_bounds,
+                                              sc__known_bounds_len, &vec),
+                        &vec);
 }
 
 static int merge_env_list(const char *list)
@@ -279,12 +325,27 @@ static int merge_env_list(const char *list)
             rc = sc__error(MPI_ERR_ARG, "SAFECOLL_BOUNDS: entry %d of '%s' is empty", entry,
                            list);
         else
-            rc = merge_file("SAFECOLL_BOUNDS", p, 0);
+            rc = merge_file("SAFECOLL_BOUNDS", p);
         if (end == NULL)
             break;
     }
     free(copy);
     return rc;
+}
+
+/* Whether this process logs the registry's start: rank 0 of
+ * MPI_COMM_WORLD, as one rank logs each decision, or every process while
+ * MPI is not running (before MPI_Init or after MPI_Finalize, both allowed
+ * here), when there is no rank to ask. */
+static int logs_start(void)
+{
+    int init = 0, fin = 0, rank = 0;
+
+    MPI_Initialized(&init);
+    MPI_Finalized(&fin);
+    if (init && !fin)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return rank == 0;
 }
 
 static void load_sources(void)
@@ -294,12 +355,14 @@ static void load_sources(void)
     int rc = MPI_SUCCESS;
 
     read_library();
-    /* The shipped file is optional (a build that was never installed has
-     * none); a file named on purpose is not. */
+    /* The known bounds are in the library itself: a program is protected
+     * whether or not anything was installed, and wherever it was moved. */
     if (known == NULL)
-        rc = merge_file("shipped bounds", SAFECOLL_DATADIR "/known-bounds", 1);
+        rc = merge_builtin();
     else if (*known != '\0')
-        rc = merge_file("SAFECOLL_KNOWN_BOUNDS", known, 0);
+        rc = merge_file("SAFECOLL_KNOWN_BOUNDS", known);
+    else
+        note_loaded("no known bounds (SAFECOLL_KNOWN_BOUNDS is empty)");
     if (rc == MPI_SUCCESS && list != NULL && *list != '\0')
         rc = merge_env_list(list);
     if (rc != MPI_SUCCESS) {
@@ -313,6 +376,15 @@ static void load_sources(void)
     else
         rebuild();
     pthread_rwlock_unlock(&lock);
+    /* The environment is read here if no call has read it yet; a malformed
+     * SAFECOLL_* variable is reported by the calls, not here. */
+    sc__config_init();
+    if (sc__config_verbose() && logs_start()) {
+        if (rc != MPI_SUCCESS)
+            fprintf(stderr, "libsafecoll: bounds: none loaded: %s\n", init_message);
+        else
+            fprintf(stderr, "libsafecoll: bounds: %s\n", loaded);
+    }
 }
 
 int sc__bounds_init(void)

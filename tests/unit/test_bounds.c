@@ -2,12 +2,14 @@
  * Unit tests of the bound registry: the record checks, the file parser
  * (every key, every kind of error with its line number), formatting and
  * the save/load round trip, matching by library version, the merge of the
- * shipped file, SAFECOLL_BOUNDS and API calls, the detectors' fast path
- * sc__bounds_limit, and a smoke test of concurrent readers and a writer.
+ * known bounds built into the library (or SAFECOLL_KNOWN_BOUNDS),
+ * SAFECOLL_BOUNDS and API calls with the verbose line naming them, the
+ * detectors' fast path sc__bounds_limit, and a smoke test of concurrent
+ * readers and a writer.
  *
  * The registry reads its environment once per process, so every test runs
  * in a forked child (forced below, whatever CK_FORK says) and starts from
- * an empty registry: the fixture switches the shipped file and
+ * an empty registry: the fixture switches the built-in known bounds and
  * SAFECOLL_BOUNDS off, except in the tests of those variables, which set
  * them before their first registry call. No MPI job is needed: the
  * registry works before MPI_Init.
@@ -24,6 +26,7 @@
 #include <string.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -114,7 +117,7 @@ static int files_in_scratch(void)
     return n;
 }
 
-/* Fixture of most tests: no shipped file, no SAFECOLL_BOUNDS, a library
+/* Fixture of most tests: no known bounds, no SAFECOLL_BOUNDS, a library
  * string that no record below matches by accident, a scratch directory. */
 static void setup_empty(void)
 {
@@ -1560,6 +1563,7 @@ END_TEST
 /* ================================================================ environment */
 
 static const char one_rec[] = "collective=gather class=X bound=1\n";
+static const char one_rec_known[] = "collective=gather class=X bound=1 source=shipped\n";
 
 /* After a failed start every function reports the same error. */
 static void assert_broken(int code, const char *what)
@@ -1625,14 +1629,181 @@ START_TEST(env_merge_order)
 }
 END_TEST
 
-START_TEST(env_defaults)
+/* The line number of an origin "name:line" whose name is `name`, or -1. */
+static long origin_line(const char *origin, const char *name)
 {
-    /* Unset: the installed shipped file if there is one, which must be
-     * valid; empty: nothing. */
+    size_t len = strlen(name);
+
+    if (strncmp(origin, name, len) != 0 || origin[len] != ':')
+        return -1;
+    return strtol(origin + len + 1, NULL, 10);
+}
+
+START_TEST(env_builtin)
+{
+    /* Unset: the known bounds built into the library, with no file read
+     * and nothing installed (issue 14): record for record the shipped
+     * data/known-bounds, named "built-in known-bounds:LINE" after the line
+     * of that file. */
+    char origin[600], line_a[SAFECOLL_BOUND_LINE_MAX], line_b[SAFECOLL_BOUND_LINE_MAX];
+    size_t n = count(), idx[4], k = 99;
+    safecoll_bound b;
+
+    ck_assert_uint_ge(n, 9);
+    /* MPICH 4.0.2's scatter crash (2^31 bytes at P = 4), through the
+     * public API: the record that makes the safe MPI_Scatter avoid it. */
+    ASSERT_OK(safecoll_bounds_match(SAFECOLL_COLL_SCATTER, 1, 4, LIB_MPICH402, idx, 4, &k));
+    ck_assert_uint_eq(k, 1);
+    b = get(idx[0]);
+    ck_assert_int_eq(b.cls, SAFECOLL_BOUND_G_BYTES);
+    ck_assert_int_eq(b.bound, 2080374784);
+    ck_assert_int_eq(b.source, SAFECOLL_BOUND_SHIPPED);
+    ASSERT_OK(safecoll_bounds_origin(idx[0], origin, sizeof origin));
+    ck_assert_msg(origin_line(origin, "built-in known-bounds") > 0, "%s", origin);
+    ASSERT_OK(sc__bounds_set_library(LIB_MPICH402));
+    limits(SAFECOLL_COLL_SCATTER, 1, 4, -1, 2080374784, -1);
+    limits(SAFECOLL_COLL_ISCATTER, 2, 8, -1, 2080374784, -1);
+    limits(SAFECOLL_COLL_SCATTER, 1, 2, -1, -1, -1);
+
+    /* The same records as the file of this tree, in the same order and
+     * from the same lines: the build embedded the file as it is. */
+    ASSERT_OK(safecoll_bounds_load(shipped_path()));
+    ck_assert_uint_eq(count(), 2 * n);
+    for (size_t i = 0; i < n; i++) {
+        safecoll_bound a = get(i), f = get(n + i);
+        char origin_f[600];
+        assert_same(&a, &f, (long)i);
+        ASSERT_OK(safecoll_bounds_format(&a, line_a, sizeof line_a));
+        ASSERT_OK(safecoll_bounds_format(&f, line_b, sizeof line_b));
+        ck_assert_str_eq(line_a, line_b);
+        ASSERT_OK(safecoll_bounds_origin(i, origin, sizeof origin));
+        ASSERT_OK(safecoll_bounds_origin(n + i, origin_f, sizeof origin_f));
+        ck_assert_msg(origin_line(origin, "built-in known-bounds") ==
+                          origin_line(origin_f, shipped_path()),
+                      "record %zu: %s, but the file's is %s", i, origin, origin_f);
+    }
+}
+END_TEST
+
+START_TEST(env_known_replaces)
+{
+    /* A path replaces the built-in records; SAFECOLL_BOUNDS still adds. */
+    setenv("SAFECOLL_KNOWN_BOUNDS", write_file("known", one_rec_known), 1);
+    setenv("SAFECOLL_BOUNDS", write_file("a.bounds", "collective=bcast class=X bound=2\n"), 1);
+    ck_assert_uint_eq(count(), 2);
+    ck_assert_int_eq(get(0).collective, SAFECOLL_COLL_GATHER);
+    ck_assert_int_eq(get(1).collective, SAFECOLL_COLL_BCAST);
+}
+END_TEST
+
+/* What the registry printed on stderr while it loaded (at the first
+ * safecoll_bounds_count, which returns `rc`), read back from a scratch
+ * file. */
+static char *stderr_of_load(int rc)
+{
+    const char *path = path_of("stderr");
+    static char text[8192];
+    int saved = dup(2), fd;
+    size_t n;
+    FILE *fp;
+
+    ck_assert_int_ge(saved, 0);
+    fflush(stderr);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_ge(dup2(fd, 2), 0);
+    close(fd);
+    ck_assert_int_eq(safecoll_bounds_count(&n), rc);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fp = fopen(path, "r");
+    ck_assert_ptr_nonnull(fp);
+    n = fread(text, 1, sizeof text - 1, fp);
+    fclose(fp);
+    text[n] = '\0';
+    return text;
+}
+
+/* How many records of the registry name the MPI this test runs with. */
+static size_t applying(void)
+{
+    char library[MPI_MAX_LIBRARY_VERSION_STRING + 1];
+    size_t n = count(), k = 0;
+    int len = 0;
+
+    ck_assert_int_eq(MPI_Get_library_version(library, &len), MPI_SUCCESS);
+    library[len] = '\0';
+    for (size_t i = 0; i < n; i++)
+        k += strstr(library, get(i).mpi) != NULL;
+    return k;
+}
+
+START_TEST(env_verbose_sources)
+{
+    /* One line when the registry loads, naming each source with its
+     * records and those that apply to this MPI. */
+    const char *a = write_file("a.bounds", "collective=bcast class=X bound=2\n"
+                                           "collective=gather class=X bound=3 mpi=NoSuchMPI\n");
+    char want[1200];
+    char *text;
     size_t n;
 
-    ASSERT_OK(safecoll_bounds_count(&n));
-    (void)n;
+    setenv("SAFECOLL_VERBOSE", "1", 1);
+    setenv("SAFECOLL_BOUNDS", a, 1);
+    text = stderr_of_load(MPI_SUCCESS);
+    n = count() - 2;
+    ck_assert_uint_ge(n, 9);
+    snprintf(want, sizeof want,
+             "libsafecoll: bounds: built-in known-bounds (%zu records, %zu for this MPI), "
+             "SAFECOLL_BOUNDS %s (2 records, 1 for this MPI)\n",
+             n, applying() - 1, a);
+    ck_assert_str_eq(text, want);
+}
+END_TEST
+
+START_TEST(env_verbose_known_file)
+{
+    const char *k = write_file("known", one_rec_known);
+    char want[700];
+
+    setenv("SAFECOLL_VERBOSE", "1", 1);
+    setenv("SAFECOLL_KNOWN_BOUNDS", k, 1);
+    snprintf(want, sizeof want,
+             "libsafecoll: bounds: SAFECOLL_KNOWN_BOUNDS %s (1 record, 1 for this MPI)\n", k);
+    ck_assert_str_eq(stderr_of_load(MPI_SUCCESS), want);
+}
+END_TEST
+
+START_TEST(env_verbose_none)
+{
+    setenv("SAFECOLL_VERBOSE", "1", 1);
+    setenv("SAFECOLL_KNOWN_BOUNDS", "", 1);
+    ck_assert_str_eq(stderr_of_load(MPI_SUCCESS),
+                     "libsafecoll: bounds: no known bounds (SAFECOLL_KNOWN_BOUNDS is empty)\n");
+}
+END_TEST
+
+START_TEST(env_verbose_off)
+{
+    /* Not verbose: the registry loads without a word. */
+    setenv("SAFECOLL_VERBOSE", "0", 1);
+    ck_assert_str_eq(stderr_of_load(MPI_SUCCESS), "");
+    ck_assert_uint_ge(count(), 9);
+}
+END_TEST
+
+START_TEST(env_verbose_error)
+{
+    char want[700];
+
+    setenv("SAFECOLL_VERBOSE", "1", 1);
+    setenv("SAFECOLL_BOUNDS", path_of("missing.bounds"), 1);
+    snprintf(want, sizeof want,
+             "libsafecoll: bounds: none loaded: SAFECOLL_BOUNDS: %s: cannot open: No such file "
+             "or directory\n",
+             path_of("missing.bounds"));
+    ck_assert_str_eq(stderr_of_load(MPI_ERR_NO_SUCH_FILE), want);
 }
 END_TEST
 
@@ -1799,9 +1970,13 @@ static Suite *bounds_suite(void)
         {"limit", setup_empty, {limit_tightest, limit_explain, shipped_file}},
         {"environment",
          setup_env,
-         {env_merge_order, env_defaults, env_empty, env_bounds_missing, env_bounds_malformed,
-          env_bounds_empty_entry, env_bounds_trailing_colon, env_known_missing,
-          env_known_malformed}},
+         {env_merge_order, env_builtin, env_known_replaces, env_empty, env_bounds_missing,
+          env_bounds_malformed, env_bounds_empty_entry, env_bounds_trailing_colon,
+          env_known_missing, env_known_malformed}},
+        {"verbose",
+         setup_env,
+         {env_verbose_sources, env_verbose_known_file, env_verbose_none, env_verbose_off,
+          env_verbose_error}},
         {"threads", setup_empty, {threads_smoke}},
     };
 
