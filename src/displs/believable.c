@@ -138,16 +138,27 @@ int sc__displs_resolve(const int displs[], const MPI_Count lengths[], int n, int
     else if (safecoll_displs_believable(out, lengths, n, &unbelievable) != MPI_SUCCESS)
         return MPI_ERR_ARG; /* not reached: the caller's lengths are never negative */
 
-    if (unbelievable >= 0) {
-        const int i = unbelievable;
-        const long long c = beyond >= 0 ? 0 : (long long)out[i];
-        /* Not a wrap. Non-negative ints are a layout MPI runs as written
-         * (overlapping blocks, which implementations accept); a negative
-         * one would make MPI write before the buffer. */
+    /* No believable wrap, and non-negative ints: a layout MPI runs as
+     * written (overlapping blocks, which implementations accept). */
+    if (unbelievable >= 0 && !negative) {
         for (int k = 0; k < n; k++)
             out[k] = displs[k];
-        if (!negative)
-            return MPI_SUCCESS;
+        return MPI_SUCCESS;
+    }
+    /* The rest are errors: recovery's own refusal first, as
+     * safecoll_displs_recover() words it, then the rule's. With a
+     * negative int MPI would write before the buffer. */
+    if (descent >= 0 || unbelievable >= 0) {
+        const int i = unbelievable;
+        const long long c = beyond >= 0 || i < 0 ? 0 : (long long)out[i];
+        for (int k = 0; k < n; k++)
+            out[k] = displs[k];
+        if (descent >= 0)
+            return sc__error(MPI_ERR_ARG,
+                             "displs[%d] (%d) is lower than the previous non-empty entry, of "
+                             "the same sign: the layout descends, which no wrap of a "
+                             "non-descending layout produces",
+                             descent, displs[descent]);
         if (beyond >= 0)
             return sc__error(MPI_ERR_ARG,
                              "displs[%d] (%d) recovers to a value beyond the range of MPI_Aint",
@@ -158,15 +169,6 @@ int sc__displs_resolve(const int displs[], const MPI_Count lengths[], int n, int
                          "before it (a program that means a negative displacement must use "
                          "the _c call)",
                          i, displs[i], c);
-    }
-    if (descent >= 0) {
-        for (int k = 0; k < n; k++)
-            out[k] = displs[k];
-        return sc__error(MPI_ERR_ARG,
-                         "displs[%d] (%d) is lower than the previous non-empty entry, of the "
-                         "same sign: the layout descends, which no wrap of a non-descending "
-                         "layout produces",
-                         descent, displs[descent]);
     }
     *wrapped = 1;
     return MPI_SUCCESS;
