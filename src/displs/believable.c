@@ -74,17 +74,18 @@ int safecoll_displs_believable(const MPI_Aint displs[], const MPI_Count counts[]
     return MPI_SUCCESS;
 }
 
-/* The same 32-bit sign, which sc__displs_resolve needs for the rule of
- * safecoll_displs_recover() about descents. */
+/* A descent between two entries of the same sign, which
+ * safecoll_displs_recover() refuses; sc__displs_resolve does the same. */
 static int same_sign_descent(int prev, int cur)
 {
     return cur < prev && (cur < 0) == (prev < 0);
 }
 
-/* Whether two non-empty blocks share an element; the ends in 64 bits. */
+/* Whether two non-empty blocks share an element. The difference of two
+ * ints always fits in 64 bits, where an end d + k might not. */
 static int overlap(int d0, MPI_Count k0, int d1, MPI_Count k1)
 {
-    return (int64_t)d1 < (int64_t)d0 + k0 && (int64_t)d0 < (int64_t)d1 + k1;
+    return (int64_t)d1 - d0 < k0 && (int64_t)d0 - d1 < k1;
 }
 
 int sc__displs_resolve(const int displs[], const MPI_Count lengths[], int n, int blocks,
