@@ -33,6 +33,21 @@ extern "C" {
  *  exceeds 2^31 elements, and a genuinely descending layout looks the same,
  *  so recovery refuses it instead of guessing.
  *
+ *  \b Believable wraps (issue 14): detector D sees symptoms only, and MPI
+ *  implementations run some layouts that show them, such as overlapping
+ *  receive blocks ({2,1,0,0} at {0,0,0,0} on four ranks). A wrap is
+ *  believable only where the counts could have produced it: an
+ *  application computes each start as the end of the data before it plus
+ *  a gap it can hold in an int, so no true start lies more than `INT_MAX`
+ *  past the end of the non-empty blocks before it (the first block, with
+ *  nothing before it, starts at most at `INT_MAX` and cannot have
+ *  wrapped). safecoll_displs_believable() checks a recovered layout against
+ *  that rule; the safe collectives apply it to every layout D fires on,
+ *  run a layout with no believable wrap as written when its ints are all
+ *  non-negative, and refuse it with `MPI_ERR_ARG` when one is negative.
+ *  The bound is `INT_MAX` whatever the int limit is set to: a wrap happens
+ *  in the application's ints, at 2^31.
+ *
  *  \b Limits: a wrap by 2^32 or more that lands higher than its predecessor
  *  (true {0, 2^32+5} reads {0, 5}) is invisible to both detectors; with
  *  counts, recovery still finds it when the earlier block overlaps the later
@@ -97,6 +112,36 @@ SAFECOLL_API int safecoll_displs_check_blocks(const int displs[], const int coun
  */
 SAFECOLL_API int safecoll_displs_recover(const int displs[], const int counts[], int n,
                                          MPI_Aint out[]);
+
+/**
+ * \brief Could the counts have produced this (recovered) layout?
+ *
+ * The rule of believable wraps: with end_i the largest end
+ * displs[j] + counts[j] of the non-empty blocks j < i (0 for the first),
+ * every non-empty block must start at most `INT_MAX` past it:
+ * displs[i] <= end_i + INT_MAX. That holds for every layout whose starts an
+ * application computed as the data before them plus gaps of at most
+ * `INT_MAX` (packed, strided, aligned), however far the sums wrapped; it
+ * fails for the values recovery gives a layout that only looked wrapped,
+ * such as overlapping blocks of a few elements (counts {2,1}, displs
+ * {0,0} recover to {0, 2^32}: a gap of 2^32 - 2). Use it after
+ * safecoll_displs_recover(): where it fails, the layout is not a wrap and
+ * its recovered values would point far past the application's buffer.
+ *
+ * Empty blocks take no part (MPI never uses their displacements). The
+ * bound is `INT_MAX` whatever safecoll_int_limit_set() says. The lower
+ * bound, a receive block starting at or after the end of the previous one,
+ * is recovery's own rule and is not checked here: send blocks may overlap.
+ * \param[in]  displs     n displacements, typically from safecoll_displs_recover()
+ * \param[in]  counts     n block lengths in the units of displs, each >= 0
+ * \param[in]  n          number of entries, >= 0
+ * \param[out] first_bad  index of the first block that starts too far, or
+ *                        -1 when the layout is believable
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for a NULL pointer, n < 0 or a
+ *         negative count.
+ */
+SAFECOLL_API int safecoll_displs_believable(const MPI_Aint displs[], const MPI_Count counts[],
+                                            int n, int *first_bad);
 
 /**
  * \brief Split a 64-bit layout into consecutive rank ranges that fit in a limit.

@@ -10,13 +10,17 @@
  * (agreement, registry bounds on the global buffer in bytes, statistics,
  * logging) work unchanged.
  *
- * Detector D on the int API: a negative byte displacement of a non-empty
- * block is a wrap. Recovery (sc__layout_view, without counts since byte
- * lengths of blocks of different types cannot be compared with int counts)
- * succeeds when the non-empty blocks are in non-descending order of
- * address in rank order and consecutive blocks start less than 4 GiB
- * apart; otherwise the call fails with MPI_ERR_ARG on every rank. The _c
- * API takes its 64-bit displacements as they are, negative ones included.
+ * Detector D on the int API: a negative byte displacement of a block that
+ * holds data (a count above 0 of a type of size above 0) is a wrap.
+ * Recovery (sc__layout_view, without counts since byte lengths of blocks of
+ * different types cannot be compared with int counts) succeeds when the
+ * non-empty blocks are in non-descending order of address in rank order,
+ * consecutive blocks start less than 4 GiB apart and the wrap is
+ * believable: no block starts more than INT_MAX bytes past the end (count
+ * times the larger of extent and size) of the blocks before it
+ * (safecoll_displs_believable). Otherwise the call fails with MPI_ERR_ARG
+ * on every rank. The _c API takes its 64-bit displacements as they are,
+ * negative ones included.
  */
 #include <stdlib.h>
 
@@ -89,7 +93,9 @@ static int describe_side(sc__call *call, sc__layout *lay, const void *buf,
         total += c * sz;
         if (c * sz > lay->max_count)
             lay->max_count = c * sz;
-        if (lay->icounts != NULL && d < 0 && !lay->wrapped) {
+        /* A block of a type of size 0 holds no data: MPI never uses its
+         * displacement, so it cannot have wrapped. */
+        if (lay->icounts != NULL && d < 0 && sz > 0 && !lay->wrapped) {
             lay->wrapped = 1;
             lay->bad_index = i;
         }

@@ -9,6 +9,7 @@
 #include "avoid.h"
 #include "nb.h"
 #include "bounds.h"
+#include "displs.h"
 #include "pipeline.h"
 #include "probe.h"
 
@@ -210,8 +211,11 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
             if (c == 0)
                 continue;
             /* A negative entry is a wrap under the non-negative assumption; on
-             * a receive side, so is a block overlapping its predecessor. */
-            if (!lay->wrapped &&
+             * a receive side, so is a block overlapping its predecessor.
+             * Whether a wrap is believable is sc__layout_view's question.
+             * Blocks of a type of size 0 hold no data, whatever their
+             * counts: they can neither overlap nor have wrapped. */
+            if (!lay->wrapped && lay->type_size > 0 &&
                 (d < 0 || (!lay->overlap_ok && prev_c > 0 &&
                            (long long)d < (long long)prev_d + prev_c &&
                            (long long)prev_d < (long long)d + c))) {
@@ -280,11 +284,19 @@ void *sc__scratch(sc__call *call, size_t bytes)
  * (-1, garbage), so it takes part neither in recovery nor in planning: it is
  * replaced by the displacement of the nearest non-empty block before it (or
  * after it, at the start), which keeps gcds, segments and windows as the
- * non-empty blocks alone would make them. */
+ * non-empty blocks alone would make them.
+ *
+ * Where detector D fired, recovery keeps a wrap only where the counts could
+ * have produced it (sc__displs_resolve, safecoll_displs_believable): a
+ * layout D fired on that no such wrap explains is not a wrap. With
+ * non-negative ints it is one MPI runs as written (overlapping receive
+ * blocks, which the standard forbids but implementations accept): D is
+ * withdrawn and the call goes on with the entries as written. With a
+ * negative one MPI would write before the buffer: the call fails. */
 int sc__layout_view(sc__call *call, sc__layout *lay)
 {
     const int p = call->size;
-    int nonempty = 0, need_copy = lay->icounts != NULL, rc;
+    int need_copy = lay->icounts != NULL, rc;
     MPI_Aint fill = 0;
 
     if (lay->counts != NULL)
@@ -311,44 +323,44 @@ int sc__layout_view(sc__call *call, sc__layout *lay)
     if (lay->displs == NULL)
         return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory for %d displacements",
                          call->fn, call->rank, p);
-    for (int i = 0; i < p; i++) {
-        if (lay->counts[i] == 0)
-            continue;
-        lay->displs[nonempty] = lay->icounts ? lay->idispls[i] : lay->cdispls[i];
-        nonempty++;
-    }
+    for (int i = 0; i < p; i++)
+        lay->displs[i] = lay->icounts ? lay->idispls[i] : lay->cdispls[i];
     if (lay->wrapped) {
-        /* Recover the non-empty entries alone, packed to the front. */
-        int *a = malloc(sizeof(int) * (size_t)(nonempty ? nonempty : 1));
-        int *c = malloc(sizeof(int) * (size_t)(nonempty ? nonempty : 1));
-        if (a == NULL || c == NULL) {
-            free(a);
-            free(c);
-            return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn,
-                             call->rank);
+        /* The rule measures blocks in the units of the displacements: the
+         * counts, or alltoallw's bytes, with a block of a type of size 0
+         * empty, as its detector has it. */
+        MPI_Count *len = lay->counts;
+        int wrapped, bad;
+        if (call->pattern == SC_PATTERN_ALLTOALLW) {
+            const MPI_Count *size = lay == &call->lay ? call->w.ssize : call->w.rsize;
+            const MPI_Aint *ext = lay == &call->lay ? call->w.sext : call->w.rext;
+            if ((len = malloc(sizeof(MPI_Count) * (size_t)p)) == NULL)
+                return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn,
+                                 call->rank);
+            for (int i = 0; i < p; i++) {
+                const MPI_Count unit = ext[i] > size[i] ? ext[i] : size[i];
+                len[i] = size[i] == 0 ? 0
+                         : unit > INT64_MAX / lay->counts[i] ? INT64_MAX
+                                                             : lay->counts[i] * unit;
+            }
         }
-        for (int i = 0, k = 0; i < p; i++) {
-            if (lay->icounts[i] == 0)
-                continue;
-            a[k] = lay->idispls[i];
-            c[k++] = lay->icounts[i];
-        }
-        rc = safecoll_displs_recover(a, lay->overlap_ok ? NULL : c, nonempty, lay->displs);
-        free(a);
-        free(c);
+        rc = sc__displs_resolve(lay->idispls, len, p, !lay->overlap_ok, lay->displs, &wrapped,
+                                &bad);
+        if (len != lay->counts)
+            free(len);
         if (rc != MPI_SUCCESS) {
             char why[512];
             snprintf(why, sizeof why, "%s", safecoll_last_error());
             return sc__error(MPI_ERR_ARG,
-                             "%s: rank %d: %s wrapped past INT_MAX and cannot be recovered "
-                             "(%s; entries are counted among the non-empty blocks)",
+                             "%s: rank %d: %s looks wrapped past INT_MAX and cannot be "
+                             "recovered: %s",
                              call->fn, call->rank, lay->displsname, why);
         }
+        if (!wrapped) {
+            lay->wrapped = 0;
+            lay->bad_index = -1;
+        }
     }
-    /* Unpack back to rank order, filling the empty blocks. */
-    for (int i = p - 1, k = nonempty - 1; i >= 0; i--)
-        if (lay->counts[i] != 0)
-            lay->displs[i] = lay->displs[k--];
     for (int i = 0; i < p; i++) {
         if (lay->counts[i] != 0) {
             fill = lay->displs[i];

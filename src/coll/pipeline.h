@@ -48,7 +48,8 @@ typedef struct sc__layout {
     int owned_counts, owned_displs; /* allocated here */
     const char *displsname; /* the argument's name, for messages */
     int overlap_ok; /* a send side: blocks may overlap, recover without counts */
-    int wrapped;    /* detector D fired */
+    int wrapped;    /* detector D fired and the wrap is believable
+                       (sc__layout_view withdraws it otherwise) */
     int bad_index;  /* first wrapped entry, for the log */
     int nofit;      /* a 64-bit value does not fit the int limit */
     MPI_Count total; /* sum of the counts */

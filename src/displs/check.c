@@ -4,7 +4,10 @@
  * two flavours. The paper's assumes the layout is non-descending, so any
  * descent is a wrap. The block flavour serves receive layouts, which MPI
  * allows in any order: there only an overlap with the neighbouring block
- * proves a wrap, because the blocks of a correct receive never overlap.
+ * shows a wrap, because the blocks of a correct receive never overlap.
+ * Both report symptoms: MPI implementations accept some overlapping
+ * layouts, and whether the counts could have produced a wrap at all is
+ * safecoll_displs_believable()'s question (believable.c).
  */
 #include <stdint.h>
 

@@ -29,6 +29,33 @@ _Static_assert(sizeof(MPI_Count) == sizeof(int64_t), "MPI_Count must be 64 bits"
  * would take over a billion entries. */
 int sc__displs_next(int a, int64_t prev, int count, int64_t *c);
 
+/* What the int entry points do with an int layout (believable.c):
+ * detector D, recovery and the rule of safecoll_displs_believable() in one
+ * pass over the arrays, as the pipeline applies them.
+ *
+ * lengths[i] (>= 0) is block i's length in the units of displs: its count,
+ * or for alltoallw its bytes. A block of length 0 is empty and takes no
+ * part: MPI never uses its displacement. D fires on a negative entry and,
+ * when blocks is set (a receive side, whose blocks may not overlap), on a
+ * block overlapping the previous non-empty one. Recovery takes for each
+ * block the smallest value congruent to its int modulo 2^32 at or after
+ * the end of the previous block (blocks set) or its start (a send side,
+ * where blocks may overlap), and refuses a descent within one sign, as
+ * safecoll_displs_recover() does.
+ *
+ * On MPI_SUCCESS, *first_bad is the first entry D fired on (-1: none) and
+ * out holds n values: the true ones when *wrapped is 1, the entries as
+ * written when it is 0, either because D did not fire or because it fired
+ * on non-negative ints that no believable wrap explains (overlapping
+ * blocks: erroneous, but MPI implementations run them). MPI_ERR_ARG, with
+ * a message naming the entry, when D fired, the ints hold a negative entry
+ * (MPI would write before the buffer) and no believable wrap explains
+ * them, or when recovery refuses a believable layout; out then holds the
+ * entries as written. The caller checks its arguments (n >= 0, no NULL,
+ * no negative length). */
+int sc__displs_resolve(const int displs[], const MPI_Count lengths[], int n, int blocks,
+                       MPI_Aint out[], int *wrapped, int *first_bad);
+
 /* The greatest common divisor of a and b, gcd(0, b) = b (gcd.c); also
  * what alltoallw's chunk cuts pieces of two type sizes with. */
 uint64_t sc__gcd(uint64_t a, uint64_t b);

@@ -524,6 +524,10 @@ START_TEST(wrapped)
             f.known_bug = p == 1 && tc_mpich402();
             f.bigtype_fits = tc_bigtype_fits(&l, INT_MAX);
             want = tc_expect(&f);
+            /* On one process the only block starts at 3e9: no data before
+             * it can have wrapped, so the int call is refused (issue 14). */
+            if (!api_c && p == 1)
+                want = MPI_ERR_ARG;
             for (int i = 0; i < p; i++)
                 tc_sparse_clear(sp.base, cdispls[i], B);
             safecoll_strategy_set(SAFECOLL_COLL_ALLGATHERV, (safecoll_strategy)s);

@@ -466,6 +466,10 @@ START_TEST(wrapped)
             f.trigger = 1;
             f.bigtype_fits = tc_bigtype_fits(&rl, INT_MAX);
             want = tc_expect(&f);
+            /* On one process the only block starts at 3e9: no data before
+             * it can have wrapped, so the int call is refused (issue 14). */
+            if (!api_c && p == 1)
+                want = MPI_ERR_ARG;
             for (int j = 0; j < p; j++)
                 tc_sparse_clear(sp.base, crd[j], B);
             safecoll_strategy_set(SAFECOLL_COLL_ALLTOALLV, (safecoll_strategy)s);

@@ -669,6 +669,10 @@ START_TEST(wrapped)
             int want = s == SAFECOLL_STRATEGY_NATIVE && trig ? MPI_ERR_UNSUPPORTED_OPERATION
                                                              : MPI_SUCCESS;
             int rds[TC_MAXP], rc;
+            /* On one process the only block starts at 3e9: no data before
+             * it can have wrapped, so the call is refused (issue 14). */
+            if (p == 1)
+                want = MPI_ERR_ARG;
             for (int j = 0; j < p; j++) {
                 rds[j] = descending ? rd[p - 1 - j] : rd[j];
                 tc_sparse_clear(sp.base, off[j], B);

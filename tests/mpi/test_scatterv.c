@@ -444,7 +444,10 @@ START_TEST(wrapped)
             const int s = api_c ? (k == TC_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
                                                            : SAFECOLL_STRATEGY_CHUNK)
                                 : k;
-            const int want = s == SAFECOLL_STRATEGY_NATIVE || tc_missing(s)
+            /* On one process the only block starts at 3e9: no data before
+             * it can have wrapped, so the int call is refused (issue 14). */
+            const int want = !api_c && p == 1 ? MPI_ERR_ARG
+                             : s == SAFECOLL_STRATEGY_NATIVE || tc_missing(s)
                                  ? MPI_ERR_UNSUPPORTED_OPERATION
                                  : MPI_SUCCESS;
             safecoll_stats before;

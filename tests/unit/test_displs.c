@@ -452,6 +452,190 @@ START_TEST(recover_next_overflow)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* safecoll_displs_believable and sc__displs_resolve (issue 14)       */
+/* ------------------------------------------------------------------ */
+
+START_TEST(believable_errors)
+{
+    MPI_Aint d[3] = {0, 10, 20};
+    MPI_Count k[3] = {10, 10, 10}, kneg[3] = {10, 10, -1};
+    int bad = SENT_INT;
+    const char *fn = "safecoll_displs_believable";
+
+    ASSERT_ARG_ERROR(safecoll_displs_believable(d, k, -1, &bad), fn, "n is negative");
+    ASSERT_ARG_ERROR(safecoll_displs_believable(NULL, k, 3, &bad), fn, "displs is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_believable(d, NULL, 3, &bad), fn, "counts is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_believable(d, k, 3, NULL), fn, "first_bad is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_believable(NULL, NULL, 0, NULL), fn, "first_bad is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_believable(d, kneg, 3, &bad), fn, "counts[2]");
+    ck_assert_int_eq(bad, SENT_INT);
+
+    ck_assert_int_eq(safecoll_displs_believable(NULL, NULL, 0, &bad), MPI_SUCCESS);
+    ck_assert_int_eq(bad, -1);
+}
+END_TEST
+
+START_TEST(believable_examples)
+{
+    int bad;
+    struct {
+        MPI_Aint d[4];
+        MPI_Count k[4];
+        int n, bad;
+    } cases[] = {
+        /* MPICH's allgatherv4, {2,1,0,0} at {0,0,0,0}, as recovery reads it:
+         * block 1 would start 2^32 - 2 past the end of block 0. */
+        {{0, TWO32, 0, 0}, {2, 1, 0, 0}, 4, 1},
+        /* The paper's gatherv, recovered: packed, every gap 0. */
+        {{0, 800000000, 1600000000, 2400000000}, {800000000, 800000000, 800000000, 800000000},
+         4, -1},
+        /* Sparse blocks: gaps of 1.5e9, and exactly INT_MAX. */
+        {{1000000000, 2500000000, 4000000000, 4000004096 + INT_MAX},
+         {4096, 4096, 4096, 4096}, 4, -1},
+        /* One more than INT_MAX past the end of the blocks before. */
+        {{0, TWO31 + 1, 0, 0}, {1, 1, 0, 0}, 2, 1},
+        {{0, TWO31, 0, 0}, {1, 1, 0, 0}, 2, -1},
+        /* The first block has nothing before it: at most INT_MAX. */
+        {{INT_MAX, 0, 0, 0}, {1, 0, 0, 0}, 1, -1},
+        {{TWO31, 0, 0, 0}, {1, 0, 0, 0}, 1, 0},
+        {{TWO32 - 1, 0, 0, 0}, {1, 0, 0, 0}, 1, 0},
+        /* Empty blocks take no part, wherever they point. */
+        {{0, 5 * TWO32, -7, 10}, {10, 0, 0, 10}, 4, -1},
+        {{5 * TWO32, 0, 0, 0}, {0, 1, 0, 0}, 2, -1},
+        /* The end is the largest end so far: a short block inside a long
+         * one does not pull it back. */
+        {{0, 0, INT64_C(200) + INT_MAX, 0}, {200, 1, 1, 0}, 3, -1},
+        {{0, 0, INT64_C(201) + INT_MAX, 0}, {200, 1, 1, 0}, 3, 2},
+        /* Overlaps and descents are recovery's business, not the rule's. */
+        {{100, 0, 50, -3}, {10, 10, 100, 1}, 4, -1},
+        /* Ends near the top of MPI_Aint saturate instead of overflowing. */
+        {{0, INT64_MAX - 10, INT64_MAX, 0}, {INT64_MAX - 10, 100, 1, 0}, 3, -1},
+    };
+
+    for (int c = 0; c < NELEMS(cases); c++) {
+        bad = SENT_INT;
+        ck_assert_int_eq(safecoll_displs_believable(cases[c].d, cases[c].k, cases[c].n, &bad),
+                         MPI_SUCCESS);
+        ck_assert_msg(bad == cases[c].bad, "case %d: first_bad %d, expected %d", c, bad,
+                      cases[c].bad);
+    }
+}
+END_TEST
+
+/* Runs sc__displs_resolve and checks its verdict: rc, *wrapped, *first_bad
+ * and, on success, out (expect == NULL: the entries as written). */
+static void expect_resolve(const int *d, const MPI_Count *len, int n, int blocks, int rc_expect,
+                           int wrapped_expect, int bad_expect, const int64_t *expect, int line)
+{
+    MPI_Aint out[16];
+    int wrapped = SENT_INT, bad = SENT_INT, rc;
+
+    ck_assert_int_le(n, 16);
+    fill_aint(out, 16, SENT_AINT);
+    rc = sc__displs_resolve(d, len, n, blocks, out, &wrapped, &bad);
+    ck_assert_msg(rc == rc_expect, "line %d: rc %d, expected %d (%s)", line, rc, rc_expect,
+                  safecoll_last_error());
+    if (rc != MPI_SUCCESS) {
+        ck_assert_msg(wrapped == 0, "line %d: wrapped %d on error", line, wrapped);
+        return;
+    }
+    ck_assert_msg(wrapped == wrapped_expect && bad == bad_expect,
+                  "line %d: wrapped %d first_bad %d, expected %d %d", line, wrapped, bad,
+                  wrapped_expect, bad_expect);
+    for (int i = 0; i < n; i++)
+        ck_assert_msg(out[i] == (expect != NULL ? expect[i] : d[i]),
+                      "line %d: out[%d] = %lld, expected %lld", line, i, (long long)out[i],
+                      (long long)(expect != NULL ? expect[i] : d[i]));
+}
+
+#define RESOLVE_AS_WRITTEN(d, len, n, blocks, bad)                                                 \
+    expect_resolve(d, len, n, blocks, MPI_SUCCESS, 0, bad, NULL, __LINE__)
+#define RESOLVE_RECOVERS(d, len, n, blocks, bad, expect)                                           \
+    expect_resolve(d, len, n, blocks, MPI_SUCCESS, 1, bad, expect, __LINE__)
+#define RESOLVE_REFUSES(d, len, n, blocks, what)                                                   \
+    do {                                                                                           \
+        expect_resolve(d, len, n, blocks, MPI_ERR_ARG, 0, 0, NULL, __LINE__);                      \
+        ck_assert_msg(strstr(safecoll_last_error(), (what)) != NULL, "message lacks \"%s\": %s",   \
+                      (what), safecoll_last_error());                                              \
+    } while (0)
+
+START_TEST(resolve_examples)
+{
+    /* MPICH's allgatherv4 on 4 ranks: D fires at rank 1 (its block overlaps
+     * rank 0's), but 3 ints cannot have wrapped: as written. */
+    int d4[] = {0, 0, 0, 0};
+    MPI_Count k4[] = {2, 1, 0, 0};
+    RESOLVE_AS_WRITTEN(d4, k4, 4, 1, 1);
+
+    /* alltoallw_zeros' blocks of a type of size 0 have length 0: no D,
+     * even at a negative displacement. */
+    int dz[] = {0, 0, -1};
+    MPI_Count kz[] = {0, 0, 0};
+    RESOLVE_AS_WRITTEN(dz, kz, 3, 1, -1);
+    RESOLVE_AS_WRITTEN(dz, kz, 3, 0, -1);
+
+    /* Equal displacements with data: an overlap on a receive side (not a
+     * wrap, as written), nothing at all on a send side. */
+    int de[] = {7, 7, 7};
+    MPI_Count ke[] = {3, 3, 3};
+    RESOLVE_AS_WRITTEN(de, ke, 3, 1, 1);
+    RESOLVE_AS_WRITTEN(de, ke, 3, 0, -1);
+
+    /* A small overlapping descent: recovery would refuse it, the rule
+     * says it is no wrap, and MPI runs it. */
+    int dd[] = {10, 5};
+    MPI_Count kd[] = {1, 10};
+    RESOLVE_AS_WRITTEN(dd, kd, 2, 1, 1);
+
+    /* The paper's gatherv: counts of 800,000,000 and displs i*n in int. */
+    int dp[] = {0, 800000000, 1600000000, -1894967296};
+    MPI_Count kp[] = {800000000, 800000000, 800000000, 800000000};
+    int64_t cp[] = {0, 800000000, 1600000000, 2400000000};
+    RESOLVE_RECOVERS(dp, kp, 4, 1, 3, cp);
+    RESOLVE_RECOVERS(dp, kp, 4, 0, 3, cp);
+
+    /* Sparse blocks with gaps (the MPI suites' 6 GiB buffer), an empty
+     * rank with a stray displacement among them. */
+    int64_t cs[] = {1000000000, 2500000000, 2500000000, 4000000000, 5500000000};
+    MPI_Count ks[] = {4096, 4096, 0, 4096, 4096};
+    int ds[5];
+    for (int i = 0; i < 5; i++)
+        ds[i] = trunc32(cs[i]);
+    ds[2] = -1;
+    /* The empty rank's entry comes back as written. */
+    cs[2] = -1;
+    RESOLVE_RECOVERS(ds, ks, 5, 1, 1, cs);
+    RESOLVE_RECOVERS(ds, ks, 5, 0, 1, cs);
+
+    /* Negative entries no wrap of the counts explains: a block at -1 after
+     * one at 0 (it would start 2^32 - 3 past it), a first block at -1, and
+     * a send side of one element per block. MPI would write before the
+     * buffer: refused. */
+    int dn[] = {1, -1};
+    MPI_Count kn[] = {1, 1};
+    RESOLVE_REFUSES(dn, kn, 2, 1, "displs[1]");
+    RESOLVE_REFUSES(dn, kn, 2, 0, "displs[1]");
+    int df[] = {-1, 0};
+    RESOLVE_REFUSES(df, kn, 2, 1, "displs[0]");
+    int dsend[] = {0, INT_MIN};
+    MPI_Count ksend[] = {1, 1};
+    int64_t csend[] = {0, TWO31};
+    RESOLVE_RECOVERS(dsend, ksend, 2, 0, 1, csend);
+    dsend[1] = INT_MIN + 1;
+    RESOLVE_REFUSES(dsend, ksend, 2, 0, "displs[1]");
+
+    /* A believable wrap that recovery refuses, as documented (a descent
+     * within one sign): refused, not run as written. With int counts every
+     * believable wrap that D sees only as an overlap of two non-negative
+     * ints is such a descent: ascending inside the earlier block, the gap
+     * would need that block to hold more than INT_MAX elements. */
+    int dr[] = {100, 50};
+    MPI_Count kr[] = {INT_MAX, 100};
+    RESOLVE_REFUSES(dr, kr, 2, 1, "descends");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* safecoll_displs_segments                                           */
 /* ------------------------------------------------------------------ */
 
@@ -899,6 +1083,145 @@ START_TEST(property_check_blocks_shuffled)
 }
 END_TEST
 
+/* A gap an application can hold in an int, in [0, INT_MAX]: mostly none,
+ * some small, some up to the very top. */
+static int64_t random_int_gap(void)
+{
+    int64_t r = below(100);
+
+    if (r < 50)
+        return 0;
+    if (r < 75)
+        return below(1000);
+    if (r < 95)
+        return below(TWO31);
+    return INT_MAX - below(4);
+}
+
+/* The rule of believable wraps against random layouts (issue 14).
+ *
+ * Wrapped: true layouts as an application makes them, in rank order, each
+ * non-empty block starting an int gap past the end of the one before (the
+ * first an int gap past 0), empty blocks with stray displacements, cut to
+ * int. A gap that would make two non-empty entries descend within one sign
+ * is dropped, as in random_layout(), since recovery refuses those. Every
+ * such layout is believable; wherever D fires, on a receive side (with
+ * counts) and on a send side (without), the true values come back exactly;
+ * where it does not fire (a wrap that hides), the entries come back as
+ * written.
+ *
+ * Small: layouts that never passed INT_MAX (every block ends by then):
+ * random starts, so overlapping, equal, permuted and descending blocks,
+ * with few or many elements. However D judges them, they come back as
+ * written, and wherever safecoll_displs_recover() would have moved an
+ * entry, safecoll_displs_believable() rejects what it made of it. */
+START_TEST(property_believable)
+{
+    int64_t c[MAXN];
+    int a[MAXN], ki[MAXN];
+    MPI_Count k[MAXN];
+    MPI_Aint out[MAXN], rec[MAXN], cd[MAXN];
+    long fired = 0, hidden = 0, overlapped = 0, rejected = 0;
+
+    rng_seed(UINT64_C(0xbe11e7ab1e));
+    for (int it = 0; it < LAYOUTS; it++) {
+        const int n = (int)between(1, MAXN);
+        int wrapped, bad, rc, prev = -1;
+        int64_t end = 0;
+
+        for (int i = 0; i < n; i++) {
+            ki[i] = random_count();
+            k[i] = ki[i];
+            if (k[i] == 0) {
+                /* MPI never uses it: anything, often 0 or -1. */
+                int64_t r = below(3);
+                a[i] = r == 0 ? 0 : r == 1 ? -1 : trunc32((int64_t)rng());
+                c[i] = a[i];
+                continue;
+            }
+            c[i] = end + random_int_gap();
+            a[i] = trunc32(c[i]);
+            if (prev >= 0 && same_sign_descent(a[prev], a[i])) {
+                c[i] = end;
+                a[i] = trunc32(c[i]);
+            }
+            PROP(prev < 0 || !same_sign_descent(a[prev], a[i]), "layout %d: descent at %d", it,
+                 i);
+            end = c[i] + k[i];
+            prev = i;
+        }
+        for (int i = 0; i < n; i++)
+            cd[i] = (MPI_Aint)c[i];
+        rc = safecoll_displs_believable(cd, k, n, &bad);
+        PROP(rc == MPI_SUCCESS && bad == -1, "layout %d: true layout not believable at %d", it,
+             bad);
+        for (int blocks = 0; blocks < 2; blocks++) {
+            rc = sc__displs_resolve(a, k, n, blocks, out, &wrapped, &bad);
+            PROP(rc == MPI_SUCCESS, "layout %d, blocks %d: %s", it, blocks,
+                 safecoll_last_error());
+            PROP(wrapped == (bad >= 0), "layout %d, blocks %d: wrapped %d, first_bad %d", it,
+                 blocks, wrapped, bad);
+            for (int i = 0; i < n; i++)
+                PROP(out[i] == (wrapped && k[i] > 0 ? c[i] : a[i]),
+                     "layout %d, blocks %d, %s: out[%d] = %lld, true %lld, int %d", it, blocks,
+                     wrapped ? "recovered" : "as written", i, (long long)out[i],
+                     (long long)c[i], a[i]);
+            if (blocks) {
+                fired += wrapped;
+                hidden += !wrapped && end > INT_MAX;
+            }
+        }
+    }
+    ck_assert_int_gt(fired, LAYOUTS / 4);
+    ck_assert_int_gt(hidden, 100);
+
+    rng_seed(UINT64_C(0x5a11b10c5));
+    for (int it = 0; it < LAYOUTS; it++) {
+        const int n = (int)between(1, MAXN);
+        /* Tiny layouts overlap often; wide ones reach up to INT_MAX. */
+        const int64_t top = below(2) ? between(1, 64) : between(1, INT_MAX);
+        int wrapped, bad, rc, fired_blocks;
+
+        for (int i = 0; i < n; i++) {
+            int64_t s = below(top);
+            ki[i] = below(5) == 0 ? 0 : (int)below(top - s + 1);
+            k[i] = ki[i];
+            a[i] = (int)s;
+        }
+        /* Now and then every block at one start, as alltoallv's zero-size
+         * receive types or a broadcast-like layout have them. */
+        if (below(8) == 0)
+            for (int i = 0; i < n; i++)
+                a[i] = a[0];
+        for (int blocks = 0; blocks < 2; blocks++) {
+            rc = sc__displs_resolve(a, k, n, blocks, out, &wrapped, &bad);
+            PROP(rc == MPI_SUCCESS && wrapped == 0,
+                 "small layout %d, blocks %d: rc %d wrapped %d (%s)", it, blocks, rc, wrapped,
+                 safecoll_last_error());
+            for (int i = 0; i < n; i++)
+                PROP(out[i] == a[i], "small layout %d, blocks %d: out[%d] = %lld, written %d",
+                     it, blocks, i, (long long)out[i], a[i]);
+            if (blocks)
+                overlapped += bad >= 0;
+        }
+        /* What plain recovery would make of it, where D fires. */
+        rc = safecoll_displs_check_blocks(a, ki, n, &fired_blocks);
+        PROP(rc == MPI_SUCCESS, "small layout %d: %s", it, safecoll_last_error());
+        if (fired_blocks >= 0 && safecoll_displs_recover(a, ki, n, rec) == MPI_SUCCESS) {
+            int moved = 0;
+            for (int i = 0; i < n; i++)
+                moved |= k[i] > 0 && rec[i] != a[i];
+            rc = safecoll_displs_believable(rec, k, n, &bad);
+            PROP(rc == MPI_SUCCESS && (bad >= 0) == moved,
+                 "small layout %d: recovery moved %d, believable says %d", it, moved, bad);
+            rejected += bad >= 0;
+        }
+    }
+    ck_assert_int_gt(overlapped, LAYOUTS / 4);
+    ck_assert_int_gt(rejected, LAYOUTS / 20);
+}
+END_TEST
+
 START_TEST(property_segments)
 {
     MPI_Aint d[MAXN];
@@ -998,13 +1321,15 @@ static Suite *displs_suite(void)
     } cases[] = {
         {"check", {check_errors, check_small, check_layouts}},
         {"check_blocks", {check_blocks_errors, check_blocks_layouts}},
+        {"believable", {believable_errors, believable_examples, resolve_examples}},
         {"recover",
          {recover_errors, recover_single, recover_paper, recover_boundaries, recover_counts,
           recover_descent, recover_next_overflow}},
         {"segments", {segments_errors, segments_small, segments_examples, segments_after_recover}},
         {"gcd", {gcd_errors, gcd_examples}},
         {"property",
-         {property_recover, property_check_blocks_shuffled, property_segments, property_gcd}},
+         {property_recover, property_check_blocks_shuffled, property_believable,
+          property_segments, property_gcd}},
     };
 
     for (int c = 0; c < NELEMS(cases); c++) {
