@@ -40,6 +40,7 @@ extern "C" {
  *  | `SAFECOLL_BOUNDS` | `path[:path...]` of bound files | safecoll_bounds_load() |
  *  | `SAFECOLL_KNOWN_BOUNDS` | path of the shipped file, or empty for none | safecoll_bounds_clear() |
  *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): let performance records route calls | safecoll_perf_bounds_set() |
+ *  | `SAFECOLL_NODE_CONDITIONS` | `detect` (default), or `oversubscribed=yes\|no,nodes=1\|many`: the conditions performance records are matched against, for every communicator | — |
  *
  *  A file named by either variable that is missing or malformed is an
  *  error that every later call of this group and every safe collective
