@@ -99,6 +99,12 @@ verdicts 4 "4 KiB" "8 KiB"
 expect out "collective=allreduce kind=performance use="
 expect out " class=G_bytes bound=2048 s=1 P=2 "
 expect out " class=G_bytes bound=2048 s=1 P=4 "
+# Each record carries the conditions it was measured under (one node; at
+# P = 4 oversubscribed when the machine has fewer than 4 processors).
+expect out " nodes=1 class=G_bytes bound=2048 s=1 P=2 "
+if [ "$(getconf _NPROCESSORS_ONLN)" -lt 4 ]; then
+    expect out " oversubscribed=yes nodes=1 class=G_bytes bound=2048 s=1 P=4 "
+fi
 expect out "2 records appended to found.bounds"
 run 0 bounds check found.bounds; expect out "found.bounds: ok: 2 records"
 
@@ -226,40 +232,59 @@ expect err "/nonexistent/dir/x.bounds"
 run 2 guideline --worker --coll allreduce,bcast --sizes 1Ki; expect err "--worker takes one collective"
 
 # --- (d) the shipped performance records (data/known-bounds): on MPICH
-# 4.0.2, the safe MPI_Allgatherv at P = 3 and 4 runs p2p past each record's
-# bound and the native call at or below it and at P = 2; the verbose log
-# names the record by its line. On any other library no record applies.
+# 4.0.2, the safe MPI_Allgatherv at P = 3 and 4 on an oversubscribed node
+# (fewer processors than ranks, as on the 2-core machine they were measured
+# on; or SAFECOLL_NODE_CONDITIONS says so) runs p2p past each record's
+# bound, in chars and in ints, and the native call at or below it, at
+# P = 2, and where the node is not oversubscribed; the verbose log names
+# the record by its line. On any other library no record applies.
 shipped=$lib_dir/../data/known-bounds
 mpich402=0
 if $MPIEXEC --version 2>&1 | grep -q HYDRA &&
     mpichversion 2>/dev/null | grep -q "^MPICH Version:[[:space:]]*4\.0\.2$"; then
     mpich402=1
 fi
-# safe_allgatherv P N STRATEGY: the safe allgatherv of N chars per rank ran
-# STRATEGY with the shipped records loaded.
+# safe_allgatherv P N STRATEGY [TYPE [CONDITIONS]]: the safe allgatherv of N
+# elements of TYPE (char) per rank ran STRATEGY with the shipped records
+# loaded, under SAFECOLL_NODE_CONDITIONS=CONDITIONS (detected when empty).
 safe_allgatherv() {
     checks=$((checks + 1))
-    SAFECOLL_KNOWN_BOUNDS=$shipped SAFECOLL_VERBOSE=1 $MPIEXEC -n "$1" "$tool" probe --safe \
-        --coll allgatherv --n "$2" >"$out" 2>"$err"
+    SAFECOLL_KNOWN_BOUNDS=$shipped SAFECOLL_VERBOSE=1 \
+        SAFECOLL_NODE_CONDITIONS=${5:-detect} $MPIEXEC -n "$1" "$tool" probe --safe \
+        --coll allgatherv --n "$2" --type "${4:-char}" >"$out" 2>"$err"
     if ! grep -q "^safe: .*ran $3\$" "$out"; then
         failed=$((failed + 1))
-        echo "FAIL: shipped records: allgatherv P=$1 n=$2 did not run $3"
+        echo "FAIL: shipped records: allgatherv P=$1 n=$2 type=${4:-char} conditions=${5:-detect} did not run $3"
         sed 's/^/    | /' "$out" "$err" | tail -8
     fi
 }
+over="oversubscribed=yes,nodes=1"
 if [ $mpich402 = 1 ]; then
     for P in 3 4; do
         line=$(grep -n "^collective=allgatherv kind=performance .* P=$P " "$shipped" | cut -d: -f1)
         bound=$(grep "^collective=allgatherv kind=performance .* P=$P " "$shipped" |
             sed 's/.* bound=\([0-9]*\) .*/\1/')
-        # G_bytes is n*P chars: the largest n at the bound, and one more.
-        safe_allgatherv $P $((bound / P)) native
-        safe_allgatherv $P $((bound / P + 1)) p2p
+        # G_bytes is n*P chars (4*n*P in ints): the largest n at the bound,
+        # and one more.
+        safe_allgatherv $P $((bound / P)) native char "$over"
+        safe_allgatherv $P $((bound / P + 1)) p2p char "$over"
         expect err "known-bounds:$line): class G: global buffer in bytes $(((bound / P + 1) * P)) > bound $bound, use=p2p -> p2p"
+        safe_allgatherv $P $((bound / P / 4)) native int "$over"
+        safe_allgatherv $P $((bound / P / 4 + 1)) p2p int "$over"
+        # A node with a core per rank, or several nodes: not where the
+        # records were measured.
+        safe_allgatherv $P $((bound / P + 1)) native char "oversubscribed=no,nodes=1"
+        safe_allgatherv $P $((bound / P + 1)) native char "oversubscribed=yes,nodes=many"
+        # Detected: this machine, if it has fewer processors than ranks.
+        if [ "$(getconf _NPROCESSORS_ONLN)" -lt $P ]; then
+            safe_allgatherv $P $((bound / P + 1)) p2p
+        fi
     done
     safe_allgatherv 2 1048576 native
+    safe_allgatherv 2 1048576 native char "$over"
 else
     safe_allgatherv 4 131072 native
+    safe_allgatherv 4 131072 native char "$over"
 fi
 
 echo "  guideline: $checks checks, $failed failed"

@@ -156,12 +156,13 @@ static void print_result(FILE *fp, const safecoll_guideline_result *r, const cha
     int used[SAFECOLL_NSTRATEGY] = {0};
 
     fprintf(fp, "\n%s P=%d type=%s (s=%d): factor %.3g, confirmed at %d neighbouring sizes; "
-            "clocks %s (largest offset %.1f us); %.1f s\n",
+            "clocks %s (largest offset %.1f us); oversubscribed=%s nodes=%s; %.1f s\n",
             safecoll_coll_name(r->coll), r->P, type, r->s, r->factor, o->confirm,
             r->clock_global == 1   ? "global (MPI_WTIME_IS_GLOBAL)"
             : r->clock_global == 2 ? "one node, one clock"
                                    : "offsets by ping-pong",
-            r->clock_offset * 1e6, r->seconds);
+            r->clock_offset * 1e6, safecoll_bound_oversub_name(r->oversubscribed),
+            safecoll_bound_nodes_name(r->nodes), r->seconds);
     fprintf(fp, "%10s %12s %21s %-26s %12s %8s %12s  %s\n", "size/rank", "native(us)",
             "q1..q3(us)", "best equivalent", "best(us)", "ratio", "auto(us)", "verdict");
     for (int i = 0; i < r->npoints; i++) {

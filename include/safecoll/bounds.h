@@ -41,6 +41,7 @@ extern "C" {
  *  | `SAFECOLL_BOUNDS` | `path[:path...]` of bound files | safecoll_bounds_load() |
  *  | `SAFECOLL_KNOWN_BOUNDS` | unset: the built-in known bounds; a path: that file instead; empty: none | safecoll_bounds_clear() |
  *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): let performance records route calls | safecoll_perf_bounds_set() |
+ *  | `SAFECOLL_NODE_CONDITIONS` | `detect` (default), or `oversubscribed=yes\|no,nodes=1\|many`: the conditions performance records are matched against, for every communicator | — |
  *
  *  A file named by either variable that is missing or malformed is an
  *  error that every later call of this group and every safe collective
@@ -116,6 +117,28 @@ typedef enum safecoll_bound_kind {
     SAFECOLL_NBOUND_KIND /**< number of kinds; not a kind */
 } safecoll_bound_kind;
 
+/** Whether the ranks of a communicator outnumber the cores available to
+ *  them on some node: a condition a performance record was measured under
+ *  (file key `oversubscribed`). A performance bound holds only where it was
+ *  measured, so a record may name the condition; the safe collectives
+ *  detect it once per communicator (see \ref bounds_format, "Conditions").
+ */
+typedef enum safecoll_bound_oversub {
+    SAFECOLL_OVERSUB_ANY = 0, /**< holds whatever the condition (the default); file `any` */
+    SAFECOLL_OVERSUB_NO,      /**< only where no node has more ranks than cores; file `no` */
+    SAFECOLL_OVERSUB_YES,     /**< only where some node has more ranks than cores; file `yes` */
+    SAFECOLL_NOVERSUB         /**< number of values; not a value */
+} safecoll_bound_oversub;
+
+/** Whether the ranks of a communicator share one node or span several: a
+ *  condition a performance record was measured under (file key `nodes`). */
+typedef enum safecoll_bound_nodes {
+    SAFECOLL_NODES_ANY = 0, /**< holds whatever the condition (the default); file `any` */
+    SAFECOLL_NODES_ONE,     /**< only where every rank is on one node; file `1` */
+    SAFECOLL_NODES_MANY,    /**< only where the ranks span two nodes or more; file `many` */
+    SAFECOLL_NNODES         /**< number of values; not a value */
+} safecoll_bound_nodes;
+
 /** Size of the text fields safecoll_bound::mpi and safecoll_bound::note,
  *  with their terminating NUL: they hold at most 255 bytes. */
 #define SAFECOLL_BOUND_TEXT_MAX 256
@@ -169,6 +192,15 @@ typedef struct safecoll_bound {
      *  a performance record; SAFECOLL_STRATEGY_AUTO (the default) for a
      *  correctness record, which lets the library choose. */
     safecoll_strategy use;
+    /** The oversubscription a performance record was measured under (file
+     *  key `oversubscribed`): the record routes only the calls on a
+     *  communicator in that condition. SAFECOLL_OVERSUB_ANY (the default)
+     *  holds everywhere; a correctness record must leave it so. */
+    safecoll_bound_oversub oversubscribed;
+    /** One node or several, for a performance record (file key `nodes`),
+     *  as for oversubscribed. SAFECOLL_NODES_ANY (the default) holds
+     *  everywhere; a correctness record must leave it so. */
+    safecoll_bound_nodes nodes;
 } safecoll_bound;
 
 /**
@@ -191,6 +223,18 @@ SAFECOLL_API const char *safecoll_bound_class_name(safecoll_bound_class cls);
  * \return A static string, or NULL for a value out of range.
  */
 SAFECOLL_API const char *safecoll_bound_kind_name(safecoll_bound_kind kind);
+
+/**
+ * \brief The file name of an oversubscription condition: "any", "no" or "yes".
+ * \return A static string, or NULL for a value out of range.
+ */
+SAFECOLL_API const char *safecoll_bound_oversub_name(safecoll_bound_oversub oversub);
+
+/**
+ * \brief The file name of a node condition: "any", "1" or "many".
+ * \return A static string, or NULL for a value out of range.
+ */
+SAFECOLL_API const char *safecoll_bound_nodes_name(safecoll_bound_nodes nodes);
 
 /**
  * \brief The file name of a source: "shipped", "tested" or "user".
@@ -336,7 +380,9 @@ SAFECOLL_API int safecoll_bounds_match(safecoll_coll coll, int type_size, int np
  *
  * As safecoll_bounds_match(), for the records of kind `kind` only: with
  * SAFECOLL_BOUND_PERFORMANCE, the performance records that would route a
- * call of `coll` past their bound.
+ * call of `coll` past their bound under the conditions they name
+ * (safecoll_bound::oversubscribed, safecoll_bound::nodes), which this
+ * function does not know: it does not look at them.
  * \param[in]  kind      SAFECOLL_BOUND_CORRECTNESS or SAFECOLL_BOUND_PERFORMANCE
  * \param[in]  coll      the collective
  * \param[in]  type_size the datatype size in bytes, >= 0

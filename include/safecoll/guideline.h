@@ -190,6 +190,14 @@ typedef struct safecoll_guideline_result {
     safecoll_guideline_point points[SAFECOLL_GUIDELINE_MAX_SIZES]; /**< by size */
     int nranges;         /**< violation ranges */
     safecoll_guideline_range ranges[SAFECOLL_GUIDELINE_MAX_RANGES]; /**< by size */
+    /** Whether a node held more ranks of the communicator than cores
+     *  available to them during the sweep (SAFECOLL_OVERSUB_YES or _NO), as
+     *  the safe collectives detect it (or `SAFECOLL_NODE_CONDITIONS` sets
+     *  it); safecoll_guideline_record() writes it into the record. */
+    safecoll_bound_oversub oversubscribed;
+    /** One node or several during the sweep (SAFECOLL_NODES_ONE or _MANY),
+     *  likewise. */
+    safecoll_bound_nodes nodes;
 } safecoll_guideline_result;
 
 /**
@@ -249,7 +257,9 @@ SAFECOLL_API int safecoll_guideline_judge(safecoll_guideline_result *result,
  * exscan, `s*n*P` for the others) with bound the quantity of the largest
  * size below the range (native was fine there), or of the range's first
  * size minus one when the range starts the sweep; s and P as measured,
- * source tested, today's date, and a note with the measured ratios.
+ * the node conditions of the sweep (result->oversubscribed, result->nodes:
+ * a performance bound holds only where it was measured), source tested,
+ * today's date, and a note with the measured ratios.
  * \param[in]  result the judged result
  * \param[in]  range  in [0, result->nranges)
  * \param[in]  mpi    the library pattern (safecoll_probe_library_pattern()),

@@ -138,12 +138,20 @@ typedef struct sc__perf_hit {
 
 /* The performance record that applies to a call of coll with type size
  * type_size on nprocs processes, whose global buffer holds elems elements
- * in messages of at most msg: of the records whose bound the call passes,
- * the one with the greatest bound in bytes (the later on a tie). Returns 1
- * and fills *hit (may be NULL) when there is one, else 0. Without a
- * performance record of coll it costs one atomic load. */
+ * in messages of at most msg, on a communicator under the conditions conds
+ * (SC_COND_* bits, core.h): of the records whose bound the call passes and
+ * whose conditions match, the one with the greatest bound in bytes (the
+ * later on a tie). Returns 1 and fills *hit (may be NULL) when there is
+ * one, else 0; -1 when conds is SC_COND_UNKNOWN and the call passes a
+ * record that names a condition (the caller looks the conditions up and
+ * asks again). Without a performance record of coll it costs one atomic
+ * load. */
 int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count elems,
-                    MPI_Count msg, sc__perf_hit *hit);
+                    MPI_Count msg, unsigned conds, sc__perf_hit *hit);
+
+/* Whether a performance record of coll that applies to the running MPI
+ * names a condition (oversubscribed or nodes): one atomic load. */
+int sc__bounds_perf_cond_any(safecoll_coll coll);
 
 /* Incremented by every change of the registry, so that a caller may cache
  * what it derived from it. */

@@ -19,11 +19,11 @@
 #include "bounds.h"
 
 enum key { K_COLLECTIVE, K_CLASS, K_BOUND, K_S, K_P, K_MPI, K_SOURCE, K_N_S, K_DELTA, K_DATE,
-           K_NOTE, K_KIND, K_USE, NKEY };
+           K_NOTE, K_KIND, K_USE, K_OVERSUB, K_NODES, NKEY };
 
 static const char *const key_names[NKEY] = {
     "collective", "class", "bound", "s", "P", "mpi", "source", "n_s", "delta", "date", "note",
-    "kind", "use",
+    "kind", "use", "oversubscribed", "nodes",
 };
 
 /* Room for an excerpt made by show(): 40 bytes at 4 each, "...", NUL. */
@@ -227,6 +227,26 @@ static int apply(enum key k, const char *v, size_t n, safecoll_bound *b, char *e
             return fail(err, errlen,
                         "use: '%s' is not an equivalent (name the strategy to run instead)", v);
         return fail(err, errlen, "use: unknown strategy '%s'", show(shown, v, n));
+    case K_OVERSUB:
+        /* A key on a correctness record is refused by sc__bound_check, with
+         * the whole record: keys come in any order. */
+        for (int c = 0; c < SAFECOLL_NOVERSUB; c++) {
+            if (strcmp(v, safecoll_bound_oversub_name((safecoll_bound_oversub)c)) == 0) {
+                b->oversubscribed = (safecoll_bound_oversub)c;
+                return 0;
+            }
+        }
+        return fail(err, errlen, "oversubscribed: unknown condition '%s' (expected yes, no or any)",
+                    show(shown, v, n));
+    case K_NODES:
+        for (int c = 0; c < SAFECOLL_NNODES; c++) {
+            if (strcmp(v, safecoll_bound_nodes_name((safecoll_bound_nodes)c)) == 0) {
+                b->nodes = (safecoll_bound_nodes)c;
+                return 0;
+            }
+        }
+        return fail(err, errlen, "nodes: unknown condition '%s' (expected 1, many or any)",
+                    show(shown, v, n));
     case K_DATE:
         if (n != 10 || !sc__bound_valid_date(v))
             return fail(err, errlen, "date: '%s' is not a valid date YYYY-MM-DD",

@@ -13,6 +13,8 @@
 static const char *const class_names[SAFECOLL_NBOUND_CLASS] = {"G_elements", "G_bytes", "X"};
 static const char *const source_names[SAFECOLL_NBOUND_SOURCE] = {"shipped", "tested", "user"};
 static const char *const kind_names[SAFECOLL_NBOUND_KIND] = {"correctness", "performance"};
+static const char *const oversub_names[SAFECOLL_NOVERSUB] = {"any", "no", "yes"};
+static const char *const nodes_names[SAFECOLL_NNODES] = {"any", "1", "many"};
 
 int safecoll_bound_init(safecoll_bound *b)
 {
@@ -39,6 +41,20 @@ const char *safecoll_bound_kind_name(safecoll_bound_kind kind)
     if ((int)kind < 0 || kind >= SAFECOLL_NBOUND_KIND)
         return NULL;
     return kind_names[kind];
+}
+
+const char *safecoll_bound_oversub_name(safecoll_bound_oversub oversub)
+{
+    if ((int)oversub < 0 || oversub >= SAFECOLL_NOVERSUB)
+        return NULL;
+    return oversub_names[oversub];
+}
+
+const char *safecoll_bound_nodes_name(safecoll_bound_nodes nodes)
+{
+    if ((int)nodes < 0 || nodes >= SAFECOLL_NNODES)
+        return NULL;
+    return nodes_names[nodes];
 }
 
 const char *safecoll_bound_class_name(safecoll_bound_class cls)
@@ -120,7 +136,28 @@ static int check_use(const safecoll_bound *b, char *err, size_t errlen)
         snprintf(err, errlen, "use %d is not a strategy", (int)b->use);
         return MPI_ERR_ARG;
     }
+    if ((int)b->oversubscribed < 0 || b->oversubscribed >= SAFECOLL_NOVERSUB) {
+        snprintf(err, errlen, "oversubscribed %d is not a condition", (int)b->oversubscribed);
+        return MPI_ERR_ARG;
+    }
+    if ((int)b->nodes < 0 || b->nodes >= SAFECOLL_NNODES) {
+        snprintf(err, errlen, "nodes %d is not a condition", (int)b->nodes);
+        return MPI_ERR_ARG;
+    }
     if (b->kind == SAFECOLL_BOUND_CORRECTNESS) {
+        /* A bug of a release fails wherever the release runs; only a
+         * measured time depends on where it was measured. A condition on a
+         * correctness record would let a known failure through elsewhere. */
+        if (b->oversubscribed != SAFECOLL_OVERSUB_ANY || b->nodes != SAFECOLL_NODES_ANY) {
+            snprintf(err, errlen,
+                     "%s=%s is given but kind is correctness (conditions belong to "
+                     "kind=performance: a correctness bound holds wherever the release runs)",
+                     b->oversubscribed != SAFECOLL_OVERSUB_ANY ? "oversubscribed" : "nodes",
+                     b->oversubscribed != SAFECOLL_OVERSUB_ANY
+                         ? oversub_names[b->oversubscribed]
+                         : nodes_names[b->nodes]);
+            return MPI_ERR_ARG;
+        }
         if (b->use != SAFECOLL_STRATEGY_AUTO) {
             snprintf(err, errlen,
                      "use=%s is given but kind is correctness (use belongs to kind=performance)",
@@ -284,6 +321,14 @@ size_t sc__bound_write(const safecoll_bound *b, char *buf, size_t len)
         puts_(&o, kind_names[b->kind]);
         puts_(&o, " use=");
         puts_(&o, safecoll_strategy_name(b->use));
+        if (b->oversubscribed != SAFECOLL_OVERSUB_ANY) {
+            puts_(&o, " oversubscribed=");
+            puts_(&o, oversub_names[b->oversubscribed]);
+        }
+        if (b->nodes != SAFECOLL_NODES_ANY) {
+            puts_(&o, " nodes=");
+            puts_(&o, nodes_names[b->nodes]);
+        }
     }
     puts_(&o, " class=");
     puts_(&o, class_names[b->cls]);

@@ -49,7 +49,8 @@ typedef struct plimit {
     MPI_Count bound;
     int cls, use;
     int s_min, s_max, p_min, p_max;
-    size_t index; /* in reg, for the log */
+    int over, nodes; /* the conditions it was measured under (safecoll_bound_oversub, _nodes) */
+    size_t index;    /* in reg, for the log */
 } plimit;
 
 /* Every safe collective takes the read lock, from any number of threads,
@@ -75,6 +76,7 @@ static size_t plim_start[SAFECOLL_NCOLL + 1];  /* slice of collective c */
  * (perf_floor, see rebuild). */
 static atomic_int corr_n[SAFECOLL_NCOLL];
 static atomic_int perf_n[SAFECOLL_NCOLL];
+static atomic_int perf_cond_n[SAFECOLL_NCOLL]; /* of them, those that name a condition */
 static atomic_llong perf_floor[SAFECOLL_NCOLL];
 static atomic_ulong generation;
 static char library[MPI_MAX_LIBRARY_VERSION_STRING + 1]; /* the string patterns match */
@@ -172,9 +174,15 @@ static void rebuild(void)
     }
     /* The same for performance records, in registry order per collective. */
     memset(fill, 0, sizeof fill);
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        atomic_store(&perf_cond_n[c], 0);
     for (size_t i = 0; i < reg.n; i++)
-        if (reg.v[i].applies && reg.v[i].b.kind == SAFECOLL_BOUND_PERFORMANCE)
+        if (reg.v[i].applies && reg.v[i].b.kind == SAFECOLL_BOUND_PERFORMANCE) {
             fill[reg.v[i].b.collective]++;
+            if (reg.v[i].b.oversubscribed != SAFECOLL_OVERSUB_ANY ||
+                reg.v[i].b.nodes != SAFECOLL_NODES_ANY)
+                atomic_fetch_add(&perf_cond_n[reg.v[i].b.collective], 1);
+        }
     plim_start[0] = 0;
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
         plim_start[c + 1] = plim_start[c] + fill[c];
@@ -184,8 +192,9 @@ static void rebuild(void)
     for (size_t i = 0; i < reg.n; i++) {
         const safecoll_bound *b = &reg.v[i].b;
         if (reg.v[i].applies && b->kind == SAFECOLL_BOUND_PERFORMANCE)
-            plim[fill[b->collective]++] = (plimit){b->bound, (int)b->cls, (int)b->use, b->s_min,
-                                                   b->s_max, b->p_min, b->p_max, i};
+            plim[fill[b->collective]++] =
+                (plimit){b->bound, (int)b->cls, (int)b->use, b->s_min, b->s_max, b->p_min,
+                         b->p_max, (int)b->oversubscribed, (int)b->nodes, i};
     }
     /* The floor: a record routes a call whose G_bytes pass its bound, whose
      * G_elements (bytes / type size) pass it, or whose largest message
@@ -801,6 +810,29 @@ int sc__bounds_perf_any(safecoll_coll coll)
     return atomic_load_explicit(&perf_n[coll], memory_order_relaxed) > 0;
 }
 
+int sc__bounds_perf_cond_any(safecoll_coll coll)
+{
+    return atomic_load_explicit(&perf_cond_n[coll], memory_order_relaxed) > 0;
+}
+
+/* Whether the conditions conds (SC_COND_* bits) are those a record was
+ * measured under: -1 when the record names a condition and conds are
+ * unknown. */
+static int conditions_match(const plimit *l, unsigned conds)
+{
+    if (l->over == SAFECOLL_OVERSUB_ANY && l->nodes == SAFECOLL_NODES_ANY)
+        return 1;
+    if (conds & SC_COND_UNKNOWN)
+        return -1;
+    if (l->over != SAFECOLL_OVERSUB_ANY &&
+        (l->over == SAFECOLL_OVERSUB_YES) != ((conds & SC_COND_OVERSUBSCRIBED) != 0))
+        return 0;
+    if (l->nodes != SAFECOLL_NODES_ANY &&
+        (l->nodes == SAFECOLL_NODES_MANY) != ((conds & SC_COND_NODES_MANY) != 0))
+        return 0;
+    return 1;
+}
+
 /* The size in bytes of the global buffer at which a record's bound lies,
  * to compare records of different classes: G_bytes as is, G_elements
  * times the type size, X times the type size and the messages of the
@@ -817,11 +849,11 @@ static long double threshold(const plimit *l, int type_size, MPI_Count elems, MP
 }
 
 int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count elems,
-                    MPI_Count msg, sc__perf_hit *hit)
+                    MPI_Count msg, unsigned conds, sc__perf_hit *hit)
 {
     const long double bytes = (long double)elems * type_size;
     long double best = -1;
-    int found = 0;
+    int found = 0, m;
 
     /* Below every record's floor (the common case for small calls) no
      * record can route the call: no lock. */
@@ -840,6 +872,14 @@ int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count ele
             continue;
         /* G_bytes is compared in bytes, which may pass MPI_Count. */
         if (l->cls == SAFECOLL_BOUND_G_BYTES ? bytes <= (long double)l->bound : value <= l->bound)
+            continue;
+        /* A record the call passes that holds only under some conditions:
+         * the caller must look them up (collectively) and ask again. */
+        if ((m = conditions_match(l, conds)) < 0) {
+            found = -1;
+            break;
+        }
+        if (m == 0)
             continue;
         t = threshold(l, type_size, elems, msg);
         if (t >= best) {

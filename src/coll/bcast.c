@@ -38,7 +38,7 @@ static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count cou
                               &bytes);
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
-    if (!sc__regular_pipeline(coll, bytes, 1, type, size))
+    if (!sc__regular_pipeline(coll, bytes, 1, type, size, comm))
         return sc__regular_native_done(coll, native(buffer, count, type, root, comm,
                                                     nb ? request : NULL));
     if ((rc = sc__begin(&call, coll, SC_PATTERN_BCAST, fn, 1, comm, root)) != MPI_SUCCESS)

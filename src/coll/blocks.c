@@ -158,7 +158,7 @@ int sc__regular_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn,
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
     if (!sc__regular_pipeline(coll, bytes, size, many_significant ? many->type : one->type,
-                              size))
+                              size, comm))
         return sc__regular_native_done(coll, native(pattern, &s, &r, one, many_significant, root,
                                                     comm, nb ? request : NULL));
     return triggered(coll, pattern, fn, &s, &r, root, comm, is_root, nb ? request : NULL);

@@ -83,6 +83,7 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
     call->priv = MPI_COMM_NULL;
     call->strategy = SAFECOLL_STRATEGY_NATIVE;
     call->lay.bad_index = call->rlay.bad_index = -1;
+    call->conds = SC_COND_UNKNOWN;
 
     /* A malformed SAFECOLL_* variable or bound file may be seen on some
      * ranks only (a file readable on one node), so it is kept for the
@@ -107,6 +108,15 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
                          fn, root, call->size);
     if ((rc = sc__comm_private(comm, &call->priv)) != MPI_SUCCESS)
         return rc;
+    /* A performance record measured under node conditions applies only
+     * where they hold: they are looked up here, where every rank of comm
+     * is (the records are the same on every rank, as routing requires),
+     * because detect's lookups differ from rank to rank (a root and its
+     * leaves) and the coroutine of an i-call cannot make a blocking
+     * collective. Once per communicator; a failure is kept for the
+     * agreement and leaves such records out. */
+    if (setup == MPI_SUCCESS && sc__config_perf_bounds() && sc__bounds_perf_cond_any(coll))
+        sc__note_error(call, sc__comm_conditions(comm, &call->conds));
     if (setup != MPI_SUCCESS) {
         /* Its message was recorded by the failing init; keep it. */
         sc__note_error(call, setup);
@@ -475,8 +485,11 @@ static void detect_perf(sc__call *call, const sc__layout *lay)
 {
     if (call->perf_fired || lay->total == 0)
         return;
+    /* -1 (a record names conditions not looked up: the registry changed
+     * since sc__begin) routes nothing. */
     call->perf_fired = sc__bounds_perf(call->coll, lay->type_size > 0 ? lay->type_size : 1,
-                                       call->size, lay->total, lay->max_count, &call->perf);
+                                       call->size, lay->total, lay->max_count, call->conds,
+                                       &call->perf) > 0;
 }
 
 /* Step 2, detect: triggers are known from describe; here this rank works

@@ -144,6 +144,10 @@ typedef struct sc__call {
      * rank checks the equivalents it could run), the record that fired on
      * this rank, and what became of it. */
     int perf_possible;
+    /* The node conditions of comm (SC_COND_* bits, core.h), looked up by
+     * sc__begin when a performance record of the collective names one;
+     * SC_COND_UNKNOWN otherwise. */
+    unsigned conds;
     int perf_fired;
     sc__perf_hit perf;
     int perf_routed;                 /* the call ran the record's strategy */
@@ -207,9 +211,12 @@ int sc__basic_size(MPI_Datatype type);
  * 1 for bcast, reduce, allreduce, scan, exscan). Every rank gets the same
  * answer with no message, since MPI makes these inputs global. 0: the
  * native call serves; 2: a performance record routes the call and nothing
- * else needs the pipeline; 1: any other reason. */
+ * else needs the pipeline; 1: any other reason. When the call passes a
+ * performance record that names node conditions, the conditions of comm
+ * are looked up, collectively (sc__comm_conditions): every rank of comm
+ * reaches that point alike, since the inputs are global. */
 int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                          MPI_Datatype type, int nprocs);
+                          MPI_Datatype type, int nprocs, MPI_Comm comm);
 
 /* Describe steps of the v-collectives (gatherv.c, scatterv.c,
  * allgatherv.c, alltoallv.c), shared with the regular collectives that
@@ -233,7 +240,7 @@ void sc__describe_bcast(sc__call *call, void *buffer, MPI_Count count, MPI_Datat
  * int limit or a bound, as sc__regular_triggered tells), 0 when the native
  * call serves. Reads the environment and the registry on first use. */
 int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                         MPI_Datatype type, int nprocs);
+                         MPI_Datatype type, int nprocs, MPI_Comm comm);
 
 /* The root argument of sc__regular_begin for rootless collectives. */
 #define SC_NO_ROOT INT_MIN

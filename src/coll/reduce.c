@@ -292,7 +292,7 @@ static int reduction(const red_args *a)
         per_msg = a->count * size_x;
         msgs = 1;
     }
-    trig = sc__regular_triggered(a->coll, per_msg, msgs, a->type, size);
+    trig = sc__regular_triggered(a->coll, per_msg, msgs, a->type, size, a->comm);
     /* A count past INT_MAX of an empty datatype carries no byte but still
      * does not fit the int call; and the converted recvcounts of an
      * i-form must live as long as its request. */

@@ -89,10 +89,11 @@ int sc__basic_size(MPI_Datatype type)
  * 1 past the int limit or a correctness bound, 2 past a performance
  * record only, 0 otherwise. */
 static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                   MPI_Datatype type, int nprocs)
+                   MPI_Datatype type, int nprocs, MPI_Comm comm)
 {
     MPI_Count n, me, mb, mm;
-    int s, perf;
+    unsigned conds = SC_COND_UNKNOWN;
+    int s, perf, hit;
 
     if (bytes_per_msg == 0)
         return 0;
@@ -121,23 +122,32 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
         return 1;
     /* A performance record that the call passes routes it through the
      * pipeline, which runs the record's equivalent. Only a record that
-     * covers the call's (s, P) makes this take the registry's lock. */
-    if (perf && sc__config_perf_bounds() &&
-        sc__bounds_perf(coll, s, nprocs, n * global_msgs, n, NULL))
-        return 2;
-    return 0;
+     * covers the call's (s, P) makes this take the registry's lock. A
+     * record measured under node conditions needs those of comm: every
+     * rank gets here alike (global inputs, the same records), so the
+     * collective lookup, once per communicator, is safe here. A failed
+     * lookup goes to the pipeline, whose agreement reports it. */
+    if (!perf || !sc__config_perf_bounds())
+        return 0;
+    hit = sc__bounds_perf(coll, s, nprocs, n * global_msgs, n, conds, NULL);
+    if (hit < 0) {
+        if (sc__comm_conditions(comm, &conds) != MPI_SUCCESS)
+            return 1;
+        hit = sc__bounds_perf(coll, s, nprocs, n * global_msgs, n, conds, NULL);
+    }
+    return hit > 0 ? 2 : 0;
 }
 
 int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                          MPI_Datatype type, int nprocs)
+                          MPI_Datatype type, int nprocs, MPI_Comm comm)
 {
     if (sc__config_forced(coll) != SAFECOLL_STRATEGY_AUTO)
         return 1;
-    return exceeds(coll, bytes_per_msg, global_msgs, type, nprocs);
+    return exceeds(coll, bytes_per_msg, global_msgs, type, nprocs, comm);
 }
 
 int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                         MPI_Datatype type, int nprocs)
+                         MPI_Datatype type, int nprocs, MPI_Comm comm)
 {
     safecoll_strategy forced;
 
@@ -150,7 +160,7 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
      * pipeline too, which refuses it with a clear message. */
     if (forced != SAFECOLL_STRATEGY_AUTO && forced != SAFECOLL_STRATEGY_NATIVE)
         return 1;
-    if (exceeds(coll, bytes_per_msg, global_msgs, type, nprocs))
+    if (exceeds(coll, bytes_per_msg, global_msgs, type, nprocs, comm))
         return 1;
     SC_FAULT_NATIVE(coll, bytes_per_msg); /* the native call follows (probe.h) */
     return 0;

@@ -38,6 +38,9 @@ static atomic_int verbose;
  * once, never changed afterwards: the engine picks its mode per call. */
 static atomic_int nb_thread;
 static atomic_int perf_bounds = 1;
+/* SAFECOLL_NODE_CONDITIONS: the conditions of every communicator instead
+ * of the detected ones (SC_COND_* bits), or -1 to detect them. */
+static atomic_int node_conditions = -1;
 static _Atomic MPI_Count int_limit = INT_MAX;
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
@@ -124,6 +127,48 @@ static int parse_long(const char *s, long long lo, long long hi, long long *out)
     return 0;
 }
 
+/* SAFECOLL_NODE_CONDITIONS: "detect", or "oversubscribed=yes|no" and
+ * "nodes=1|many", both, comma-separated in any order. Both are required so
+ * that an override never leaves half of the conditions to a detection,
+ * which needs collective calls. */
+static int parse_conditions(const char *v, int *out)
+{
+    static const char *const who = "SAFECOLL_NODE_CONDITIONS";
+    const char *p = v;
+    int over = -1, many = -1;
+
+    if (strcmp(v, "detect") == 0) {
+        *out = -1;
+        return MPI_SUCCESS;
+    }
+    for (;;) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+
+        if (len == 18 && strncmp(p, "oversubscribed=yes", len) == 0 && over < 0)
+            over = 1;
+        else if (len == 17 && strncmp(p, "oversubscribed=no", len) == 0 && over < 0)
+            over = 0;
+        else if (len == 7 && strncmp(p, "nodes=1", len) == 0 && many < 0)
+            many = 0;
+        else if (len == 10 && strncmp(p, "nodes=many", len) == 0 && many < 0)
+            many = 1;
+        else
+            return sc__error(MPI_ERR_ARG,
+                             "%s: '%s' is not 'detect' or 'oversubscribed=yes|no,nodes=1|many' "
+                             "(entry '%.*s')",
+                             who, v, (int)len, p);
+        if (end == NULL)
+            break;
+        p = end + 1;
+    }
+    if (over < 0 || many < 0)
+        return sc__error(MPI_ERR_ARG, "%s: '%s' lacks %s (give both oversubscribed= and nodes=)",
+                         who, v, over < 0 ? "oversubscribed=" : "nodes=");
+    *out = (over ? SC_COND_OVERSUBSCRIBED : 0) | (many ? SC_COND_NODES_MANY : 0);
+    return MPI_SUCCESS;
+}
+
 static void env_fail(int code)
 {
     /* Keep the message: sc__error wrote it to this thread's buffer only. */
@@ -171,6 +216,12 @@ static void read_env(void)
                                       "SAFECOLL_NB_THREAD: '%s' is not 0 or 1", v));
         atomic_store(&nb_thread, (int)n);
     }
+    if ((v = getenv("SAFECOLL_NODE_CONDITIONS")) != NULL) {
+        int c;
+        if (parse_conditions(v, &c) != MPI_SUCCESS)
+            return env_fail(MPI_ERR_ARG);
+        atomic_store(&node_conditions, c);
+    }
 }
 
 int sc__config_init(void)
@@ -198,6 +249,11 @@ int sc__config_verbose(void)
 int sc__config_perf_bounds(void)
 {
     return atomic_load_explicit(&perf_bounds, memory_order_relaxed);
+}
+
+int sc__config_node_conditions(void)
+{
+    return atomic_load_explicit(&node_conditions, memory_order_relaxed);
 }
 
 int sc__config_nb_thread(void)

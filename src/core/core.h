@@ -69,6 +69,9 @@ int sc__config_perf_bounds(void);
 MPI_Count sc__config_int_limit(void);
 /* 1 when SAFECOLL_NB_THREAD=1 asks for the progress thread (nb.h). */
 int sc__config_nb_thread(void);
+/* The conditions SAFECOLL_NODE_CONDITIONS sets for every communicator
+ * (SC_COND_* bits), or -1 when they are detected (the default). */
+int sc__config_node_conditions(void);
 
 /* ---- statistics (stats.c) ---- */
 
@@ -89,6 +92,21 @@ int sc__comm_private(MPI_Comm comm, MPI_Comm *priv);
 /* A second private duplicate, for the traffic of non-blocking safe
  * collectives (nb.c). */
 int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv);
+
+/* The conditions performance records are measured under (issue 14): some
+ * node holds more ranks of the communicator than cores available to them,
+ * and the ranks span more than one node. SC_COND_UNKNOWN: not looked up
+ * (a record with conditions then matches no call). */
+#define SC_COND_OVERSUBSCRIBED 1u
+#define SC_COND_NODES_MANY 2u
+#define SC_COND_UNKNOWN 0x100u
+
+/* The conditions of comm in *conds (SC_COND_* bits): SAFECOLL_NODE_CONDITIONS
+ * when set, else detected at the first call on comm and cached with an
+ * attribute. Detection is collective over comm (a shared-memory split and
+ * two small allreduces on the private communicator): call it only where
+ * every rank of comm calls it in the same call. */
+int sc__comm_conditions(MPI_Comm comm, unsigned *conds);
 
 /* MPI_Waitall ignoring statuses; in the coroutine of a non-blocking safe
  * collective it tests and yields instead (nb.c). */

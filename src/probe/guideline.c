@@ -659,6 +659,16 @@ int safecoll_guideline_run(safecoll_coll coll, const char *type, const MPI_Count
     if ((rc = clock_offset(c.comm, c.rank, P, &result->clock_global, &c.offset,
                            &result->clock_offset)) != MPI_SUCCESS)
         goto out;
+    /* A performance bound holds only under the conditions it was measured
+     * under: the record carries them, as routing detects them. */
+    {
+        unsigned conds;
+        if ((rc = sc__comm_conditions(comm, &conds)) != MPI_SUCCESS)
+            goto out;
+        result->oversubscribed =
+            conds & SC_COND_OVERSUBSCRIBED ? SAFECOLL_OVERSUB_YES : SAFECOLL_OVERSUB_NO;
+        result->nodes = conds & SC_COND_NODES_MANY ? SAFECOLL_NODES_MANY : SAFECOLL_NODES_ONE;
+    }
 
     for (int i = 0; i < nsizes; i++)
         if ((rc = measure_point(&c, &b, &result->points[i], sizes[i], s, which, nv, vs)) !=

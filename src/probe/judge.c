@@ -207,7 +207,8 @@ int safecoll_guideline_record(const safecoll_guideline_result *r, int range, con
 
     if (r == NULL || out == NULL || range < 0 || range >= r->nranges ||
         r->nranges > SAFECOLL_GUIDELINE_MAX_RANGES || r->P < 1 || r->s < 1 ||
-        !safecoll_guideline_supported(r->coll) ||
+        !safecoll_guideline_supported(r->coll) || (int)r->oversubscribed < 0 ||
+        r->oversubscribed >= SAFECOLL_NOVERSUB || (int)r->nodes < 0 || r->nodes >= SAFECOLL_NNODES ||
         (mpi != NULL && strlen(mpi) >= SAFECOLL_BOUND_TEXT_MAX))
         return sc__error(MPI_ERR_ARG, "safecoll_guideline_record: invalid argument");
     g = &r->ranges[range];
@@ -233,6 +234,8 @@ int safecoll_guideline_record(const safecoll_guideline_result *r, int range, con
     out->s_min = out->s_max = r->s;
     out->p_min = out->p_max = r->P;
     out->source = SAFECOLL_BOUND_TESTED;
+    out->oversubscribed = r->oversubscribed;
+    out->nodes = r->nodes;
     if (mpi != NULL)
         strcpy(out->mpi, mpi);
     if (localtime_r(&t, &tm) != NULL)

@@ -187,6 +187,8 @@ static void assert_same(const safecoll_bound *a, const safecoll_bound *b, long i
     ck_assert_msg(strcmp(a->note, b->note) == 0, "record %ld: note", i);
     ck_assert_msg(a->kind == b->kind, "record %ld: kind", i);
     ck_assert_msg(a->use == b->use, "record %ld: use", i);
+    ck_assert_msg(a->oversubscribed == b->oversubscribed, "record %ld: oversubscribed", i);
+    ck_assert_msg(a->nodes == b->nodes, "record %ld: nodes", i);
 }
 
 /* xorshift64*: a fixed seed makes a failure reproducible. */
@@ -248,6 +250,16 @@ START_TEST(record_names)
     ck_assert_str_eq(safecoll_bound_kind_name(SAFECOLL_BOUND_PERFORMANCE), "performance");
     ck_assert_ptr_null(safecoll_bound_kind_name(SAFECOLL_NBOUND_KIND));
     ck_assert_ptr_null(safecoll_bound_kind_name((safecoll_bound_kind)-1));
+    ck_assert_str_eq(safecoll_bound_oversub_name(SAFECOLL_OVERSUB_ANY), "any");
+    ck_assert_str_eq(safecoll_bound_oversub_name(SAFECOLL_OVERSUB_NO), "no");
+    ck_assert_str_eq(safecoll_bound_oversub_name(SAFECOLL_OVERSUB_YES), "yes");
+    ck_assert_ptr_null(safecoll_bound_oversub_name(SAFECOLL_NOVERSUB));
+    ck_assert_ptr_null(safecoll_bound_oversub_name((safecoll_bound_oversub)-1));
+    ck_assert_str_eq(safecoll_bound_nodes_name(SAFECOLL_NODES_ANY), "any");
+    ck_assert_str_eq(safecoll_bound_nodes_name(SAFECOLL_NODES_ONE), "1");
+    ck_assert_str_eq(safecoll_bound_nodes_name(SAFECOLL_NODES_MANY), "many");
+    ck_assert_ptr_null(safecoll_bound_nodes_name(SAFECOLL_NNODES));
+    ck_assert_ptr_null(safecoll_bound_nodes_name((safecoll_bound_nodes)-1));
 }
 END_TEST
 
@@ -324,6 +336,66 @@ START_TEST(parse_every_key)
             }
         }
     }
+}
+END_TEST
+
+/* The conditions of a performance record (issue 14): every accepted value
+ * of both keys, in any order, written back after use=; the defaults are
+ * any, which a correctness record may also spell out. */
+START_TEST(parse_conditions)
+{
+    static const struct {
+        const char *text;
+        safecoll_bound_oversub over;
+    } overs[] = {{"", SAFECOLL_OVERSUB_ANY},
+                 {" oversubscribed=any", SAFECOLL_OVERSUB_ANY},
+                 {" oversubscribed=no", SAFECOLL_OVERSUB_NO},
+                 {" oversubscribed=yes", SAFECOLL_OVERSUB_YES},
+                 {" oversubscribed=\"yes\"", SAFECOLL_OVERSUB_YES}};
+    static const struct {
+        const char *text;
+        safecoll_bound_nodes nodes;
+    } nodes[] = {{"", SAFECOLL_NODES_ANY},
+                 {" nodes=any", SAFECOLL_NODES_ANY},
+                 {" nodes=1", SAFECOLL_NODES_ONE},
+                 {" nodes=many", SAFECOLL_NODES_MANY}};
+    char line[256], buf[SAFECOLL_BOUND_LINE_MAX];
+    safecoll_bound b;
+
+    for (int o = 0; o < NELEMS(overs); o++)
+        for (int n = 0; n < NELEMS(nodes); n++) {
+            /* The keys before the others, and after them. */
+            for (int order = 0; order < 2; order++) {
+                if (order == 0)
+                    snprintf(line, sizeof line, "%s%s collective=allgatherv kind=performance "
+                             "use=p2p class=G_bytes bound=1",
+                             overs[o].text, nodes[n].text);
+                else
+                    snprintf(line, sizeof line, "collective=allgatherv kind=performance "
+                             "use=p2p class=G_bytes bound=1%s%s",
+                             overs[o].text, nodes[n].text);
+                b = parse_ok(line);
+                ck_assert_int_eq(b.oversubscribed, overs[o].over);
+                ck_assert_int_eq(b.nodes, nodes[n].nodes);
+                ASSERT_OK(safecoll_bounds_format(&b, buf, sizeof buf));
+                {
+                    safecoll_bound back = parse_ok(buf);
+                    assert_same(&b, &back, 0);
+                }
+            }
+        }
+    b = parse_ok("collective=allgatherv kind=performance use=p2p class=G_bytes bound=1 "
+                 "nodes=1 oversubscribed=yes");
+    ASSERT_OK(safecoll_bounds_format(&b, buf, sizeof buf));
+    ck_assert_str_eq(buf, "collective=allgatherv kind=performance use=p2p oversubscribed=yes "
+                          "nodes=1 class=G_bytes bound=1 source=user");
+    /* "any" is the default, so a correctness record may say it. */
+    b = parse_ok("collective=gather class=X bound=1 oversubscribed=any nodes=any");
+    ck_assert_int_eq(b.oversubscribed, SAFECOLL_OVERSUB_ANY);
+    ck_assert_int_eq(b.nodes, SAFECOLL_NODES_ANY);
+    ASSERT_OK(safecoll_bound_init(&b));
+    ck_assert_int_eq(b.oversubscribed, SAFECOLL_OVERSUB_ANY);
+    ck_assert_int_eq(b.nodes, SAFECOLL_NODES_ANY);
 }
 END_TEST
 
@@ -512,6 +584,37 @@ static const struct {
      "duplicate key 'kind'"},
     {"collective=allreduce class=X bound=1 kind=performance use=p2p use=chunk",
      "duplicate key 'use'"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p oversubscribed=maybe",
+     "oversubscribed: unknown condition 'maybe' (expected yes, no or any)"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p oversubscribed=Yes",
+     "oversubscribed: unknown condition 'Yes'"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p oversubscribed=1",
+     "oversubscribed: unknown condition '1'"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p oversubscribed=",
+     "oversubscribed: missing value"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p nodes=2",
+     "nodes: unknown condition '2' (expected 1, many or any)"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p nodes=0",
+     "nodes: unknown condition '0'"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p nodes=Many",
+     "nodes: unknown condition 'Many'"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p nodes=one",
+     "nodes: unknown condition 'one'"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p nodes=",
+     "nodes: missing value"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p nodes=1 nodes=1",
+     "duplicate key 'nodes'"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=performance use=p2p oversubscribed=no "
+     "oversubscribed=no",
+     "duplicate key 'oversubscribed'"},
+    {"collective=allgatherv class=G_bytes bound=1 oversubscribed=yes",
+     "oversubscribed=yes is given but kind is correctness (conditions belong to "
+     "kind=performance"},
+    {"collective=allgatherv class=G_bytes bound=1 kind=correctness oversubscribed=no",
+     "oversubscribed=no is given but kind is correctness"},
+    {"nodes=many collective=allgatherv class=G_bytes bound=1",
+     "nodes=many is given but kind is correctness"},
+    {"collective=allgatherv class=G_bytes bound=1 nodes=1", "nodes=1 is given but kind is correctness"},
 };
 
 START_TEST(parse_errors)
@@ -854,6 +957,8 @@ static safecoll_bound random_record(void)
                                         (int)below(SAFECOLL_NSTRATEGY - 2));
         while (safecoll_strategy_applies(b.collective, b.use) != 1);
         b.kind = SAFECOLL_BOUND_PERFORMANCE;
+        b.oversubscribed = (safecoll_bound_oversub)below(SAFECOLL_NOVERSUB);
+        b.nodes = (safecoll_bound_nodes)below(SAFECOLL_NNODES);
     }
     return b;
 }
@@ -945,6 +1050,14 @@ START_TEST(add_checks)
                "use=native: a performance record must name another strategy");
     EXPECT_BAD((b.kind = SAFECOLL_BOUND_PERFORMANCE, b.use = SAFECOLL_STRATEGY_REDUCE_BCAST),
                "use=reduce+bcast: no such strategy for gather");
+    EXPECT_BAD(b.oversubscribed = SAFECOLL_NOVERSUB, "oversubscribed 3 is not a condition");
+    EXPECT_BAD(b.oversubscribed = (safecoll_bound_oversub)-1,
+               "oversubscribed -1 is not a condition");
+    EXPECT_BAD(b.nodes = SAFECOLL_NNODES, "nodes 3 is not a condition");
+    EXPECT_BAD(b.nodes = (safecoll_bound_nodes)-1, "nodes -1 is not a condition");
+    EXPECT_BAD(b.oversubscribed = SAFECOLL_OVERSUB_YES, "oversubscribed=yes is given but kind is "
+                                                        "correctness");
+    EXPECT_BAD(b.nodes = SAFECOLL_NODES_MANY, "nodes=many is given but kind is correctness");
 #undef EXPECT_BAD
     ck_assert_uint_eq(count(), 0);
 
@@ -1259,6 +1372,8 @@ START_TEST(match_records)
 END_TEST
 
 static void limits(safecoll_coll coll, int s, int p, MPI_Count e, MPI_Count b, MPI_Count x);
+static int perf_in(safecoll_coll coll, int s, int p, MPI_Count elems, unsigned conds,
+                   sc__perf_hit *hit);
 
 /* The routing side of performance records: which record a call of elems
  * elements in messages of msg passes (the greatest bound in bytes). */
@@ -1266,7 +1381,7 @@ static int perf(safecoll_coll coll, int s, int p, MPI_Count elems, MPI_Count msg
                 sc__perf_hit *hit)
 {
     memset(hit, 0x5a, sizeof *hit);
-    return sc__bounds_perf(coll, s, p, elems, msg, hit);
+    return sc__bounds_perf(coll, s, p, elems, msg, SC_COND_UNKNOWN, hit);
 }
 
 START_TEST(perf_routing_index)
@@ -1317,6 +1432,73 @@ START_TEST(perf_routing_index)
     ASSERT_OK(safecoll_bounds_clear());
     ck_assert_int_eq(sc__bounds_perf_any(SAFECOLL_COLL_ALLREDUCE), 0);
     ck_assert_int_eq(perf(SAFECOLL_COLL_ALLREDUCE, 4, 4, 1025, 1025, &h), 0);
+}
+END_TEST
+
+/* Conditions (issue 14): a record that names them routes only a call whose
+ * communicator is in them; with the conditions unknown, a call that passes
+ * such a record asks for them (-1). */
+static int perf_in(safecoll_coll coll, int s, int p, MPI_Count elems, unsigned conds,
+                   sc__perf_hit *hit)
+{
+    memset(hit, 0x5a, sizeof *hit);
+    return sc__bounds_perf(coll, s, p, elems, elems, conds, hit);
+}
+
+START_TEST(perf_routing_conditions)
+{
+    const unsigned over = SC_COND_OVERSUBSCRIBED, many = SC_COND_NODES_MANY;
+    sc__perf_hit h;
+
+    ASSERT_OK(sc__bounds_set_library(LIB_MPICH402));
+    ASSERT_OK(safecoll_bounds_load_string(
+        "collective=allgatherv kind=performance use=p2p class=G_bytes bound=100\n"
+        "collective=allgatherv kind=performance use=bigtype oversubscribed=yes nodes=1 "
+        "class=G_bytes bound=1000\n"
+        "collective=allgatherv kind=performance use=chunk oversubscribed=no class=G_bytes "
+        "bound=2000\n"
+        "collective=allgatherv kind=performance use=segment nodes=many class=G_bytes "
+        "bound=3000\n"
+        "collective=gatherv kind=performance use=p2p class=G_bytes bound=100\n",
+        "cond"));
+    ck_assert_int_eq(sc__bounds_perf_cond_any(SAFECOLL_COLL_ALLGATHERV), 1);
+    ck_assert_int_eq(sc__bounds_perf_cond_any(SAFECOLL_COLL_GATHERV), 0);
+    ck_assert_int_eq(sc__bounds_perf_cond_any(SAFECOLL_COLL_IALLGATHERV), 0);
+    /* Past the unconditional record only: its answer, whatever the
+     * conditions, known or not. */
+    for (unsigned c = 0; c < 4; c++) {
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 500, c, &h), 1);
+        ck_assert(h.use == SAFECOLL_STRATEGY_P2P && h.index == 0);
+    }
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 500, SC_COND_UNKNOWN, &h), 1);
+    /* Past the oversubscribed one-node record: it needs the conditions. */
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 1500, SC_COND_UNKNOWN, &h), -1);
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 1500, over, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_BIGTYPE && h.index == 1);
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 1500, 0, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_P2P && h.index == 0);
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 1500, over | many, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_P2P && h.index == 0);
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 1500, many, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_P2P && h.index == 0);
+    /* oversubscribed=no holds on one node and on many. */
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 2500, 0, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_CHUNK && h.index == 2);
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 2500, many, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_CHUNK);
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 2500, over, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_BIGTYPE);
+    /* nodes=many holds oversubscribed or not. */
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 3500, many, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_SEGMENT && h.index == 3);
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 3500, many | over, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_SEGMENT);
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 3500, 0, &h), 1);
+    ck_assert(h.use == SAFECOLL_STRATEGY_CHUNK);
+    /* Another collective without conditions never asks. */
+    ck_assert_int_eq(perf_in(SAFECOLL_COLL_GATHERV, 1, 4, 3500, SC_COND_UNKNOWN, &h), 1);
+    ASSERT_OK(safecoll_bounds_clear());
+    ck_assert_int_eq(sc__bounds_perf_cond_any(SAFECOLL_COLL_ALLGATHERV), 0);
 }
 END_TEST
 
@@ -1552,6 +1734,32 @@ START_TEST(shipped_file)
     limits(SAFECOLL_COLL_IGATHER, 1, 48, INT64_C(2016) << 20, -1, -1);
     ASSERT_OK(sc__bounds_set_library("Open MPI v1.8.8, package: Open MPI"));
     limits(SAFECOLL_COLL_IGATHER, 1, 48, -1, -1, -1);
+
+    /* MPICH 4.0.2's slow ring MPI_Allgatherv (issue 14): in bytes for any
+     * type size, only on an oversubscribed single node; not the i-form. */
+    ASSERT_OK(sc__bounds_set_library(LIB_MPICH402));
+    {
+        const unsigned over = SC_COND_OVERSUBSCRIBED, many = SC_COND_NODES_MANY;
+        sc__perf_hit h;
+        /* P = 4: 262144 bytes; 65537 ints pass it, 65536 do not. */
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 4, 65537, over, &h), 1);
+        ck_assert(h.use == SAFECOLL_STRATEGY_P2P && h.bound == 262144);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 4, 65536, over, &h), 0);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 8, 4, 32769, over, &h), 1);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 1, 4, 262145, over, &h), 1);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 4, 65537, 0, &h), 0);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 4, 65537, many, &h), 0);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 4, 65537, over | many, &h), 0);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 4, 65537, SC_COND_UNKNOWN, &h), -1);
+        /* P = 3: 98304 bytes. */
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 3, 24577, over, &h), 1);
+        ck_assert(h.use == SAFECOLL_STRATEGY_P2P && h.bound == 98304);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 3, 24576, over, &h), 0);
+        /* Not measured: P = 2 and 5, and MPI_Iallgatherv. */
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 2, 1 << 24, over, &h), 0);
+        ck_assert_int_eq(perf_in(SAFECOLL_COLL_ALLGATHERV, 4, 5, 1 << 24, over, &h), 0);
+        ck_assert_int_eq(sc__bounds_perf_any(SAFECOLL_COLL_IALLGATHERV), 0);
+    }
 
     /* A library the paper never saw: nothing applies, to any collective. */
     ASSERT_OK(sc__bounds_set_library("SomeMPI 1.0"));
@@ -1960,13 +2168,14 @@ static Suite *bounds_suite(void)
         {"record", setup_empty, {record_init, record_names}},
         {"parse",
          setup_empty,
-         {parse_every_key, parse_values, parse_errors, parse_errors_in_text, parse_api_errors,
+         {parse_every_key, parse_conditions, parse_values, parse_errors, parse_errors_in_text, parse_api_errors,
           parse_long_lines, parse_line_ends_and_blanks, parse_nul_bytes}},
         {"format", setup_empty, {format_records, format_errors, round_trip_random}},
         {"registry",
          setup_empty,
          {add_checks, edit_and_query, load_files, load_limits, save_files}},
-        {"match", setup_empty, {match_records, match_kinds, perf_routing_index, perf_routing_floor}},
+        {"match", setup_empty, {match_records, match_kinds, perf_routing_index, perf_routing_floor,
+          perf_routing_conditions}},
         {"limit", setup_empty, {limit_tightest, limit_explain, shipped_file}},
         {"environment",
          setup_env,

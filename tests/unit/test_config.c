@@ -518,11 +518,12 @@ typedef struct child_report {
     char error[700];             /* safecoll_last_error() after the first call */
     char later_error[700];       /* ... after a later call */
     int overlaps;                /* safecoll_nonblocking_overlaps(), MPI not initialised */
+    int conds;                   /* sc__config_node_conditions() */
 } child_report;
 
 static const char *const env_vars[] = {"SAFECOLL_STRATEGY", "SAFECOLL_VERBOSE",
                                        "SAFECOLL_INT_LIMIT", "SAFECOLL_PERF_BOUNDS",
-                                       "SAFECOLL_NB_THREAD"};
+                                       "SAFECOLL_NB_THREAD", "SAFECOLL_NODE_CONDITIONS"};
 
 /* Extended generalized requests (MPICH with MPI-4), as the library tests
  * it: then safecoll_nonblocking_overlaps() is 1 even before MPI_Init,
@@ -544,6 +545,7 @@ static int env_child(void)
     snprintf(first, sizeof first, "%s", safecoll_last_error());
     printf("limit %lld\n", limit);
     printf("perf %d\n", safecoll_perf_bounds_get());
+    printf("conds %d\n", sc__config_node_conditions());
     printf("forced");
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         printf(" %d", safecoll_strategy_get((safecoll_coll)c));
@@ -588,6 +590,8 @@ static child_report run_child(const char *var, const char *value)
             r.limit = strtoll(line + 6, NULL, 10);
         } else if (strncmp(line, "perf ", 5) == 0) {
             r.perf = (int)strtol(line + 5, NULL, 10);
+        } else if (strncmp(line, "conds ", 6) == 0) {
+            r.conds = (int)strtol(line + 6, NULL, 10);
         } else if (strncmp(line, "forced", 6) == 0) {
             char *p = line + 6;
             for (int c = 0; c < SAFECOLL_NCOLL; c++)
@@ -615,6 +619,7 @@ START_TEST(env_none)
     ck_assert_int_eq(r.status, 0);
     ck_assert_int_eq(r.limit, INT_MAX);
     ck_assert_int_eq(r.perf, 1);
+    ck_assert_int_eq(r.conds, -1);
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         ck_assert_int_eq(r.forced[c], SAFECOLL_STRATEGY_AUTO);
     ck_assert_str_eq(r.error, "");
@@ -766,6 +771,42 @@ START_TEST(env_perf_bounds)
 }
 END_TEST
 
+/* SAFECOLL_NODE_CONDITIONS (issue 14): "detect", or both conditions in
+ * either order; anything else is an error. */
+START_TEST(env_node_conditions)
+{
+    const struct {
+        const char *text;
+        int conds;
+    } good[] = {
+        {"detect", -1},
+        {"oversubscribed=yes,nodes=1", SC_COND_OVERSUBSCRIBED},
+        {"oversubscribed=no,nodes=1", 0},
+        {"oversubscribed=yes,nodes=many", SC_COND_OVERSUBSCRIBED | SC_COND_NODES_MANY},
+        {"oversubscribed=no,nodes=many", SC_COND_NODES_MANY},
+        {"nodes=many,oversubscribed=yes", SC_COND_OVERSUBSCRIBED | SC_COND_NODES_MANY},
+        {"nodes=1,oversubscribed=no", 0},
+    };
+    const char *bad[] = {"", "auto", "Detect", "oversubscribed=yes", "nodes=1",
+                         "oversubscribed=yes,", ",nodes=1", "oversubscribed=yes,nodes=1,",
+                         "oversubscribed=yes,oversubscribed=no", "oversubscribed=yes,nodes=2",
+                         "oversubscribed=any,nodes=1", "oversubscribed=yes,nodes=any",
+                         "oversubscribed=Yes,nodes=1", "oversubscribed=yes nodes=1",
+                         "oversubscribed=yes,nodes=1,nodes=1", "detect,nodes=1"};
+
+    for (int i = 0; i < NELEMS(good); i++) {
+        child_report r = run_child("SAFECOLL_NODE_CONDITIONS", good[i].text);
+        assert_env_ok("SAFECOLL_NODE_CONDITIONS", good[i].text, &r);
+        ck_assert_msg(r.conds == good[i].conds, "SAFECOLL_NODE_CONDITIONS=%s gave %d",
+                      good[i].text, r.conds);
+    }
+    for (int i = 0; i < NELEMS(bad); i++) {
+        child_report r = run_child("SAFECOLL_NODE_CONDITIONS", bad[i]);
+        assert_env_bad("SAFECOLL_NODE_CONDITIONS", bad[i], &r);
+    }
+}
+END_TEST
+
 /* SAFECOLL_NB_THREAD=1 leaves extended generalized requests for the
  * progress thread, which MPI must provide MPI_THREAD_MULTIPLE for: before
  * MPI_Init no overlap is promised then (the MPI suite test_nonblocking
@@ -796,7 +837,7 @@ static Suite *config_suite(void)
     Suite *s = suite_create("config");
     struct {
         const char *name;
-        const TTest *tests[8];
+        const TTest *tests[10];
     } cases[] = {
         {"names", {names, strategy_applies}},
         {"strategy", {strategy_set_get, strategy_set_errors, parse_each_value, parse_lists,
@@ -805,13 +846,13 @@ static Suite *config_suite(void)
                       version}},
         {"environment", {env_none, env_strategy_each_value, env_strategy_lists,
                          env_strategy_malformed, env_verbose, env_int_limit,
-                         env_perf_bounds, env_nb_thread}},
+                         env_perf_bounds, env_nb_thread, env_node_conditions}},
     };
 
     for (int c = 0; c < NELEMS(cases); c++) {
         TCase *tc = tcase_create(cases[c].name);
         tcase_set_timeout(tc, 60);
-        for (int t = 0; t < 8 && cases[c].tests[t] != NULL; t++)
+        for (int t = 0; t < 10 && cases[c].tests[t] != NULL; t++)
             tcase_add_test(tc, cases[c].tests[t]);
         suite_add_tcase(s, tc);
     }

@@ -168,6 +168,26 @@ START_TEST(range_and_record)
     ck_assert_msg(strstr(b.note, "native 5.0-5.0x slower than chunk at 4 KiB-16 KiB") != NULL,
                   "%s", b.note);
     ck_assert_msg(strstr(b.note, "native fine again above") != NULL, "%s", b.note);
+    /* The conditions of the sweep go into the record (issue 14); a result
+     * without them (as built here) gives a record that holds anywhere. */
+    ck_assert_int_eq(b.oversubscribed, SAFECOLL_OVERSUB_ANY);
+    ck_assert_int_eq(b.nodes, SAFECOLL_NODES_ANY);
+    r.oversubscribed = SAFECOLL_OVERSUB_YES;
+    r.nodes = SAFECOLL_NODES_ONE;
+    ck_assert_int_eq(safecoll_guideline_record(&r, 0, NULL, &b), MPI_SUCCESS);
+    ck_assert_int_eq(b.oversubscribed, SAFECOLL_OVERSUB_YES);
+    ck_assert_int_eq(b.nodes, SAFECOLL_NODES_ONE);
+    r.oversubscribed = SAFECOLL_OVERSUB_NO;
+    r.nodes = SAFECOLL_NODES_MANY;
+    ck_assert_int_eq(safecoll_guideline_record(&r, 0, NULL, &b), MPI_SUCCESS);
+    ck_assert_int_eq(b.oversubscribed, SAFECOLL_OVERSUB_NO);
+    ck_assert_int_eq(b.nodes, SAFECOLL_NODES_MANY);
+    r.nodes = SAFECOLL_NNODES;
+    ck_assert_int_eq(safecoll_guideline_record(&r, 0, NULL, &b), MPI_ERR_ARG);
+    r.nodes = SAFECOLL_NODES_ONE;
+    r.oversubscribed = (safecoll_bound_oversub)-1;
+    ck_assert_int_eq(safecoll_guideline_record(&r, 0, NULL, &b), MPI_ERR_ARG);
+    r.oversubscribed = SAFECOLL_OVERSUB_ANY;
     ck_assert_int_eq(safecoll_guideline_record(&r, 1, NULL, &b), MPI_ERR_ARG);
     ck_assert_int_eq(safecoll_guideline_record(NULL, 0, NULL, &b), MPI_ERR_ARG);
     ck_assert_int_eq(safecoll_guideline_record(&r, 0, NULL, NULL), MPI_ERR_ARG);
