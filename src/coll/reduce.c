@@ -250,6 +250,49 @@ static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size
     return sc__run(&call);
 }
 
+#if !SC_HAVE_MPI4
+/* The i-form of the _c reduce_scatter on an intercommunicator without the
+ * _c calls: the int copy of recvcounts must live until the call completes,
+ * so the call runs on a coroutine (nb.h) that owns it. */
+typedef struct rs_op {
+    const void *sendbuf;
+    void *recvbuf;
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Comm comm;
+    int counts[];
+} rs_op;
+
+static int rs_body(void *arg)
+{
+    rs_op *o = arg;
+
+    return SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, o->sendbuf, o->recvbuf, o->counts,
+                   o->type, o->op, o->comm);
+}
+
+static int inter_ireduce_scatter(const red_args *a, int size)
+{
+    rs_op *o = malloc(sizeof *o + sizeof(int) * (size_t)(size ? size : 1));
+    int rc;
+
+    if (o == NULL)
+        return fail(a, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
+    *o = (rs_op){a->sendbuf, a->recvbuf, a->type, a->op, MPI_COMM_NULL};
+    for (int i = 0; i < size; i++)
+        o->counts[i] = (int)a->crecvcounts[i];
+    if ((rc = sc__comm_private_nb(a->comm, &o->comm)) != MPI_SUCCESS) {
+        free(o);
+        return fail(a, rc);
+    }
+    rc = sc__nb_start(a->comm, rs_body, o, free, a->request);
+    sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
+    if (rc != MPI_SUCCESS)
+        MPI_Comm_call_errhandler(a->comm, rc);
+    return rc;
+}
+#endif
+
 /* An intercommunicator: the native call, with MPI's meaning of each
  * argument there (the root's group receives the other group's reduction,
  * MPI_ROOT and MPI_PROC_NULL roots, recvcounts of the local group). Its
@@ -368,12 +411,12 @@ static SC_COLD int intercomm(const red_args *a)
             break;
         }
 #else
+        if (most <= INT_MAX)
+            return inter_ireduce_scatter(a, size);
         rc = sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
-                       "%s: %s on an intercommunicator, and this MPI library has no MPI-4 "
-                       "large-count calls to carry it there",
-                       a->fn,
-                       most > INT_MAX ? "a count does not fit in int"
-                                      : "the non-blocking form with MPI_Count recvcounts");
+                       "%s: a count does not fit in int on an intercommunicator, and this MPI "
+                       "library has no MPI-4 large-count calls to carry it there",
+                       a->fn);
         return fail(a, rc);
 #endif
     }
