@@ -271,6 +271,7 @@ typedef struct inter_call {
     vside s, r;
     int scalar_nofit, scalar_past_int;
     int large; /* the large-count call was chosen */
+    int ran;   /* the MPI call ran: MPI has invoked the error handler */
 } inter_call;
 
 /* Validation, detector D and "does not fit" over one side's arrays. */
@@ -563,6 +564,7 @@ static int run_v(inter_call *ic)
     if (!v[2] || (!SC_HAVE_MPI4 && !v[3])) {
         if ((rc = narrow(ic, &ic->s)) != MPI_SUCCESS || (rc = narrow(ic, &ic->r)) != MPI_SUCCESS)
             return rc;
+        ic->ran = 1;
         return exec_int(ic);
     }
 #if SC_HAVE_MPI4
@@ -574,6 +576,7 @@ static int run_v(inter_call *ic)
     if ((ic->s.c64 == NULL && (rc = widen(ic, &ic->s, "sdispls")) != MPI_SUCCESS) ||
         (ic->r.c64 == NULL && (rc = widen(ic, &ic->r, "displs")) != MPI_SUCCESS))
         return rc;
+    ic->ran = 1;
     return exec_large(ic);
 #else
     return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
@@ -612,7 +615,7 @@ int sc__inter_v(const sc__inter *in)
         if ((rc = sc__comm_private(in->comm, &ic.priv)) != MPI_SUCCESS)
             return fail(in->coll, in->comm, rc);
         rc = body(&ic);
-        if (rc != MPI_SUCCESS)
+        if (rc != MPI_SUCCESS && !ic.ran)
             MPI_Comm_call_errhandler(in->comm, rc);
         return rc;
     }

@@ -96,6 +96,7 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
         return sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         return sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
+    /* The entry runs an intercommunicator call itself (inter.c). */
     if (inter)
         return SC_INTER;
     MPI_Comm_rank(comm, &call->rank);
@@ -700,7 +701,8 @@ static void log_decision(const sc__call *call)
                         "carry this call (%s) -> automatic choice\n",
                 call->fn, call->size, safecoll_strategy_name(call->forced_skipped),
                 call->forced_why);
-    if (call->forced_skipped != SAFECOLL_STRATEGY_AUTO && call->strategy == SAFECOLL_STRATEGY_NATIVE)
+    if (call->forced_skipped != SAFECOLL_STRATEGY_AUTO &&
+        call->strategy == SAFECOLL_STRATEGY_NATIVE)
         return;
     if (call->ag[SC_AG_WRAPPED]) {
         const sc__layout *w = call->lay.wrapped ? &call->lay : &call->rlay;

@@ -248,7 +248,8 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
 
 /* The fast path's cheap checks of a regular call, with the errors
  * sc__begin gives: comm, and root unless it is SC_NO_ROOT. Fills *rank and
- * *size; on error, counts it and calls the error handler. */
+ * *size; on error, counts it and calls the error handler. Returns SC_INTER,
+ * having checked nothing else, for an intercommunicator. */
 int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int root, int *rank,
                       int *size);
 
