@@ -35,8 +35,12 @@ extern "C" {
  *
  *  Semantics follow MPI: MPI_IN_PLACE where MPI allows it, any datatype
  *  (derived, non-contiguous, resized, lb != 0), zero counts, any root, any
- *  intracommunicator. Intercommunicators are refused with
- *  MPI_ERR_UNSUPPORTED_OPERATION.
+ *  intracommunicator. On an intercommunicator every safe collective is the
+ *  native call with MPI's meaning of each argument (MPI_ROOT and
+ *  MPI_PROC_NULL roots, arrays of the remote group); the v-collectives and
+ *  alltoallw agree across both groups on detector D and counts that do not
+ *  fit, and then make the MPI-4 `_c` call on every rank (guide.md,
+ *  "Intercommunicators").
  *
  *  \return MPI_SUCCESS or an MPI error code (see \ref errors); the
  *  communicator's error handler is invoked once on error, as MPI would.
@@ -181,14 +185,15 @@ SAFECOLL_API int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count send
  *  i*n) through the pipeline of the \ref coll "irregular collectives", with
  *  all their strategies; a triggered bcast has strategies of its own
  *  (largecount, bigtype, chunk and p2p; segment does not apply). A barrier
- *  carries no data: its safe version is the native call, and a forced
- *  strategy other than native is refused.
+ *  carries no data: its safe version is the native call; a strategy other
+ *  than native forced for the barrier itself is refused, one forced by
+ *  `all=` leaves it native (a verbose-log line).
  *
  *  The blocking and non-blocking forms are distinct collectives for
  *  forced strategies, statistics and bounds (e.g. SAFECOLL_COLL_GATHER and
  *  SAFECOLL_COLL_IGATHER).
  *
- *  Errors a rank can see alone (MPI_COMM_NULL, an intercommunicator, a root
+ *  Errors a rank can see alone (MPI_COMM_NULL, a root
  *  out of range, a negative count, a NULL buffer of a predefined type with
  *  a non-zero count, MPI_IN_PLACE where MPI does not allow it, a NULL
  *  request) are returned at once by that rank, as MPI would; errors of a
@@ -421,8 +426,9 @@ SAFECOLL_API int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count send
  *  datatypes with user ops, zero counts, every root.
  *
  *  \return MPI_SUCCESS or an MPI error code (see \ref errors):
- *  MPI_ERR_COMM, MPI_ERR_UNSUPPORTED_OPERATION (intercommunicator, or a
- *  forced strategy that cannot carry the call), MPI_ERR_ROOT, MPI_ERR_OP
+ *  MPI_ERR_COMM (also scan and exscan on an intercommunicator),
+ *  MPI_ERR_UNSUPPORTED_OPERATION (a forced strategy that cannot carry the
+ *  call), MPI_ERR_ROOT, MPI_ERR_OP
  *  (MPI_OP_NULL), MPI_ERR_TYPE, MPI_ERR_COUNT (negative), MPI_ERR_BUFFER
  *  (NULL buffer of a predefined type with elements, misplaced
  *  MPI_IN_PLACE), MPI_ERR_ARG (NULL recvcounts), MPI_ERR_REQUEST (NULL

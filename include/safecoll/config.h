@@ -117,7 +117,8 @@ typedef enum safecoll_strategy {
  * MPI-4's `_c` calls). Conditions of a single call are not part of the
  * answer: `regular` needs equal counts, `segment` more than one process,
  * and so on; a forced strategy that exists but cannot carry a call fails
- * that call with MPI_ERR_UNSUPPORTED_OPERATION on every rank.
+ * that call with MPI_ERR_UNSUPPORTED_OPERATION on every rank, unless it
+ * was forced by `all=` (see safecoll_strategy_parse()).
  * \param[in] coll     a collective (not SAFECOLL_COLL_ALL)
  * \param[in] strategy a strategy
  * \return 1 when it exists, 0 when not, -1 for a value out of range.
@@ -130,8 +131,12 @@ SAFECOLL_API int safecoll_strategy_applies(safecoll_coll coll, safecoll_strategy
  * \param[in] strategy  a strategy; SAFECOLL_STRATEGY_AUTO restores the
  *                      automatic choice
  * \return MPI_SUCCESS, or MPI_ERR_ARG for a value out of range.
- * \note A forced strategy that cannot apply to a call makes that call fail
- *       with MPI_ERR_UNSUPPORTED_OPERATION on every rank.
+ * \note A strategy forced here, for one collective or for all
+ *       (SAFECOLL_COLL_ALL), is strict: a call it cannot carry fails with
+ *       MPI_ERR_UNSUPPORTED_OPERATION on every rank, and
+ *       safecoll_last_error() names the strategy and the reason. Use
+ *       safecoll_strategy_parse("all=<s>") for the lenient rule of the
+ *       debugging setting.
  */
 SAFECOLL_API int safecoll_strategy_set(safecoll_coll coll, safecoll_strategy strategy);
 
@@ -149,6 +154,14 @@ SAFECOLL_API int safecoll_strategy_get(safecoll_coll coll);
  * The string is a comma-separated list of `collective=strategy`, e.g.
  * `gatherv=chunk,alltoallv=p2p` or `all=p2p`; later entries win. Nothing is
  * changed when any entry is malformed.
+ *
+ * Two rules, as for SAFECOLL_STRATEGY: a strategy set by an `all=` entry
+ * carries the calls it can express and leaves the others to the automatic
+ * choice (native when nothing fired), with one line in the verbose log
+ * (a barrier, a reduction under bigtype or segment, chunk across types of
+ * different element sizes, any call on an intercommunicator); a strategy
+ * set for one collective (`gatherv=chunk`, also after `all=`) is strict,
+ * as with safecoll_strategy_set().
  * \param[in] spec the specification; "" changes nothing
  * \return MPI_SUCCESS, or MPI_ERR_ARG (see safecoll_last_error()).
  */

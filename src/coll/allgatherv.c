@@ -24,6 +24,12 @@ int safecoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     int rc = sc__begin(&call, SAFECOLL_COLL_ALLGATHERV, SC_PATTERN_ALLGATHER,
                        "safecoll_allgatherv", 0, comm, -1);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLGATHERV,
+                                    .pattern = SC_PATTERN_ALLGATHER, .fn = "safecoll_allgatherv",
+                                    .comm = comm, .sbuf = sendbuf, .scount = sendcount,
+                                    .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype,
+                                    .irc = recvcounts, .ird = displs});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = recvcounts;
@@ -40,6 +46,12 @@ int safecoll_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
     int rc = sc__begin(&call, SAFECOLL_COLL_ALLGATHERV, SC_PATTERN_ALLGATHER,
                        "safecoll_allgatherv_c", 1, comm, -1);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLGATHERV,
+                                    .pattern = SC_PATTERN_ALLGATHER, .fn = "safecoll_allgatherv_c",
+                                    .comm = comm, .sbuf = sendbuf, .scount = sendcount,
+                                    .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype,
+                                    .crc = recvcounts, .crd = displs});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = recvcounts;
@@ -56,6 +68,12 @@ int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLGATHERV, SC_PATTERN_ALLGATHER,
                          "safecoll_iallgatherv", 0, comm, -1, request);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLGATHERV,
+                                    .pattern = SC_PATTERN_ALLGATHER, .fn = "safecoll_iallgatherv",
+                                    .comm = comm, .sbuf = sendbuf, .scount = sendcount,
+                                    .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype,
+                                    .irc = recvcounts, .ird = displs, .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = recvcounts;
@@ -72,6 +90,12 @@ int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLGATHERV, SC_PATTERN_ALLGATHER,
                          "safecoll_iallgatherv_c", 1, comm, -1, request);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLGATHERV,
+                                    .pattern = SC_PATTERN_ALLGATHER, .fn = "safecoll_iallgatherv_c",
+                                    .comm = comm, .sbuf = sendbuf, .scount = sendcount,
+                                    .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype,
+                                    .crc = recvcounts, .crd = displs, .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = recvcounts;

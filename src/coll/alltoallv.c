@@ -25,6 +25,12 @@ int safecoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sd
     int rc = sc__begin(&call, SAFECOLL_COLL_ALLTOALLV, SC_PATTERN_ALLTOALL,
                        "safecoll_alltoallv", 0, comm, -1);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLTOALLV,
+                                    .pattern = SC_PATTERN_ALLTOALL, .fn = "safecoll_alltoallv",
+                                    .comm = comm, .sbuf = sendbuf, .stype = sendtype,
+                                    .rbuf = recvbuf, .rtype = recvtype, .isc = sendcounts,
+                                    .isd = sdispls, .irc = recvcounts, .ird = rdispls});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = sendcounts;
@@ -44,6 +50,12 @@ int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     int rc = sc__begin(&call, SAFECOLL_COLL_ALLTOALLV, SC_PATTERN_ALLTOALL,
                        "safecoll_alltoallv_c", 1, comm, -1);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLTOALLV,
+                                    .pattern = SC_PATTERN_ALLTOALL, .fn = "safecoll_alltoallv_c",
+                                    .comm = comm, .sbuf = sendbuf, .stype = sendtype,
+                                    .rbuf = recvbuf, .rtype = recvtype, .csc = sendcounts,
+                                    .csd = sdispls, .crc = recvcounts, .crd = rdispls});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = sendcounts;
@@ -63,6 +75,13 @@ int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL,
                          "safecoll_ialltoallv", 0, comm, -1, request);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLV,
+                                    .pattern = SC_PATTERN_ALLTOALL, .fn = "safecoll_ialltoallv",
+                                    .comm = comm, .sbuf = sendbuf, .stype = sendtype,
+                                    .rbuf = recvbuf, .rtype = recvtype, .isc = sendcounts,
+                                    .isd = sdispls, .irc = recvcounts, .ird = rdispls,
+                                    .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = sendcounts;
@@ -82,6 +101,13 @@ int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL,
                          "safecoll_ialltoallv_c", 1, comm, -1, request);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLV,
+                                    .pattern = SC_PATTERN_ALLTOALL, .fn = "safecoll_ialltoallv_c",
+                                    .comm = comm, .sbuf = sendbuf, .stype = sendtype,
+                                    .rbuf = recvbuf, .rtype = recvtype, .csc = sendcounts,
+                                    .csd = sdispls, .crc = recvcounts, .crd = rdispls,
+                                    .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = sendcounts;

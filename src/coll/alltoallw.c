@@ -152,6 +152,12 @@ int safecoll_alltoallw(const void *sendbuf, const int sendcounts[], const int sd
     sc__call call;
     int rc = start(&call, SAFECOLL_COLL_ALLTOALLW, "safecoll_alltoallw", 0, comm);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLTOALLW,
+                                    .pattern = SC_PATTERN_ALLTOALLW, .fn = "safecoll_alltoallw",
+                                    .comm = comm, .sbuf = sendbuf, .stypes = sendtypes,
+                                    .rbuf = recvbuf, .rtypes = recvtypes, .isc = sendcounts,
+                                    .isd = sdispls, .irc = recvcounts, .ird = rdispls});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = sendcounts;
@@ -170,6 +176,12 @@ int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
     sc__call call;
     int rc = start(&call, SAFECOLL_COLL_ALLTOALLW, "safecoll_alltoallw_c", 1, comm);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLTOALLW,
+                                    .pattern = SC_PATTERN_ALLTOALLW, .fn = "safecoll_alltoallw_c",
+                                    .comm = comm, .sbuf = sendbuf, .stypes = sendtypes,
+                                    .rbuf = recvbuf, .rtypes = recvtypes, .csc = sendcounts,
+                                    .csd = sdispls, .crc = recvcounts, .crd = rdispls});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = sendcounts;
@@ -191,6 +203,13 @@ int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[], const int s
     sc__call call;
     int rc = start(&call, SAFECOLL_COLL_IALLTOALLW, "safecoll_ialltoallw", 0, comm);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLW,
+                                    .pattern = SC_PATTERN_ALLTOALLW, .fn = "safecoll_ialltoallw",
+                                    .comm = comm, .sbuf = sendbuf, .stypes = sendtypes,
+                                    .rbuf = recvbuf, .rtypes = recvtypes, .isc = sendcounts,
+                                    .isd = sdispls, .irc = recvcounts, .ird = rdispls,
+                                    .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = sendcounts;
@@ -209,6 +228,13 @@ int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
     sc__call call;
     int rc = start(&call, SAFECOLL_COLL_IALLTOALLW, "safecoll_ialltoallw_c", 1, comm);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLW,
+                                    .pattern = SC_PATTERN_ALLTOALLW, .fn = "safecoll_ialltoallw_c",
+                                    .comm = comm, .sbuf = sendbuf, .stypes = sendtypes,
+                                    .rbuf = recvbuf, .rtypes = recvtypes, .csc = sendcounts,
+                                    .csd = sdispls, .crc = recvcounts, .crd = rdispls,
+                                    .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = sendcounts;

@@ -1,10 +1,16 @@
 /*
  * safecoll_barrier and safecoll_ibarrier. A barrier carries no data, so no
  * detector can fire and no avoidance applies: the safe version is the
- * native call, counted in the statistics. A forced strategy other than
- * native is refused, so that a configuration that expects avoidance does
- * not pass silently.
+ * native call, counted in the statistics. No strategy but native can carry
+ * it: a strategy forced for every collective (`all=p2p`, the debugging
+ * setting) leaves the barrier native, with a line in the verbose log; one
+ * forced for the barrier itself is refused with a message that says why,
+ * so that a configuration that expects avoidance does not pass silently.
+ * On an intercommunicator too the barrier is the native call.
  */
+#include <stdio.h>
+
+#include "nb.h"
 #include "pipeline.h"
 
 static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
@@ -13,16 +19,31 @@ static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
     safecoll_strategy forced;
     int rank, size, rc;
 
-    if ((rc = sc__regular_begin(coll, fn, comm, SC_NO_ROOT, &rank, &size)) != MPI_SUCCESS)
+    rc = sc__regular_begin(coll, fn, comm, SC_NO_ROOT, &rank, &size);
+    if (rc == SC_INTER) {
+        if (!nb)
+            sc__nb_drain(comm); /* a blocking call: see nb.h */
+        MPI_Comm_rank(comm, &rank);
+        rc = MPI_SUCCESS;
+    } else if (rc != MPI_SUCCESS) {
         return rc;
+    }
     if (nb && request == NULL)
         rc = sc__error(MPI_ERR_REQUEST, "%s: rank %d: request is NULL", fn, rank);
     else if ((rc = sc__config_init()) == MPI_SUCCESS &&
              (forced = sc__config_forced(coll)) != SAFECOLL_STRATEGY_AUTO &&
-             forced != SAFECOLL_STRATEGY_NATIVE)
-        rc = sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
-                       "%s: the forced strategy %s does not apply to this collective", fn,
-                       safecoll_strategy_name(forced));
+             forced != SAFECOLL_STRATEGY_NATIVE) {
+        if (!sc__config_forced_all(coll))
+            rc = sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
+                           "%s: the forced strategy %s cannot carry a barrier: it moves no "
+                           "data, and only native applies to it",
+                           fn, safecoll_strategy_name(forced));
+        else if (sc__config_verbose() && rank == 0)
+            fprintf(stderr,
+                    "libsafecoll: %s: %s, forced for all collectives, does not apply to a "
+                    "barrier -> native\n",
+                    fn, safecoll_strategy_name(forced));
+    }
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
     rc = nb ? MPI_Ibarrier(comm, request) : MPI_Barrier(comm);

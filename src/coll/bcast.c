@@ -27,7 +27,13 @@ static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count cou
     sc__call call;
     int rank, size, rc;
 
-    if ((rc = sc__regular_begin(coll, fn, comm, root, &rank, &size)) != MPI_SUCCESS)
+    rc = sc__regular_begin(coll, fn, comm, root, &rank, &size);
+    if (rc == SC_INTER && nb && request == NULL)
+        return sc__regular_fail(coll, comm,
+                                sc__error(MPI_ERR_REQUEST, "%s: request is NULL", fn));
+    if (rc == SC_INTER)
+        return sc__inter_bcast(coll, fn, buffer, count, type, root, comm, nb ? request : NULL);
+    if (rc != MPI_SUCCESS)
         return rc;
     if (nb && request == NULL)
         rc = sc__error(MPI_ERR_REQUEST, "%s: rank %d: request is NULL", fn, rank);

@@ -132,8 +132,14 @@ int sc__regular_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn,
     MPI_Count bytes = 0, ignored;
     int rank, size, rc, is_root, many_significant;
 
-    if ((rc = sc__regular_begin(coll, fn, comm, rooted(pattern) ? root : SC_NO_ROOT, &rank,
-                                &size)) != MPI_SUCCESS)
+    rc = sc__regular_begin(coll, fn, comm, rooted(pattern) ? root : SC_NO_ROOT, &rank, &size);
+    if (rc == SC_INTER && nb && request == NULL)
+        return sc__regular_fail(coll, comm,
+                                sc__error(MPI_ERR_REQUEST, "%s: request is NULL", fn));
+    if (rc == SC_INTER)
+        return sc__inter_blocks(coll, pattern, fn, sendbuf, sendcount, sendtype, recvbuf,
+                                recvcount, recvtype, root, comm, nb ? request : NULL);
+    if (rc != MPI_SUCCESS)
         return rc;
     is_root = rooted(pattern) && rank == root;
     many_significant = is_root || !rooted(pattern);

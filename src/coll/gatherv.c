@@ -38,6 +38,12 @@ int safecoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     int rc = sc__begin(&call, SAFECOLL_COLL_GATHERV, SC_PATTERN_GATHER, "safecoll_gatherv", 0,
                        comm, root);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_GATHERV, .pattern = SC_PATTERN_GATHER,
+                                    .fn = "safecoll_gatherv", .comm = comm, .root = root,
+                                    .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                                    .rbuf = recvbuf, .rtype = recvtype, .irc = recvcounts,
+                                    .ird = displs});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = recvcounts;
@@ -54,6 +60,12 @@ int safecoll_gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     int rc = sc__begin(&call, SAFECOLL_COLL_GATHERV, SC_PATTERN_GATHER, "safecoll_gatherv_c",
                        1, comm, root);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_GATHERV, .pattern = SC_PATTERN_GATHER,
+                                    .fn = "safecoll_gatherv_c", .comm = comm, .root = root,
+                                    .sbuf = sendbuf, .scount = sendcount, .stype = sendtype,
+                                    .rbuf = recvbuf, .rtype = recvtype, .crc = recvcounts,
+                                    .crd = displs});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = recvcounts;
@@ -70,6 +82,13 @@ int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IGATHERV, SC_PATTERN_GATHER, "safecoll_igatherv", 0,
                          comm, root, request);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IGATHERV,
+                                    .pattern = SC_PATTERN_GATHER, .fn = "safecoll_igatherv",
+                                    .comm = comm, .root = root, .sbuf = sendbuf,
+                                    .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                                    .rtype = recvtype, .irc = recvcounts, .ird = displs,
+                                    .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = recvcounts;
@@ -86,6 +105,13 @@ int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IGATHERV, SC_PATTERN_GATHER, "safecoll_igatherv_c", 1,
                          comm, root, request);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IGATHERV,
+                                    .pattern = SC_PATTERN_GATHER, .fn = "safecoll_igatherv_c",
+                                    .comm = comm, .root = root, .sbuf = sendbuf,
+                                    .scount = sendcount, .stype = sendtype, .rbuf = recvbuf,
+                                    .rtype = recvtype, .crc = recvcounts, .crd = displs,
+                                    .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = recvcounts;

@@ -278,3 +278,15 @@ int sc__mpi_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     return rc;
 }
 #endif
+
+/* MPICH 4.0.2's MPI_Ibcast on an intercommunicator delivers nothing to the
+ * remote group when the root is not rank 0 of its group (2 + 2 processes,
+ * root at local rank 1: the remote ranks' buffers stay as they were;
+ * MPI_Bcast, and MPI_Ibcast from local rank 0, are right; found by this
+ * project's tests). MPI_Iscatterv with every block at displacement 0 is
+ * right in the same case. */
+int sc__known_inter_ibcast(void)
+{
+    pthread_once(&version_once, match_library);
+    return mpich_402;
+}

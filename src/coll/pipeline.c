@@ -93,13 +93,14 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
         setup = sc__bounds_init();
     call->limit = sc__config_int_limit();
     call->forced = sc__config_forced(coll);
+    call->forced_all = call->forced != SAFECOLL_STRATEGY_AUTO && sc__config_forced_all(coll);
     if (comm == MPI_COMM_NULL)
         return sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         return sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
+    /* The entry runs an intercommunicator call itself (inter.c). */
     if (inter)
-        return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
-                         "%s: intercommunicators are not supported", fn);
+        return SC_INTER;
     MPI_Comm_rank(comm, &call->rank);
     MPI_Comm_size(comm, &call->size);
     if ((pattern == SC_PATTERN_GATHER || pattern == SC_PATTERN_SCATTER) &&
@@ -132,7 +133,7 @@ int sc__begin_i(sc__call *call, safecoll_coll coll, sc__pattern pattern, const c
     if (request != NULL)
         *request = MPI_REQUEST_NULL;
     rc = sc__begin(call, coll, pattern, fn, large, comm, root);
-    if (rc == MPI_SUCCESS && request == NULL)
+    if ((rc == MPI_SUCCESS || rc == SC_INTER) && request == NULL)
         rc = sc__error(MPI_ERR_REQUEST, "%s: request is NULL", fn);
     call->request = request;
     return rc;
@@ -515,8 +516,9 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
     call->ag[SC_AG_LIMIT_NEG] = -call->limit;
     call->ag[SC_AG_HASH_MAX] = call->lay.hash;
     call->ag[SC_AG_HASH_NEG] = -call->lay.hash;
-    call->ag[SC_AG_FORCED_MAX] = forced;
-    call->ag[SC_AG_FORCED_NEG] = -(long long)forced;
+    /* Whether it is forced for all collectives is part of what must agree. */
+    call->ag[SC_AG_FORCED_MAX] = 2 * (long long)forced + call->forced_all;
+    call->ag[SC_AG_FORCED_NEG] = -(2 * (long long)forced + call->forced_all);
 
     call->ag[SC_AG_TRIGGER] = trig;
     call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
@@ -570,6 +572,40 @@ static int agree(sc__call *call)
     return MPI_SUCCESS;
 }
 
+/* Why the forced strategy s, which the agreement marked as unable to run,
+ * cannot carry this call, from what the agreement holds. */
+static void forced_reason(const sc__call *call, safecoll_strategy s, char *why, size_t len)
+{
+    const long long *ag = call->ag;
+
+    if (call->known != NULL)
+        snprintf(why, len, "it would hit a known MPI bug: %s", call->known);
+    else if (s == SAFECOLL_STRATEGY_NATIVE)
+        snprintf(why, len, "counts or displacements do not fit in int (or a registry bound "
+                           "fired)");
+    else if (s == SAFECOLL_STRATEGY_CHUNK && ag[SC_AG_SIZE_MAX] > 0 &&
+             ag[SC_AG_SIZE_MAX] != -ag[SC_AG_SIZE_NEG])
+        snprintf(why, len,
+                 "the datatypes of the call have elements of different sizes (%lld and %lld "
+                 "bytes), and chunk cuts every message at element boundaries of both sides",
+                 -ag[SC_AG_SIZE_NEG], ag[SC_AG_SIZE_MAX]);
+    else if (ag[SC_AG_LIMIT_MAX] != -ag[SC_AG_LIMIT_NEG] && call->root < 0 &&
+             (s == SAFECOLL_STRATEGY_BIGTYPE || s == SAFECOLL_STRATEGY_SEGMENT ||
+              s == SAFECOLL_STRATEGY_CHUNK))
+        snprintf(why, len, "the ranks plan with different limits");
+    else if (call->pattern == SC_PATTERN_ALLGATHER && ag[SC_AG_HASH_MAX] != -ag[SC_AG_HASH_NEG] &&
+             (s == SAFECOLL_STRATEGY_SEGMENT || s == SAFECOLL_STRATEGY_CHUNK))
+        snprintf(why, len, "the ranks hold different displacements");
+    else if (s == SAFECOLL_STRATEGY_LARGECOUNT && call->bound_fired)
+        snprintf(why, len, "a registry bound fired, which no record says the large-count call "
+                           "is free of");
+    else if (s == SAFECOLL_STRATEGY_BIGTYPE && ag[SC_AG_G_BYTES])
+        snprintf(why, len, "a bound in bytes fired, which a bigger datatype does not change");
+    else
+        snprintf(why, len, "its layout or datatypes do not allow it on some rank (e.g. no "
+                           "common unit of the blocks, a block or window above the limit)");
+}
+
 static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
 {
     const long long *ag = call->ag;
@@ -587,8 +623,9 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
     if (ag[SC_AG_FORCED_MAX] != -ag[SC_AG_FORCED_NEG])
         return sc__error(MPI_ERR_ARG,
                          "%s: the ranks force different strategies (%s on some, %s on others)",
-                         call->fn, safecoll_strategy_name((safecoll_strategy)-ag[SC_AG_FORCED_NEG]),
-                         safecoll_strategy_name((safecoll_strategy)ag[SC_AG_FORCED_MAX]));
+                         call->fn,
+                         safecoll_strategy_name((safecoll_strategy)(-ag[SC_AG_FORCED_NEG] / 2)),
+                         safecoll_strategy_name((safecoll_strategy)(ag[SC_AG_FORCED_MAX] / 2)));
     if (ag[SC_AG_SIZE_MAX] > 0 && ag[SC_AG_SIZE_MAX] != -ag[SC_AG_SIZE_NEG])
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
     /* Every rank cuts with the smallest working limit. In a rooted
@@ -608,21 +645,24 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_CHUNK] = 1;
     }
     if (forced != SAFECOLL_STRATEGY_AUTO) {
+        char why[200] = "";
         if (ops->exec[forced] == NULL || !sc__strategy_exists(call->coll, forced))
+            snprintf(why, sizeof why, "it does not apply to this collective");
+        else if (ag[SC_AG_NOFIT + forced])
+            forced_reason(call, forced, why, sizeof why);
+        if (why[0] == '\0') {
+            call->strategy = forced;
+            return MPI_SUCCESS;
+        }
+        if (!call->forced_all)
             return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: the forced strategy %s does not apply to this collective",
-                             call->fn, safecoll_strategy_name(forced));
-        if (ag[SC_AG_NOFIT + forced])
-            return sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
-                             "%s: the forced strategy %s cannot carry this call (%s%s)",
-                             call->fn, safecoll_strategy_name(forced),
-                             call->known != NULL ? "it would hit a known MPI bug: " : "",
-                             call->known != NULL ? call->known
-                             : forced == SAFECOLL_STRATEGY_NATIVE
-                                 ? "counts or displacements do not fit in int"
-                                 : "its layout or datatypes do not allow it");
-        call->strategy = forced;
-        return MPI_SUCCESS;
+                             "%s: the forced strategy %s cannot carry this call: %s", call->fn,
+                             safecoll_strategy_name(forced), why);
+        /* Forced for every collective (`all=`, a debugging setting): the
+         * calls it cannot express take the automatic choice, native when
+         * nothing fired, and the verbose log says so. */
+        call->forced_skipped = forced;
+        snprintf(call->forced_why, sizeof call->forced_why, "%s", why);
     }
     if (!ag[SC_AG_TRIGGER]) {
         /* No correctness trigger: a performance record may route the call
@@ -680,6 +720,14 @@ static void log_decision(const sc__call *call)
     char why[256] = "forced";
 
     if (call->rank != logger)
+        return;
+    if (call->forced_skipped != SAFECOLL_STRATEGY_AUTO)
+        fprintf(stderr, "libsafecoll: %s on %d ranks: %s, forced for all collectives, cannot "
+                        "carry this call (%s) -> automatic choice\n",
+                call->fn, call->size, safecoll_strategy_name(call->forced_skipped),
+                call->forced_why);
+    if (call->forced_skipped != SAFECOLL_STRATEGY_AUTO &&
+        call->strategy == SAFECOLL_STRATEGY_NATIVE)
         return;
     if (call->ag[SC_AG_WRAPPED]) {
         const sc__layout *w = call->lay.wrapped ? &call->lay : &call->rlay;
@@ -743,7 +791,8 @@ int sc__run(sc__call *call)
     rc = call->direct ? (int)call->ag[SC_AG_ERROR] : agree(call);
     if (rc == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
         if (sc__config_verbose() &&
-            (call->strategy != SAFECOLL_STRATEGY_NATIVE || call->perf_refused))
+            (call->strategy != SAFECOLL_STRATEGY_NATIVE || call->perf_refused ||
+             call->forced_skipped != SAFECOLL_STRATEGY_AUTO))
             log_decision(call);
         rc = plan_late(call, ops);
         if (rc == MPI_SUCCESS && call->strategy == SAFECOLL_STRATEGY_NATIVE)

@@ -124,6 +124,11 @@ typedef struct sc__call {
     safecoll_strategy forced; /* read when the call starts: a non-blocking
                                  call runs later, under whatever the
                                  configuration is by then */
+    int forced_all;           /* forced by `all=` (sc__config_forced_all) */
+    /* A strategy forced by `all=` that cannot carry the call, and why: the
+     * call took the automatic choice instead (logged). */
+    safecoll_strategy forced_skipped;
+    char forced_why[200];
     MPI_Count limit;
     const char *known;   /* a known MPI bug this call would hit (known.c) */
     int own_error;       /* this rank found an error itself */
@@ -190,6 +195,10 @@ unsigned sc__known_bugs(const sc__call *call, const char **what);
  * regular rounds' resized types would meet a known bug (known.c). */
 int sc__known_regular_chunk_extent(const sc__call *call);
 
+/* Whether MPI_Ibcast on an intercommunicator must be routed around a bug
+ * of the running MPI library (known.c; inter.c uses MPI_Iscatterv). */
+int sc__known_inter_ibcast(void);
+
 /* MPI_Reduce and MPI_Reduce_c, routing around a bug of MPICH 4.0.2 with
  * MPI_IN_PLACE at a root other than 0 (known.c); same parameters. */
 int sc__mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
@@ -247,7 +256,8 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
 
 /* The fast path's cheap checks of a regular call, with the errors
  * sc__begin gives: comm, and root unless it is SC_NO_ROOT. Fills *rank and
- * *size; on error, counts it and calls the error handler. */
+ * *size; on error, counts it and calls the error handler. Returns SC_INTER,
+ * having checked nothing else, for an intercommunicator. */
 int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int root, int *rank,
                       int *size);
 
@@ -313,6 +323,48 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
  * MPI_REQUEST_NULL until the call is started. */
 int sc__begin_i(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
                 int large, MPI_Comm comm, int root, MPI_Request *request);
+
+/* Intercommunicators (inter.c). sc__begin and sc__regular_begin return
+ * SC_INTER, which is no MPI error code, for an intercommunicator; the
+ * entry then hands its arguments to one of the functions below, which run
+ * the native call with the intercommunicator meaning of every argument
+ * and invoke the error handler themselves. */
+#define SC_INTER (-1)
+
+/* A v-collective or alltoallw on an intercommunicator, as the entry got
+ * it: the arrays describe the remote group; unused fields are 0. */
+typedef struct sc__inter {
+    safecoll_coll coll;
+    sc__pattern pattern; /* GATHER, SCATTER, ALLGATHER, ALLTOALL or ALLTOALLW */
+    const char *fn;
+    MPI_Comm comm;
+    int root; /* rooted ones: MPI_ROOT, MPI_PROC_NULL or a remote rank */
+    const void *sbuf;
+    void *rbuf;
+    MPI_Count scount, rcount; /* the one-count sides (gatherv, allgatherv send; scatterv recv) */
+    MPI_Datatype stype, rtype;
+    const int *isc, *isd, *irc, *ird;      /* int entries */
+    const MPI_Count *csc, *crc;            /* _c entries */
+    const MPI_Aint *csd, *crd;
+    const MPI_Datatype *stypes, *rtypes;   /* alltoallw */
+    MPI_Request *request;                  /* i-forms; NULL when blocking */
+} sc__inter;
+
+/* MPI_SUCCESS, or the error of a strategy forced for coll that cannot run
+ * on an intercommunicator (a verbose-log line for one forced by `all=`). */
+int sc__inter_forced(safecoll_coll coll, const char *fn, MPI_Comm comm);
+/* Detector D and "does not fit" on this rank's arrays, agreed across both
+ * groups; then every rank makes the int call, or the MPI-4 large-count
+ * call, or returns the same error. */
+int sc__inter_v(const sc__inter *in);
+/* gather, scatter, allgather, alltoall (blocks.c's patterns) and bcast:
+ * the native call, a count past the int limit carried by sc__type_fit. */
+int sc__inter_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn, const void *sendbuf,
+                     MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Request *request);
+int sc__inter_bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count,
+                    MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *request);
 
 /* Helpers for strategies. */
 static inline char *sc__at(char *buf, MPI_Aint displ, MPI_Aint extent)

@@ -250,6 +250,180 @@ static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size
     return sc__run(&call);
 }
 
+#if !SC_HAVE_MPI4
+/* The i-form of the _c reduce_scatter on an intercommunicator without the
+ * _c calls: the int copy of recvcounts must live until the call completes,
+ * so the call runs on a coroutine (nb.h) that owns it. */
+typedef struct rs_op {
+    const void *sendbuf;
+    void *recvbuf;
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Comm comm;
+    int counts[];
+} rs_op;
+
+static int rs_body(void *arg)
+{
+    rs_op *o = arg;
+
+    return SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, o->sendbuf, o->recvbuf, o->counts,
+                   o->type, o->op, o->comm);
+}
+
+static int inter_ireduce_scatter(const red_args *a, int size)
+{
+    rs_op *o = malloc(sizeof *o + sizeof(int) * (size_t)(size ? size : 1));
+    int rc;
+
+    if (o == NULL)
+        return fail(a, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
+    *o = (rs_op){a->sendbuf, a->recvbuf, a->type, a->op, MPI_COMM_NULL};
+    for (int i = 0; i < size; i++)
+        o->counts[i] = (int)a->crecvcounts[i];
+    if ((rc = sc__comm_private_nb(a->comm, &o->comm)) != MPI_SUCCESS) {
+        free(o);
+        return fail(a, rc);
+    }
+    rc = sc__nb_start(a->comm, rs_body, o, free, a->request);
+    sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
+    if (rc != MPI_SUCCESS)
+        MPI_Comm_call_errhandler(a->comm, rc);
+    return rc;
+}
+#endif
+
+/* An intercommunicator: the native call, with MPI's meaning of each
+ * argument there (the root's group receives the other group's reduction,
+ * MPI_ROOT and MPI_PROC_NULL roots, recvcounts of the local group). Its
+ * count, datatype and op are global as in one group, so every rank of both
+ * groups takes the same path without a message: the int call when the
+ * counts fit in int, else the MPI-4 large-count call, else the same error
+ * everywhere. scan and exscan are not defined on intercommunicators. */
+static SC_COLD int intercomm(const red_args *a)
+{
+    MPI_Count most = a->count;
+    int rank, size, rsize, rc;
+
+    if (a->request != NULL)
+        *a->request = MPI_REQUEST_NULL;
+    else if (a->coll != a->kind)
+        return fail(a, sc__error(MPI_ERR_REQUEST, "%s: request is NULL", a->fn));
+    else
+        sc__nb_drain(a->comm);
+    MPI_Comm_rank(a->comm, &rank);
+    MPI_Comm_size(a->comm, &size);
+    MPI_Comm_remote_size(a->comm, &rsize);
+    if ((rc = sc__inter_forced(a->coll, a->fn, a->comm)) != MPI_SUCCESS)
+        return fail(a, rc);
+    if (a->kind == SAFECOLL_COLL_SCAN || a->kind == SAFECOLL_COLL_EXSCAN)
+        return fail(a, sc__error(MPI_ERR_COMM, "%s: %s is not defined on intercommunicators",
+                                 a->fn, a->kind == SAFECOLL_COLL_SCAN ? "scan" : "exscan"));
+    if (a->kind == SAFECOLL_COLL_REDUCE && a->root != MPI_ROOT && a->root != MPI_PROC_NULL &&
+        (a->root < 0 || a->root >= rsize))
+        return fail(a, sc__error(MPI_ERR_ROOT,
+                                 "%s: root %d is not MPI_ROOT, MPI_PROC_NULL or a rank of the "
+                                 "remote group of size %d",
+                                 a->fn, a->root, rsize));
+    if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
+        return fail(a, sc__error(MPI_ERR_BUFFER,
+                                 "%s: rank %d: MPI_IN_PLACE is not allowed on an "
+                                 "intercommunicator",
+                                 a->fn, rank));
+    if (a->op == MPI_OP_NULL)
+        return fail(a, sc__error(MPI_ERR_OP, "%s: op is MPI_OP_NULL", a->fn));
+    if (a->type == MPI_DATATYPE_NULL)
+        return fail(a, sc__error(MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL", a->fn));
+    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER) {
+        if (a->irecvcounts == NULL && a->crecvcounts == NULL)
+            return fail(a, sc__error(MPI_ERR_ARG, "%s: rank %d: recvcounts is NULL", a->fn,
+                                     rank));
+        most = 0;
+        for (int i = 0; i < size; i++) {
+            MPI_Count c = recvcount_of(a, i);
+            if (c < 0)
+                return fail(a, sc__error(MPI_ERR_COUNT, "%s: recvcounts[%d] is negative (%lld)",
+                                         a->fn, i, (long long)c));
+            if (c > most)
+                most = c;
+        }
+    } else if (a->count < 0) {
+        return fail(a, sc__error(MPI_ERR_COUNT, "%s: count is negative (%lld)", a->fn,
+                                 (long long)a->count));
+    }
+    if (most <= INT_MAX && (a->crecvcounts == NULL || a->request == NULL)) {
+        const void *sb = a->sendbuf;
+        void *rb = a->recvbuf;
+        const int n = (int)a->count;
+        MPI_Request *req = a->request;
+        int *counts = (int *)a->irecvcounts;
+        switch (a->kind) {
+        case SAFECOLL_COLL_REDUCE:
+            rc = req ? MPI_Ireduce(sb, rb, n, a->type, a->op, a->root, a->comm, req)
+                     : MPI_Reduce(sb, rb, n, a->type, a->op, a->root, a->comm);
+            break;
+        case SAFECOLL_COLL_ALLREDUCE:
+            rc = req ? MPI_Iallreduce(sb, rb, n, a->type, a->op, a->comm, req)
+                     : MPI_Allreduce(sb, rb, n, a->type, a->op, a->comm);
+            break;
+        case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+            rc = req ? MPI_Ireduce_scatter_block(sb, rb, n, a->type, a->op, a->comm, req)
+                     : MPI_Reduce_scatter_block(sb, rb, n, a->type, a->op, a->comm);
+            break;
+        default:
+            /* A blocking _c call converts its recvcounts, which fit. */
+            if (counts == NULL && (counts = malloc(sizeof(int) * (size_t)size)) == NULL)
+                return fail(a, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
+            for (int i = 0; a->irecvcounts == NULL && i < size; i++)
+                counts[i] = (int)a->crecvcounts[i];
+            rc = req ? MPI_Ireduce_scatter(sb, rb, counts, a->type, a->op, a->comm, req)
+                     : MPI_Reduce_scatter(sb, rb, counts, a->type, a->op, a->comm);
+            if (a->irecvcounts == NULL)
+                free(counts);
+            break;
+        }
+    } else {
+#if SC_HAVE_MPI4
+        /* Past INT_MAX, or the i-form of the _c reduce_scatter, whose int
+         * copy of recvcounts would have to outlive this call: the
+         * large-count call is the native call of the _c entry. */
+        const void *sb = a->sendbuf;
+        void *rb = a->recvbuf;
+        MPI_Request *req = a->request;
+        switch (a->kind) {
+        case SAFECOLL_COLL_REDUCE:
+            rc = req ? MPI_Ireduce_c(sb, rb, a->count, a->type, a->op, a->root, a->comm, req)
+                     : MPI_Reduce_c(sb, rb, a->count, a->type, a->op, a->root, a->comm);
+            break;
+        case SAFECOLL_COLL_ALLREDUCE:
+            rc = req ? MPI_Iallreduce_c(sb, rb, a->count, a->type, a->op, a->comm, req)
+                     : MPI_Allreduce_c(sb, rb, a->count, a->type, a->op, a->comm);
+            break;
+        case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+            rc = req ? MPI_Ireduce_scatter_block_c(sb, rb, a->count, a->type, a->op, a->comm,
+                                                   req)
+                     : MPI_Reduce_scatter_block_c(sb, rb, a->count, a->type, a->op, a->comm);
+            break;
+        default:
+            rc = req ? MPI_Ireduce_scatter_c(sb, rb, a->crecvcounts, a->type, a->op, a->comm,
+                                             req)
+                     : MPI_Reduce_scatter_c(sb, rb, a->crecvcounts, a->type, a->op, a->comm);
+            break;
+        }
+#else
+        if (most <= INT_MAX)
+            return inter_ireduce_scatter(a, size);
+        rc = sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
+                       "%s: a count does not fit in int on an intercommunicator, and this MPI "
+                       "library has no MPI-4 large-count calls to carry it there",
+                       a->fn);
+        return fail(a, rc);
+#endif
+    }
+    sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
+    return rc;
+}
+
 static int reduction(const red_args *a)
 {
     MPI_Count total = 0, most = 0, size_x, per_msg, msgs;
@@ -260,8 +434,7 @@ static int reduction(const red_args *a)
     if (MPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS)
         return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", a->fn));
     if (inter)
-        return fail(a, sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
-                                 "%s: intercommunicators are not supported", a->fn));
+        return intercomm(a);
     if (a->request != NULL)
         *a->request = MPI_REQUEST_NULL;
     else if (a->coll != a->kind)

@@ -186,8 +186,7 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
     else if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         rc = sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
     else if (inter)
-        rc = sc__error(MPI_ERR_UNSUPPORTED_OPERATION,
-                       "%s: intercommunicators are not supported", fn);
+        return SC_INTER;
     else if (MPI_Comm_rank(comm, rank) != MPI_SUCCESS || MPI_Comm_size(comm, size) != MPI_SUCCESS)
         rc = sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
     else if (root != SC_NO_ROOT && (root < 0 || root >= *size))

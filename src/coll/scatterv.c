@@ -38,6 +38,12 @@ int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int dis
     int rc = sc__begin(&call, SAFECOLL_COLL_SCATTERV, SC_PATTERN_SCATTER, "safecoll_scatterv",
                        0, comm, root);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_SCATTERV,
+                                    .pattern = SC_PATTERN_SCATTER, .fn = "safecoll_scatterv",
+                                    .comm = comm, .root = root, .sbuf = sendbuf, .stype = sendtype,
+                                    .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
+                                    .isc = sendcounts, .isd = displs});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = sendcounts;
@@ -54,6 +60,12 @@ int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
     int rc = sc__begin(&call, SAFECOLL_COLL_SCATTERV, SC_PATTERN_SCATTER,
                        "safecoll_scatterv_c", 1, comm, root);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_SCATTERV,
+                                    .pattern = SC_PATTERN_SCATTER, .fn = "safecoll_scatterv_c",
+                                    .comm = comm, .root = root, .sbuf = sendbuf, .stype = sendtype,
+                                    .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
+                                    .csc = sendcounts, .csd = displs});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = sendcounts;
@@ -71,6 +83,12 @@ int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
     int rc = sc__begin_i(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv",
                          0, comm, root, request);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ISCATTERV,
+                                    .pattern = SC_PATTERN_SCATTER, .fn = "safecoll_iscatterv",
+                                    .comm = comm, .root = root, .sbuf = sendbuf, .stype = sendtype,
+                                    .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
+                                    .isc = sendcounts, .isd = displs, .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.icounts = sendcounts;
@@ -88,6 +106,12 @@ int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
     int rc = sc__begin_i(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv_c",
                          1, comm, root, request);
 
+    if (rc == SC_INTER)
+        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ISCATTERV,
+                                    .pattern = SC_PATTERN_SCATTER, .fn = "safecoll_iscatterv_c",
+                                    .comm = comm, .root = root, .sbuf = sendbuf, .stype = sendtype,
+                                    .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
+                                    .csc = sendcounts, .csd = displs, .request = request});
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.lay.ccounts = sendcounts;

@@ -32,6 +32,12 @@ static const char *const coll_names[SAFECOLL_NCOLL] = {
 };
 
 static atomic_int forced[SAFECOLL_NCOLL];
+/* 1 where forced[c] was set by an `all=` entry of a specification string
+ * (SAFECOLL_STRATEGY, safecoll_strategy_parse): such a strategy leaves a
+ * call it cannot carry to the automatic choice instead of failing it
+ * (pipeline.c, decide). safecoll_strategy_set, also with
+ * SAFECOLL_COLL_ALL, asks for exactly that strategy and clears it. */
+static atomic_int forced_all[SAFECOLL_NCOLL];
 static atomic_int verbose;
 /* SAFECOLL_NB_THREAD: run the non-blocking engine on the progress thread
  * even where extended generalized requests exist (a test hook; nb.h). Read
@@ -72,7 +78,8 @@ static int lookup(const char *const names[], int n, const char *s, size_t len)
 
 /* Parses a strategy specification into out[] without touching the live
  * settings, so that a malformed string changes nothing. */
-static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL])
+static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL],
+                      int all[SAFECOLL_NCOLL])
 {
     const char *p = spec;
 
@@ -100,8 +107,10 @@ static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL]
                              "exscan+reduce_local)",
                              who, (int)(len - (size_t)(eq - p) - 1), eq + 1);
         for (int c = 0; c < SAFECOLL_NCOLL; c++)
-            if (coll == SAFECOLL_COLL_ALL || coll == c)
+            if (coll == SAFECOLL_COLL_ALL || coll == c) {
                 out[c] = strategy;
+                all[c] = coll == SAFECOLL_COLL_ALL;
+            }
         if (end == NULL)
             break;
         p = end + 1;
@@ -180,15 +189,19 @@ static void read_env(void)
 {
     const char *v;
     long long n;
-    int spec[SAFECOLL_NCOLL];
+    int spec[SAFECOLL_NCOLL], all[SAFECOLL_NCOLL];
 
-    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
         spec[c] = atomic_load(&forced[c]);
+        all[c] = atomic_load(&forced_all[c]);
+    }
     if ((v = getenv("SAFECOLL_STRATEGY")) != NULL) {
-        if (parse_spec("SAFECOLL_STRATEGY", v, spec) != MPI_SUCCESS)
+        if (parse_spec("SAFECOLL_STRATEGY", v, spec, all) != MPI_SUCCESS)
             return env_fail(MPI_ERR_ARG);
-        for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        for (int c = 0; c < SAFECOLL_NCOLL; c++) {
             atomic_store(&forced[c], spec[c]);
+            atomic_store(&forced_all[c], all[c]);
+        }
     }
     if ((v = getenv("SAFECOLL_VERBOSE")) != NULL) {
         if (parse_long(v, 0, 1, &n) != 0)
@@ -241,6 +254,11 @@ safecoll_strategy sc__config_forced(safecoll_coll coll)
     return (safecoll_strategy)atomic_load(&forced[coll]);
 }
 
+int sc__config_forced_all(safecoll_coll coll)
+{
+    return atomic_load(&forced_all[coll]);
+}
+
 int sc__config_verbose(void)
 {
     return atomic_load(&verbose);
@@ -275,9 +293,12 @@ int safecoll_strategy_set(safecoll_coll coll, safecoll_strategy strategy)
     if (coll != SAFECOLL_COLL_ALL && (coll < 0 || coll >= SAFECOLL_NCOLL))
         return sc__error(MPI_ERR_ARG, "safecoll_strategy_set: coll %d is out of range",
                          (int)coll);
-    for (int c = 0; c < SAFECOLL_NCOLL; c++)
-        if (coll == SAFECOLL_COLL_ALL || coll == c)
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
+        if (coll == SAFECOLL_COLL_ALL || coll == c) {
             atomic_store(&forced[c], (int)strategy);
+            atomic_store(&forced_all[c], 0);
+        }
+    }
     return MPI_SUCCESS;
 }
 
@@ -291,17 +312,21 @@ int safecoll_strategy_get(safecoll_coll coll)
 
 int safecoll_strategy_parse(const char *spec)
 {
-    int out[SAFECOLL_NCOLL];
+    int out[SAFECOLL_NCOLL], all[SAFECOLL_NCOLL];
 
     sc__config_init();
     if (spec == NULL)
         return sc__error(MPI_ERR_ARG, "safecoll_strategy_parse: spec is NULL");
-    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
         out[c] = atomic_load(&forced[c]);
-    if (parse_spec("safecoll_strategy_parse", spec, out) != MPI_SUCCESS)
+        all[c] = atomic_load(&forced_all[c]);
+    }
+    if (parse_spec("safecoll_strategy_parse", spec, out, all) != MPI_SUCCESS)
         return MPI_ERR_ARG;
-    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+    for (int c = 0; c < SAFECOLL_NCOLL; c++) {
         atomic_store(&forced[c], out[c]);
+        atomic_store(&forced_all[c], all[c]);
+    }
     return MPI_SUCCESS;
 }
 

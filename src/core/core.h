@@ -63,6 +63,11 @@ int sc__strategy_exists(safecoll_coll coll, safecoll_strategy s);
  * reported by every later call, so all ranks see it alike. */
 int sc__config_init(void);
 safecoll_strategy sc__config_forced(safecoll_coll coll);
+/* 1 when coll's forced strategy comes from an `all=` entry of
+ * SAFECOLL_STRATEGY or safecoll_strategy_parse: a call it cannot carry
+ * then takes the automatic choice (native when nothing fired), with a line
+ * in the verbose log, instead of failing. */
+int sc__config_forced_all(safecoll_coll coll);
 int sc__config_verbose(void);
 /* Performance records route calls (SAFECOLL_PERF_BOUNDS, safecoll_perf_bounds_set). */
 int sc__config_perf_bounds(void);
