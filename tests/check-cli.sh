@@ -47,12 +47,20 @@ run 0 --help;                     expect out "usage: safecoll COMMAND"
 run 0 --version;                  expect out "safecoll (libsafecoll)"
 run 2;                            expect err "missing command"
 run 2 frob;                       expect err "unknown command 'frob'"
+checks=$((checks + 1))
+if grep -q 'safecoll: safecoll:' "$err"; then
+    failed=$((failed + 1)); echo "FAIL: the program's name twice: $(cat "$err")"
+fi
 run 0 bounds --help;              expect out "check FILE..."
 run 2 bounds;                     expect err "bounds: missing command"
 run 2 bounds frob;                expect err "unknown command 'frob'"
 run 0 bounds list --help;         expect out "usage: safecoll bounds list"
 run 0 bounds check --help;        expect out "usage: safecoll bounds check"
 run 0 bounds add --help;          expect out "usage: safecoll bounds add"
+for key in kind=performance use=STRATEGY oversubscribed= nodes=; do
+    expect out "$key"
+done
+run 0 search --help;              expect out "SAFECOLL_PROBE_FAULT"
 
 # --- check
 run 0 bounds check good.bounds;   expect out "good.bounds: ok: 2 records"

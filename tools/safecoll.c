@@ -101,8 +101,13 @@ static int dispatch(const dispatcher *d, int argc, char **argv)
                 return d->cmds[i].run(argc - 1, argv + 1);
         why = "unknown command";
     }
-    fprintf(stderr, "%s: %s: %s%s%s%s\n", progname, d->what, why, argc >= 2 ? " '" : "",
-            argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
+    /* The top-level dispatcher's name is the program's: say it once. */
+    if (strcmp(d->what, progname) == 0)
+        fprintf(stderr, "%s: %s%s%s%s\n", progname, why, argc >= 2 ? " '" : "",
+                argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
+    else
+        fprintf(stderr, "%s: %s: %s%s%s%s\n", progname, d->what, why, argc >= 2 ? " '" : "",
+                argc >= 2 ? argv[1] : "", argc >= 2 ? "'" : "");
     print_usage(stderr, d);
     return EXIT_USAGE;
 }
@@ -217,7 +222,11 @@ static const char bounds_add_usage[] =
     "\n"
     "Check one record and append it to FILE (created if missing; an existing\n"
     "FILE must be valid). The keys are those of the file format:\n"
-    "  collective class bound (required), s P mpi source n_s delta date note\n"
+    "  collective class bound (required), s P mpi source n_s delta date note;\n"
+    "  for a performance record also kind=performance, use=STRATEGY (the\n"
+    "  equivalent the calls past the bound take) and the conditions it was\n"
+    "  measured under, oversubscribed=yes|no|any and nodes=1|many|any\n"
+    "  (doc/bounds-format.md)\n"
     "Each argument is one key=value; no quotes are needed, and \\t \\n \\\\ \\\"\n"
     "are read as in a quoted value, e.g.\n"
     "  safecoll bounds add --out my.bounds collective=scatter class=G_elements \\\n"

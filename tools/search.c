@@ -221,7 +221,10 @@ static const char search_usage[] =
     "  --probe-cmd PATH  the program run as 'PATH probe ...' (default: this one)\n"
     "  --dry-run         print the plan and the memory estimate; run nothing\n"
     "Exit status: 0 done (bugs found or not), 1 the launcher failed or FILE\n"
-    "could not be written, 2 wrong usage.\n";
+    "could not be written, 2 wrong usage.\n"
+    "SAFECOLL_PROBE_FAULT=coll=NAME,kind=crash|hang|wrong|error|kill|slow|jitter,... makes\n"
+    "the probes simulate a buggy MPI, to try the search itself (doc/testing.md,\n"
+    "\"Testing the search itself\").\n";
 
 typedef struct display {
     int tty;
