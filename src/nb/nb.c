@@ -367,12 +367,11 @@ int sc__nb_pass(void)
     return moved;
 }
 
-void sc__nb_drain(MPI_Comm comm)
+/* Completes the operations keyed `key`, driving every operation. */
+static void drain_key(MPI_Comm key)
 {
     int left = 1;
 
-    if (atomic_load(&npending) == 0 || sc__nb_active())
-        return;
     /* This thread drives the operations itself (the progress thread, if
      * any, may too): the caller is about to block in MPI anyway, and MPI's
      * own blocking calls spin the same way. */
@@ -383,13 +382,43 @@ void sc__nb_drain(MPI_Comm comm)
         before = steps;
         progress();
         for (nb_op *op = head; op != NULL && !left; op = op->next)
-            left = op->comm == comm;
+            left = op->comm == key;
         if (left && steps == before) {
             pthread_mutex_unlock(&lock);
             sched_yield();
             continue;
         }
         pthread_mutex_unlock(&lock);
+    }
+}
+
+void sc__nb_drain(MPI_Comm comm)
+{
+    MPI_Comm key;
+
+    if (atomic_load(&npending) == 0 || sc__nb_active())
+        return;
+    /* Operations are keyed by the private duplicate they run on, which
+     * they hold until they end: the caller's handle may have been freed
+     * and reused for another communicator meanwhile (sc__nb_start). */
+    if ((key = sc__comm_private_nb_find(comm)) != MPI_COMM_NULL)
+        drain_key(key);
+}
+
+/* Drives every operation until op has completed (sc__nb_start with
+ * `complete`): meanwhile this thread moves the others as a wait would. */
+static void drive_until(nb_op *op)
+{
+    while (!atomic_load(&op->completed)) {
+        unsigned long before;
+        int moved;
+        pthread_mutex_lock(&lock);
+        before = steps;
+        progress();
+        moved = steps != before;
+        pthread_mutex_unlock(&lock);
+        if (!moved)
+            sched_yield();
     }
 }
 
@@ -537,7 +566,7 @@ static void enqueue(nb_op *op)
 }
 
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
-                 MPI_Request *request)
+                 int complete, MPI_Request *request)
 {
     nb_op *op = calloc(1, sizeof *op);
     int mode = pick_mode();
@@ -576,12 +605,19 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
         enqueue(op);
         if (mode == MODE_THREAD)
             sc__nb_worker_wake();
+        /* On a coroutine still, so that the operations before it on its
+         * communicator end first and the others move while it runs. */
+        if (complete)
+            drive_until(op);
         return MPI_SUCCESS;
     }
     stack_release(op->stack);
     op->stack = NULL;
     /* No coroutine here: run it now, and hand back a completed request
-     * that carries its result. */
+     * that carries its result; any operation still pending on its
+     * communicator comes first (none, unless the way of carrying them
+     * changed since it started). */
+    drain_key(comm);
     op->rc = body(arg);
     op->done = 1;
     atomic_store(&op->completed, 1);
