@@ -23,9 +23,10 @@
  *
  * Both are released when the body ends. A user-defined op cannot be held
  * this way: MPI has no MPI_Op_dup, and the libraries give no other hold on
- * it either (MPICH 4.0.2 and Open MPI 4.1: a persistent MPI_Reduce_init
- * on MPI_COMM_SELF takes no reference, and MPI_Op_free releases the op at
- * once, its handle going to the next MPI_Op_create). sc__run_nb makes such
+ * it either (MPICH 4.0.2 and Open MPI 4.1: a persistent reduction on
+ * MPI_COMM_SELF, MPI_Reduce_init or Open MPI's MPIX_Reduce_init, takes no
+ * reference, and MPI_Op_free releases the op at once, its handle going to
+ * the next MPI_Op_create). sc__run_nb makes such
  * a reduction complete before the call returns instead (nb.h).
  */
 #include <stdlib.h>

@@ -17,8 +17,9 @@
  * request is returned complete: correct, but with no overlap.
  *
  * Order. Operations are kept in one list in the order they were started.
- * Operations on the same communicator run one after the other: the first
- * must end before the next one starts. Since MPI makes every rank start
+ * Operations on the same communicator (keyed by the private duplicate
+ * they run on, sc__nb_start) run one after the other: the first must end
+ * before the next one starts. Since MPI makes every rank start
  * collectives on a communicator in the same order, every rank then makes
  * the library's own collectives on the private communicator in the same
  * order, whatever order the caller waits in. Operations on different
@@ -82,7 +83,7 @@ typedef struct nb_op {
     int (*body)(void *);
     void *arg;
     void (*free_arg)(void *);
-    MPI_Comm comm;      /* the caller's, for the order */
+    MPI_Comm comm;      /* the private duplicate it runs on, for the order */
     MPI_Request greq;
     MPI_Request slot;   /* the pending call of SC_COLL / SC_SEND / SC_RECV */
     int started, done, rc;
