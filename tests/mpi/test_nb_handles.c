@@ -598,7 +598,16 @@ static void run_case(tc_ctx *t, const ncase *c)
                 continue;
             for (int way = KEPT; way < NWAYS; way++) {
                 char label[200], *recv = NULL;
-                int cls = run_once(c, s, limits[l], way, &recv);
+                int cls;
+                /* An untriggered reduction returns MPI's own request, and
+                 * Open MPI 4.1 crashes in the wait of its MPI_Iallreduce
+                 * on a communicator freed while it is pending (SIGSEGV in
+                 * libnbc's progress; MPICH completes it). */
+                if (way == ALL_FREED && tc_openmpi() && limits[l] == INT_MAX &&
+                    (c->coll == SAFECOLL_COLL_IREDUCE || c->coll == SAFECOLL_COLL_IALLREDUCE ||
+                     c->coll == SAFECOLL_COLL_ISCAN))
+                    continue;
+                cls = run_once(c, s, limits[l], way, &recv);
                 snprintf(label, sizeof label, "%s, %s, limit %lld, %s", c->name, tc_sname(s),
                          (long long)limits[l], way_name[way]);
                 if (way == KEPT) {
