@@ -580,6 +580,14 @@ static void compare(tc_ctx *t, const char *label, const char *got, const char *w
     }
 }
 
+/* The v-forms and alltoallw always run the pipeline, behind a request of
+ * the library's. */
+static int own_pipeline(safecoll_coll coll)
+{
+    return coll == SAFECOLL_COLL_IALLGATHERV || coll == SAFECOLL_COLL_IALLTOALLV ||
+           coll == SAFECOLL_COLL_IALLTOALLW;
+}
+
 static void run_case(tc_ctx *t, const ncase *c)
 {
     const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
@@ -599,13 +607,14 @@ static void run_case(tc_ctx *t, const ncase *c)
             for (int way = KEPT; way < NWAYS; way++) {
                 char label[200], *recv = NULL;
                 int cls;
-                /* An untriggered reduction returns MPI's own request, and
-                 * Open MPI 4.1 crashes in the wait of its MPI_Iallreduce
-                 * on a communicator freed while it is pending (SIGSEGV in
-                 * libnbc's progress; MPICH completes it). */
+                /* An untriggered regular call or reduction returns MPI's
+                 * own request, and Open MPI 4.1 crashes in the wait of
+                 * its own non-blocking collective on a communicator freed
+                 * while it is pending (SIGSEGV in libnbc's progress: seen
+                 * with MPI_Iallreduce with a user op from P = 2, and in
+                 * the regular cases here at P = 5; MPICH completes them). */
                 if (way == ALL_FREED && tc_openmpi() && limits[l] == INT_MAX &&
-                    (c->coll == SAFECOLL_COLL_IREDUCE || c->coll == SAFECOLL_COLL_IALLREDUCE ||
-                     c->coll == SAFECOLL_COLL_ISCAN))
+                    s <= SAFECOLL_STRATEGY_NATIVE && !own_pipeline(c->coll))
                     continue;
                 cls = run_once(c, s, limits[l], way, &recv);
                 snprintf(label, sizeof label, "%s, %s, limit %lld, %s", c->name, tc_sname(s),
