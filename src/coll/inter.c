@@ -175,8 +175,20 @@ typedef struct ibcast_op {
     MPI_Datatype type;
     int root, rsize;
     MPI_Comm comm;
+    sc__comm_ref *ref; /* held until the op is freed, as the type's duplicate */
+    int held;
     int arrays[]; /* counts, then displacements: 2 * rsize */
 } ibcast_op;
+
+static void ibcast_free(void *arg)
+{
+    ibcast_op *op = arg;
+
+    if (op->held)
+        MPI_Type_free(&op->type);
+    sc__comm_release(op->ref);
+    free(op);
+}
 
 static int ibcast_body(void *arg)
 {
@@ -205,12 +217,18 @@ static int ibcast_scatterv(void *buffer, MPI_Count count, MPI_Datatype type, int
 
     if (op == NULL)
         return sc__error(MPI_ERR_NO_MEM, "safecoll_ibcast: out of memory");
-    *op = (ibcast_op){buffer, count, type, root, rsize, MPI_COMM_NULL};
-    if ((rc = sc__comm_private_nb(comm, &op->comm)) != MPI_SUCCESS) {
+    *op = (ibcast_op){buffer, count, type, root, rsize, MPI_COMM_NULL, NULL, 0};
+    if ((rc = sc__comm_private_nb(comm, &op->comm, &op->ref)) != MPI_SUCCESS) {
         free(op);
         return rc;
     }
-    return sc__nb_start(comm, ibcast_body, op, free, request);
+    /* The caller may free its datatype and communicator once this returns
+     * (nbhold.c): the op holds its own. */
+    if (root != MPI_PROC_NULL && (rc = sc__nb_type_dup(&op->type, &op->held)) != MPI_SUCCESS) {
+        ibcast_free(op);
+        return rc;
+    }
+    return sc__nb_start(op->comm, ibcast_body, op, ibcast_free, 0, request);
 }
 
 int sc__inter_bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count,
@@ -272,6 +290,13 @@ typedef struct inter_call {
     int scalar_nofit, scalar_past_int;
     int large; /* the large-count call was chosen */
     int ran;   /* the MPI call ran: MPI has invoked the error handler */
+    /* A pending i-call's own handles (nbhold.c): a reference to the private
+     * duplicate, duplicates of its derived datatypes (alltoallw: arrays of
+     * them, w), released when the body ends. */
+    sc__comm_ref *ref;
+    int held[2];
+    MPI_Datatype *w;
+    unsigned char *wheld;
 } inter_call;
 
 /* Validation, detector D and "does not fit" over one side's arrays. */
@@ -587,10 +612,83 @@ static int run_v(inter_call *ic)
 #endif
 }
 
+/* Frees what hold_handles took; again, nothing. */
+static void release_handles(inter_call *ic)
+{
+    for (int k = 0; k < 2; k++)
+        if (ic->held[k])
+            MPI_Type_free(k == 0 ? &ic->in.stype : &ic->in.rtype);
+    ic->held[0] = ic->held[1] = 0;
+    if (ic->w != NULL) {
+        for (int i = 0; i < 2 * ic->rsize; i++)
+            if (ic->wheld[i])
+                MPI_Type_free(&ic->w[i]);
+        free(ic->w);
+        free(ic->wheld);
+        ic->w = NULL;
+        ic->wheld = NULL;
+    }
+    sc__comm_release(ic->ref);
+    ic->ref = NULL;
+}
+
+/* A pending i-call's datatypes, replaced by duplicates where derived: the
+ * caller may free its own once the call returns. Only the types MPI reads
+ * on this rank: a rooted call's other side may hold anything. */
+static int hold_handles(inter_call *ic)
+{
+    sc__inter *in = &ic->in;
+    int s = 1, r = 1, rc;
+
+    if (in->pattern == SC_PATTERN_ALLTOALLW) {
+        const int n = 2 * ic->rsize;
+        ic->w = malloc(sizeof *ic->w * (size_t)(n ? n : 1));
+        ic->wheld = calloc((size_t)(n ? n : 1), 1);
+        if (ic->w == NULL || ic->wheld == NULL)
+            return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", in->fn);
+        for (int i = 0; i < n; i++) {
+            MPI_Datatype t = i < ic->rsize ? in->stypes[i] : in->rtypes[i - ic->rsize];
+            /* Peers mostly share a type: one duplicate for a run of them. */
+            if (i > 0 && t == (i - 1 < ic->rsize ? in->stypes[i - 1]
+                                                  : in->rtypes[i - 1 - ic->rsize])) {
+                ic->w[i] = ic->w[i - 1];
+                continue;
+            }
+            ic->w[i] = t;
+            if ((rc = sc__nb_type_dup(&ic->w[i], &s)) != MPI_SUCCESS)
+                return rc;
+            ic->wheld[i] = (unsigned char)s;
+        }
+        in->stypes = ic->w;
+        in->rtypes = ic->w + ic->rsize;
+        return MPI_SUCCESS;
+    }
+    if (in->pattern == SC_PATTERN_GATHER) {
+        s = in->root >= 0;
+        r = in->root == MPI_ROOT;
+    } else if (in->pattern == SC_PATTERN_SCATTER) {
+        s = in->root == MPI_ROOT;
+        r = in->root >= 0;
+    }
+    if (s && (rc = sc__nb_type_dup(&in->stype, &ic->held[0])) != MPI_SUCCESS)
+        return rc;
+    if (r && (rc = sc__nb_type_dup(&in->rtype, &ic->held[1])) != MPI_SUCCESS)
+        return rc;
+    return MPI_SUCCESS;
+}
+
+static void inter_free(void *arg)
+{
+    release_handles(arg);
+    free(arg);
+}
+
 static int body(void *arg)
 {
     inter_call *ic = arg;
     int rc = run_v(ic);
+
+    release_handles(ic);
 
     side_free(&ic->s);
     side_free(&ic->r);
@@ -627,12 +725,17 @@ int sc__inter_v(const sc__inter *in)
     /* As in the one-group pipeline, everything a coroutine sends goes on
      * the second duplicate, whose traffic starts at times that differ from
      * rank to rank. */
-    if ((rc = sc__comm_private_nb(in->comm, &copy->priv)) != MPI_SUCCESS) {
+    if ((rc = sc__comm_private_nb(in->comm, &copy->priv, &copy->ref)) != MPI_SUCCESS) {
         free(copy);
         return fail(in->coll, in->comm, rc);
     }
+    MPI_Comm_remote_size(in->comm, &copy->rsize);
+    if ((rc = hold_handles(copy)) != MPI_SUCCESS) {
+        inter_free(copy);
+        return fail(in->coll, in->comm, rc);
+    }
     copy->comm = copy->priv;
-    rc = sc__nb_start(in->comm, body, copy, free, in->request);
+    rc = sc__nb_start(copy->priv, body, copy, inter_free, 0, in->request);
     if (rc != MPI_SUCCESS)
         MPI_Comm_call_errhandler(in->comm, rc);
     return rc;

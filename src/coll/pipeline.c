@@ -824,14 +824,28 @@ int sc__run(sc__call *call)
 
 static int run_body(void *arg)
 {
-    return sc__run((sc__call *)arg);
+    sc__call *call = arg;
+    int rc = sc__run(call);
+
+    /* Every MPI call of the body has completed. */
+    sc__nb_release(call);
+    return rc;
+}
+
+/* When the request is freed; the body may not have run (an error
+ * starting it). */
+static void free_body(void *arg)
+{
+    sc__nb_release(arg);
+    free(arg);
 }
 
 int sc__run_nb(sc__call *call, MPI_Request *request)
 {
     sc__call *copy;
+    sc__comm_ref *ref = NULL;
     MPI_Comm user = call->comm;
-    int rc;
+    int rc, complete;
 
     if (request == NULL) {
         rc = sc__error(MPI_ERR_REQUEST, "%s: rank %d: request is NULL", call->fn, call->rank);
@@ -843,7 +857,17 @@ int sc__run_nb(sc__call *call, MPI_Request *request)
         return sc__fail_early(call, rc);
     }
     *copy = *call;
-    if ((rc = sc__comm_private_nb(user, &copy->priv)) != MPI_SUCCESS) {
+    if ((rc = sc__comm_private_nb(user, &copy->priv, &ref)) != MPI_SUCCESS) {
+        free(copy);
+        return sc__fail_early(call, rc);
+    }
+    /* The caller may free its datatypes, op and communicator once this
+     * returns (nbhold.c). A user-defined op cannot be held: a reduction
+     * with one ends before this returns instead, its types and op used
+     * by then. */
+    complete = call->pattern == SC_PATTERN_REDUCE && !call->red.predefined_op;
+    if ((rc = sc__nb_hold(copy, ref, !complete)) != MPI_SUCCESS) {
+        sc__comm_release(ref);
         free(copy);
         return sc__fail_early(call, rc);
     }
@@ -853,7 +877,7 @@ int sc__run_nb(sc__call *call, MPI_Request *request)
      * or the blocking calls' collectives. */
     copy->comm = copy->priv;
     copy->nb = 1;
-    rc = sc__nb_start(user, run_body, copy, free, request);
+    rc = sc__nb_start(copy->priv, run_body, copy, free_body, complete, request);
     if (rc != MPI_SUCCESS)
         MPI_Comm_call_errhandler(user, rc);
     return rc;

@@ -183,6 +183,9 @@ typedef struct sc__call {
     } red;
     /* The pattern's plan, made while checking feasibility (in scratch). */
     void *plan;
+    /* A non-blocking call's own handles (nbhold.c), released when its
+     * body ends. */
+    struct sc__nb_hold *hold;
     /* Memory owned by the call, freed when it ends. */
     void *scratch[16];
 } sc__call;
@@ -305,6 +308,19 @@ int sc__run(sc__call *call);
  * private duplicate. Errors found before it starts are returned at once;
  * the others become the request's status. */
 int sc__run_nb(sc__call *call, MPI_Request *request);
+/* The handles the copy of a call that sc__run_nb starts must hold until
+ * its body ends (nbhold.c): the reference comm to its private
+ * communicator, and, when `types` is set, duplicates of its derived
+ * datatypes, which replace the caller's in the call. On an error nothing
+ * is held and the caller still owns comm. */
+int sc__nb_hold(sc__call *call, sc__comm_ref *comm, int types);
+/* Releases what sc__nb_hold took; again, nothing. */
+void sc__nb_release(sc__call *call);
+/* For a pending call that does not go through sc__run_nb (the
+ * intercommunicator ones): replaces *type by a duplicate when it is
+ * derived, *held saying so; the caller frees the duplicate when its body
+ * ends. */
+int sc__nb_type_dup(MPI_Datatype *type, int *held);
 int sc__layout_view(sc__call *call, sc__layout *lay);
 int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
                   MPI_Datatype type, const char *bufname, const char *countname,

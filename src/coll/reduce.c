@@ -260,8 +260,20 @@ typedef struct rs_op {
     MPI_Datatype type;
     MPI_Op op;
     MPI_Comm comm;
+    sc__comm_ref *ref; /* held until the op is freed, as the type's duplicate */
+    int held;
     int counts[];
 } rs_op;
+
+static void rs_free(void *arg)
+{
+    rs_op *o = arg;
+
+    if (o->held)
+        MPI_Type_free(&o->type);
+    sc__comm_release(o->ref);
+    free(o);
+}
 
 static int rs_body(void *arg)
 {
@@ -278,14 +290,21 @@ static int inter_ireduce_scatter(const red_args *a, int size)
 
     if (o == NULL)
         return fail(a, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
-    *o = (rs_op){a->sendbuf, a->recvbuf, a->type, a->op, MPI_COMM_NULL};
+    *o = (rs_op){a->sendbuf, a->recvbuf, a->type, a->op, MPI_COMM_NULL, NULL, 0};
     for (int i = 0; i < size; i++)
         o->counts[i] = (int)a->crecvcounts[i];
-    if ((rc = sc__comm_private_nb(a->comm, &o->comm)) != MPI_SUCCESS) {
+    if ((rc = sc__comm_private_nb(a->comm, &o->comm, &o->ref)) != MPI_SUCCESS) {
         free(o);
         return fail(a, rc);
     }
-    rc = sc__nb_start(a->comm, rs_body, o, free, a->request);
+    /* The caller may free its datatype and communicator once this returns
+     * (nbhold.c): the op holds its own. A user-defined op cannot be held,
+     * so such a call ends before it returns. */
+    if ((rc = sc__nb_type_dup(&o->type, &o->held)) != MPI_SUCCESS) {
+        rs_free(o);
+        return fail(a, rc);
+    }
+    rc = sc__nb_start(o->comm, rs_body, o, rs_free, !is_predefined_op(a->op), a->request);
     sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
     if (rc != MPI_SUCCESS)
         MPI_Comm_call_errhandler(a->comm, rc);

@@ -3,8 +3,15 @@
  * point-to-point strategies, sub-collectives) goes on a duplicate of the
  * caller's communicator, so it can never match the caller's own messages or
  * tags. The duplicate is made at first use and cached on the caller's
- * communicator with an attribute; MPI frees it through the delete callback
- * when the caller frees its communicator.
+ * communicator with an attribute; MPI calls the delete callback when the
+ * caller frees its communicator.
+ *
+ * MPI lets the caller free its communicator while a non-blocking call on
+ * it is pending, and the safe one goes on making calls on the duplicate
+ * after that (nb.c). So each duplicate is reference-counted: the attribute
+ * holds one reference, every pending non-blocking safe call another
+ * (sc__comm_private_nb), and the duplicate is freed when the last one is
+ * released, by the delete callback or at the end of the last call.
  *
  * The conditions performance records are measured under (whether a node
  * holds more ranks than cores, whether the ranks span nodes) are a
@@ -15,11 +22,18 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "core.h"
 #include "nb.h"
+
+struct sc__comm_ref {
+    MPI_Comm comm;
+    atomic_int refs;
+};
 
 /* Two duplicates: one for blocking calls, one for the coroutines of
  * non-blocking ones (nb.c), whose traffic starts at times that differ from
@@ -33,16 +47,25 @@ static int cond_keyval = MPI_KEYVAL_INVALID;
 static int keyval_rc = MPI_SUCCESS;
 static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 
+int sc__comm_release(sc__comm_ref *ref)
+{
+    int rc;
+
+    if (ref == NULL || atomic_fetch_sub(&ref->refs, 1) != 1)
+        return MPI_SUCCESS;
+    rc = MPI_Comm_free(&ref->comm);
+    free(ref);
+    return rc;
+}
+
 static int free_private(MPI_Comm comm, int key, void *value, void *extra)
 {
-    MPI_Comm priv = (MPI_Comm)(intptr_t)value;
-
     (void)comm;
     (void)key;
     (void)extra;
-    /* The value holds the handle itself; MPI_Comm is an int in MPICH and a
-     * pointer in Open MPI, and both fit in a pointer. */
-    return MPI_Comm_free(&priv);
+    /* The attribute's reference; a pending non-blocking call may hold
+     * another, and then frees the duplicate when it ends. */
+    return sc__comm_release(value);
 }
 
 /* The key is made once per process, on the first safe call (MPI is
@@ -58,8 +81,11 @@ static void create_keyval(void)
                                            &cond_keyval, NULL);
 }
 
-static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv)
+/* The duplicate `which` of comm, made if there is none yet; *ref, when
+ * ref is not NULL, gets a reference the caller releases. */
+static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv, sc__comm_ref **ref)
 {
+    sc__comm_ref *r;
     void *value;
     int found, rc;
 
@@ -72,29 +98,53 @@ static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv)
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "cannot read the private communicator attribute");
     if (found) {
-        *priv = (MPI_Comm)(intptr_t)value;
-        return MPI_SUCCESS;
+        r = value;
+    } else {
+        if ((r = malloc(sizeof *r)) == NULL)
+            return sc__error(MPI_ERR_NO_MEM, "out of memory for the private communicator");
+        rc = MPI_Comm_dup(comm, &r->comm);
+        if (rc != MPI_SUCCESS) {
+            free(r);
+            return sc__error(rc, "cannot duplicate the communicator");
+        }
+        MPI_Comm_set_errhandler(r->comm, MPI_ERRORS_RETURN);
+        atomic_init(&r->refs, 1);
+        rc = MPI_Comm_set_attr(comm, keyval[which], r);
+        if (rc != MPI_SUCCESS) {
+            MPI_Comm_free(&r->comm);
+            free(r);
+            return sc__error(rc, "cannot cache the private communicator");
+        }
     }
-    rc = MPI_Comm_dup(comm, priv);
-    if (rc != MPI_SUCCESS)
-        return sc__error(rc, "cannot duplicate the communicator");
-    MPI_Comm_set_errhandler(*priv, MPI_ERRORS_RETURN);
-    rc = MPI_Comm_set_attr(comm, keyval[which], (void *)(intptr_t)*priv);
-    if (rc != MPI_SUCCESS) {
-        MPI_Comm_free(priv);
-        return sc__error(rc, "cannot cache the private communicator");
+    *priv = r->comm;
+    if (ref != NULL) {
+        atomic_fetch_add(&r->refs, 1);
+        *ref = r;
     }
     return MPI_SUCCESS;
 }
 
 int sc__comm_private(MPI_Comm comm, MPI_Comm *priv)
 {
-    return comm_private(comm, 0, priv);
+    return comm_private(comm, 0, priv, NULL);
 }
 
-int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv)
+int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv, sc__comm_ref **ref)
 {
-    return comm_private(comm, 1, priv);
+    return comm_private(comm, 1, priv, ref);
+}
+
+MPI_Comm sc__comm_private_nb_find(MPI_Comm comm)
+{
+    void *value;
+    int found = 0;
+
+    /* Quietly: the last error message stays the caller's. */
+    pthread_once(&keyval_once, create_keyval);
+    if (keyval_rc != MPI_SUCCESS ||
+        MPI_Comm_get_attr(comm, keyval[1], &value, &found) != MPI_SUCCESS || !found)
+        return MPI_COMM_NULL;
+    return ((sc__comm_ref *)value)->comm;
 }
 
 /* ---- conditions ---- */

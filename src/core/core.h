@@ -94,9 +94,24 @@ void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int trigger
  * caller's back; errors are handed to the caller's handler instead. */
 int sc__comm_private(MPI_Comm comm, MPI_Comm *priv);
 
+/* A reference to a private duplicate: it stays valid, even once the
+ * caller has freed comm, until every reference is released. */
+typedef struct sc__comm_ref sc__comm_ref;
+
 /* A second private duplicate, for the traffic of non-blocking safe
- * collectives (nb.c). */
-int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv);
+ * collectives (nb.c). When ref is not NULL, *ref gets a reference that the
+ * caller releases with sc__comm_release once it makes no more calls on
+ * *priv: a pending call keeps using it after the caller frees comm, which
+ * MPI allows. */
+int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv, sc__comm_ref **ref);
+
+/* Releases a reference (NULL: nothing); the last one frees the duplicate.
+ * MPI_SUCCESS or the error of MPI_Comm_free. */
+int sc__comm_release(sc__comm_ref *ref);
+
+/* The second private duplicate of comm if there is one, else
+ * MPI_COMM_NULL; never makes one. */
+MPI_Comm sc__comm_private_nb_find(MPI_Comm comm);
 
 /* The conditions performance records are measured under (issue 14): some
  * node holds more ranks of the communicator than cores available to them,

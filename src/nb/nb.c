@@ -17,8 +17,9 @@
  * request is returned complete: correct, but with no overlap.
  *
  * Order. Operations are kept in one list in the order they were started.
- * Operations on the same communicator run one after the other: the first
- * must end before the next one starts. Since MPI makes every rank start
+ * Operations on the same communicator (keyed by the private duplicate
+ * they run on, sc__nb_start) run one after the other: the first must end
+ * before the next one starts. Since MPI makes every rank start
  * collectives on a communicator in the same order, every rank then makes
  * the library's own collectives on the private communicator in the same
  * order, whatever order the caller waits in. Operations on different
@@ -82,7 +83,7 @@ typedef struct nb_op {
     int (*body)(void *);
     void *arg;
     void (*free_arg)(void *);
-    MPI_Comm comm;      /* the caller's, for the order */
+    MPI_Comm comm;      /* the private duplicate it runs on, for the order */
     MPI_Request greq;
     MPI_Request slot;   /* the pending call of SC_COLL / SC_SEND / SC_RECV */
     int started, done, rc;
@@ -367,12 +368,11 @@ int sc__nb_pass(void)
     return moved;
 }
 
-void sc__nb_drain(MPI_Comm comm)
+/* Completes the operations keyed `key`, driving every operation. */
+static void drain_key(MPI_Comm key)
 {
     int left = 1;
 
-    if (atomic_load(&npending) == 0 || sc__nb_active())
-        return;
     /* This thread drives the operations itself (the progress thread, if
      * any, may too): the caller is about to block in MPI anyway, and MPI's
      * own blocking calls spin the same way. */
@@ -383,13 +383,43 @@ void sc__nb_drain(MPI_Comm comm)
         before = steps;
         progress();
         for (nb_op *op = head; op != NULL && !left; op = op->next)
-            left = op->comm == comm;
+            left = op->comm == key;
         if (left && steps == before) {
             pthread_mutex_unlock(&lock);
             sched_yield();
             continue;
         }
         pthread_mutex_unlock(&lock);
+    }
+}
+
+void sc__nb_drain(MPI_Comm comm)
+{
+    MPI_Comm key;
+
+    if (atomic_load(&npending) == 0 || sc__nb_active())
+        return;
+    /* Operations are keyed by the private duplicate they run on, which
+     * they hold until they end: the caller's handle may have been freed
+     * and reused for another communicator meanwhile (sc__nb_start). */
+    if ((key = sc__comm_private_nb_find(comm)) != MPI_COMM_NULL)
+        drain_key(key);
+}
+
+/* Drives every operation until op has completed (sc__nb_start with
+ * `complete`): meanwhile this thread moves the others as a wait would. */
+static void drive_until(nb_op *op)
+{
+    while (!atomic_load(&op->completed)) {
+        unsigned long before;
+        int moved;
+        pthread_mutex_lock(&lock);
+        before = steps;
+        progress();
+        moved = steps != before;
+        pthread_mutex_unlock(&lock);
+        if (!moved)
+            sched_yield();
     }
 }
 
@@ -537,7 +567,7 @@ static void enqueue(nb_op *op)
 }
 
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
-                 MPI_Request *request)
+                 int complete, MPI_Request *request)
 {
     nb_op *op = calloc(1, sizeof *op);
     int mode = pick_mode();
@@ -576,12 +606,19 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
         enqueue(op);
         if (mode == MODE_THREAD)
             sc__nb_worker_wake();
+        /* On a coroutine still, so that the operations before it on its
+         * communicator end first and the others move while it runs. */
+        if (complete)
+            drive_until(op);
         return MPI_SUCCESS;
     }
     stack_release(op->stack);
     op->stack = NULL;
     /* No coroutine here: run it now, and hand back a completed request
-     * that carries its result. */
+     * that carries its result; any operation still pending on its
+     * communicator comes first (none, unless the way of carrying them
+     * changed since it started). */
+    drain_key(comm);
     op->rc = body(arg);
     op->done = 1;
     atomic_store(&op->completed, 1);

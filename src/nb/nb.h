@@ -81,23 +81,29 @@ int sc__nb_waitall(int n, MPI_Request reqs[]);
 
 /* Runs the body on a coroutine driven by the returned request. The body
  * gets `arg` and returns an MPI error code, which becomes the request's
- * status (MPI_Wait returns it). `comm` is the caller's communicator: ops on
- * the same communicator run one after the other, in the order they were
- * started, which is the same on every rank (MPI's rule for collectives), so
- * the collectives they make on the private communicator match. The body
- * must use sc__comm_private_nb() traffic only. free_arg releases `arg` when
- * the request is freed. Without extended generalized requests the
- * progress thread runs it when MPI provides MPI_THREAD_MULTIPLE; otherwise
- * the body runs to completion here and the request returned is already
- * complete (see doc/guide.md, "Non-blocking collectives"). */
+ * status (MPI_Wait returns it). `comm` is the second private duplicate of
+ * the caller's communicator (sc__comm_private_nb), which the body's
+ * traffic goes on and which it holds a reference to until it ends: ops on
+ * the same one run one after the other, in the order they were started,
+ * which is the same on every rank (MPI's rule for collectives), so the
+ * collectives they make on it match. (Not the caller's handle: the caller
+ * may free it while the op is pending, and MPI may hand the same value to
+ * another communicator.) free_arg releases `arg` when the request is
+ * freed. Without extended generalized requests the progress thread runs
+ * it when MPI provides MPI_THREAD_MULTIPLE; otherwise the body runs to
+ * completion here and the request returned is already complete (see
+ * doc/guide.md, "Non-blocking collectives"). With `complete` set the body
+ * ends before this returns in every case, the other operations moving
+ * meanwhile: for a body that needs a handle the caller may free as soon
+ * as this returns and that cannot be held (a user-defined op). */
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
-                 MPI_Request *request);
+                 int complete, MPI_Request *request);
 
 /* Completes the non-blocking safe operations pending on comm (the caller's
  * communicator). Every blocking safe call does this first: another rank
  * may be waiting for one of them before it joins this call, and nothing
  * else would move them forward while this rank blocks in MPI. One atomic
- * load when nothing is pending. */
+ * load when nothing is pending, else an attribute lookup too. */
 void sc__nb_drain(MPI_Comm comm);
 
 /* 1 when sc__nb_start gives real overlap now: extended generalized
