@@ -100,6 +100,10 @@ static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv, sc__comm_ref *
     if (found) {
         r = value;
     } else {
+        /* MPI_Comm_dup is collective and blocks: safe i-calls this rank
+         * has pending on comm may be what the other ranks wait for before
+         * they join it, and nothing moves them while it blocks (nb.h). */
+        sc__nb_drain(comm);
         if ((r = malloc(sizeof *r)) == NULL)
             return sc__error(MPI_ERR_NO_MEM, "out of memory for the private communicator");
         rc = MPI_Comm_dup(comm, &r->comm);
@@ -239,6 +243,11 @@ int sc__comm_conditions(MPI_Comm comm, unsigned *conds)
         *conds = (unsigned)(intptr_t)value;
         return MPI_SUCCESS;
     }
+    /* The detection is collective and blocks, once per communicator:
+     * first the safe i-calls pending on comm, which the other ranks may be
+     * waiting for (as in comm_private). An i-call that gets here first
+     * thus waits for the earlier ones once. */
+    sc__nb_drain(comm);
     if ((rc = sc__comm_private(comm, &priv)) != MPI_SUCCESS ||
         (rc = detect_conditions(priv, conds)) != MPI_SUCCESS)
         return rc;
