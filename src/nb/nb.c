@@ -410,17 +410,9 @@ void sc__nb_drain(MPI_Comm comm)
  * `complete`): meanwhile this thread moves the others as a wait would. */
 static void drive_until(nb_op *op)
 {
-    while (!atomic_load(&op->completed)) {
-        unsigned long before;
-        int moved;
-        pthread_mutex_lock(&lock);
-        before = steps;
-        progress();
-        moved = steps != before;
-        pthread_mutex_unlock(&lock);
-        if (!moved)
+    while (!atomic_load(&op->completed))
+        if (!sc__nb_pass())
             sched_yield();
-    }
 }
 
 /* ------------------------------------------------------------ the request */
