@@ -489,7 +489,15 @@ check-big-run: lib $(TOOL_BIN) $(BIG_BINS)
 	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
 	@printf '\n== big tests ==\n'
 	$(Q)if [ -x tests/big/run.sh ]; then \
-	    SAFECOLL_BIG_BIN=$(CURDIR)/$(B)tests/bin/big tests/big/run.sh; exit $$?; \
+	    out=$(B)tests/bin/big/run.out; \
+	    { SAFECOLL_BIG_BIN=$(CURDIR)/$(B)tests/bin/big tests/big/run.sh; \
+	      echo $$? > $$out.rc; } | tee $$out; st=$$(cat $$out.rc); \
+	    awk '/^PASS / { p++ } /^FAIL / { print "0 1 0 big " $$2 } \
+	         /^SKIP / { print "0 1 0 big " $$2 " (skipped)" } \
+	         END { print p + 0, 0, 0, "big" }' $$out >> $(SUMMARY); \
+	    [ "$$st" = 0 ] || grep -q '^0 1 0 big' $(SUMMARY) || \
+	        echo "0 1 0 big tests/big/run.sh exit $$st" >> $(SUMMARY); \
+	    exit $$st; \
 	elif [ -n "$(filter $(B)tests/bin/big/test_%,$(BIG_BINS))" ]; then \
 	    SAFECOLL_TEST_TIMEOUT=$${SAFECOLL_BIG_TIMEOUT:-3600} \
 	    tests/run-mpi.sh --src tests/big --default-procs 4 --logs $(B)tests/bin/logs \

@@ -80,7 +80,7 @@ if [ "${1:-}" = --list ]; then
     echo "native-reduce-inplace (0.1 GB; crashes on MPICH 4.0.2)"
     echo "native-allgather_c (12.9 GB; must work: the largecount strategy of a regular allgather calls it)"
     echo "native-alltoall_c (12.9 GB; must work: the largecount strategy of a regular alltoall calls it)"
-    echo "search-mpich (14 GB; safecoll search of scatter, allgather, iscatter at P=4 char, then the safe collective at the failures; tests/big/search.sh)"
+    echo "search-mpich (14 GB; safecoll search of scatter, allgather (and SAFECOLL_SEARCH_ICOLLS, e.g. iscatter) at P=4 char, then the safe collective at the failures; tests/big/search.sh)"
     echo "guideline-mpich (2 GB; safecoll guideline of 12 collectives at P=2,4 char up to 16 MiB per rank, then the routing of each record; tests/big/guideline.sh)"
     for c in "${configs[@]}"; do
         read -r name prog mode gb strategies <<< "$c"

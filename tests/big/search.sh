@@ -20,9 +20,11 @@
 #   count that passed is reported.
 #
 # Environment: SAFECOLL_SEARCH_COLLS (default scatter,allgather),
-# SAFECOLL_SEARCH_ICOLLS (default iscatter: searched after them with a first
-# time limit of 60 s, which is also the limit of each verifying probe, since
-# MPI_Iscatter hangs where MPI_Scatter crashes; empty: none),
+# SAFECOLL_SEARCH_ICOLLS (default none; e.g. iscatter: searched after them
+# with a first time limit of 60 s, which is also the limit of each verifying
+# probe, since MPI_Iscatter hangs where MPI_Scatter crashes.  Its hangs cost
+# 10-14 minutes of check-big, so CI leaves it out; the safe iscatter past
+# the bug is run by run.sh's iscatter-dense configurations),
 # SAFECOLL_SEARCH_F (Step 2's divisor, default 4),
 # SAFECOLL_SEARCH_MEM (default 12Gi: the probe's buffers, MPI's own
 # temporaries come on top), SAFECOLL_SEARCH_NSTART (default 1Mi), MPIEXEC;
@@ -39,7 +41,7 @@ shipped=$here/../../data/known-bounds
 # of its own.  gather, the same n*P at the root, works to n*P = 2^32 (doc/
 # testing.md) but costs 300 s there, and native-gather already records it.
 colls=${SAFECOLL_SEARCH_COLLS-scatter,allgather}
-icolls=${SAFECOLL_SEARCH_ICOLLS-iscatter}
+icolls=${SAFECOLL_SEARCH_ICOLLS-}
 f=${SAFECOLL_SEARCH_F:-4}
 mem=${SAFECOLL_SEARCH_MEM:-12Gi}
 nstart=${SAFECOLL_SEARCH_NSTART:-1Mi}
