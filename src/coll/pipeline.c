@@ -888,9 +888,6 @@ int sc__fail_early(sc__call *call, int rc)
 {
     sc__stats_count(call->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
     call_free(call);
-    if (call->comm == MPI_COMM_NULL || rc == MPI_ERR_COMM)
-        MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
-    else
-        MPI_Comm_call_errhandler(call->comm, rc);
+    sc__call_errhandler(call->comm, rc);
     return rc;
 }
