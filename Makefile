@@ -429,14 +429,17 @@ check-guideline: $(TOOL_BIN)
 	@printf '\n== guideline (fault injection) ==\n'
 	@$(call record,guideline,tests/check-guideline.sh $(TOOL_BIN))
 
+# The manual builds without a warning, and has its main page and examples.
 check-doc:
 	@printf '\n== doc ==\n'
-	@$(call record,doc,$(MAKE) $(SILENT) doc)
+	@$(call record,doc,$(MAKE) $(SILENT) doc && tests/check-doc.sh doc/html)
 
 # ---------------------------------------------------------------- fuzz
 # The bound-file parser under libFuzzer, ASan and UBSan (clang; Debian:
 # clang and libclang-rt-dev).  Only the sources the parser needs are built,
-# straight into one program.  Inputs reach FUZZ_MAX_LEN bytes, past the
+# straight into one program: the registry, the core, and the non-blocking
+# engine with the communicator cache, since error messages travel with a
+# non-blocking operation (sc__nb_message).  Inputs reach FUZZ_MAX_LEN bytes, past the
 # longest line the parser accepts.  A bounded run: it fails on a crash, a
 # leak, an input slower than FUZZ_TIMEOUT s or memory past FUZZ_RSS MB; the
 # input that did it is left in $(FUZZ_DIR) (rerun: $(FUZZ_BIN) <file>).
@@ -450,12 +453,14 @@ FUZZ_MAX_LEN ?= 16384
 FUZZ_DIR     := $(B)tests/bin/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_bounds
 FUZZ_SRCS    := tests/fuzz/fuzz_bounds.c $(sort $(wildcard src/bounds/*.c)) $(KNOWN_BOUNDS_C) \
-                src/core/error.c src/core/config.c src/core/version.c src/core/strategies.c
+                src/core/error.c src/core/config.c src/core/version.c src/core/strategies.c \
+                src/core/comm.c \
+                $(sort $(wildcard src/nb/*.c))
 FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined -fno-omit-frame-pointer $(WARN_CFLAGS) \
-                -Iinclude -Isrc/core -Isrc/bounds -Isrc
+                -Iinclude -Isrc/core -Isrc/bounds -Isrc/nb -Isrc
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/bounds/*.h src/core/*.h) $(HEADERS)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/bounds/*.h src/core/*.h src/nb/*.h) $(HEADERS)
 	$(call say,CCLD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRCS) `$(PKG_CONFIG) --cflags --libs $(FUZZ_MPI_PC)`

@@ -16,8 +16,10 @@
 #   tests/check-guideline.sh [bin/safecoll]
 #
 # The injected delays (SAFECOLL_TEST_GUIDELINE_DELAY, default 300ms) are far
-# above what a 1-8 KiB collective takes, even on a loaded machine, so that
-# no assertion depends on the machine's real timing. Prints one line per
+# above what a 1-8 KiB collective takes, even on a loaded machine, and no
+# assertion depends on the machine being quiet: the injected sizes must be
+# found, sizes far from them must not, and the one size next to the
+# injection may go either way (found). Prints one line per
 # failed assertion and "guideline: N checks, F failed".
 set -u
 
@@ -38,8 +40,10 @@ esac
 
 lib_scratch guideline
 export TMPDIR=$scratch
-# Tiny sizes, a few repetitions, no time budget beyond them.
-fast=(--sizes 1Ki-8Ki --reps 7 --time 0)
+# Tiny sizes, a few repetitions, no time budget beyond them. Each job gets
+# 900 s, as in (b): under a load average of 17-20 the job the plan gave
+# 212 s was killed at P = 2 before it measured anything.
+fast=(--sizes 1Ki-8Ki --reps 7 --time 0 --time-limit 900)
 
 refuse() {
     local text=$1
@@ -68,6 +72,46 @@ verdicts() {
     fi
 }
 
+# found P: the table of allreduce at P (slow fault above 2 KiB) has the
+# injected sizes, 4 and 8 KiB, as confirmed violations, and not 1 KiB, two
+# sizes below the injection. 2 KiB, the neighbour of the first injected
+# size, may go either way: a violation is confirmed by a run of two sizes,
+# so the real noise of a loaded machine at that one size joins the injected
+# run (issue 15: "violations at [2 KiB 4 KiB 8 KiB], expected [4 KiB 8
+# KiB]"). Nothing else depends on the machine being quiet.
+found() {
+    local P=$1 got
+    got=$(awk -v h="allreduce P=$P " 'index($0, h) == 1 { on = 1; next }
+        on && /^medians/ { on = 0 }
+        on && /VIOLATION/ { print $1, $2 }' "$out" | tr '\n' ' ')
+    checks=$((checks + 1))
+    case " $got" in
+    *" 4 KiB 8 KiB "*) ;;
+    *)
+        failed=$((failed + 1))
+        echo "FAIL: allreduce P=$P: violations at [$got], expected 4 KiB and 8 KiB among them"
+        sed 's/^/    | /' "$out" | head -30 ;;
+    esac
+    checks=$((checks + 1))
+    case " $got" in
+    *" 1 KiB "*)
+        failed=$((failed + 1))
+        echo "FAIL: allreduce P=$P: violations at [$got], 1 KiB is far below the injection"
+        sed 's/^/    | /' "$out" | head -30 ;;
+    esac
+}
+
+# expect_bound P: a record of allreduce at P whose bound is the last good
+# size: 2048, or 1024 when the noise at 2 KiB joined the run (found).
+expect_bound() {
+    checks=$((checks + 1))
+    if ! grep -qE " class=G_bytes bound=(2048|1024) s=1 P=$1 " "$out"; then
+        failed=$((failed + 1))
+        echo "FAIL: no record of allreduce P=$1 with bound 2048 (or 1024):"
+        sed 's/^/    | /' "$out" | tail -12
+    fi
+}
+
 # auto_fast P BYTES...: the fastest repetition of `auto` at BYTES per rank
 # (the "data" lines) is below half the injected delay, which every native
 # call there pays: the safe collective no longer makes the slow call. The
@@ -91,19 +135,26 @@ auto_fast() {
 # --- (a) a slow native allreduce above 2 KiB per rank, at P = 2 and 4
 slow="kind=slow,coll=allreduce,above=2Ki,delay=$delay"
 # (`auto` is not timed here: without records it is the slow native call.)
+# The default factor (2): under a heavy load (load average 17 on 2 cores)
+# the equivalents themselves took 100-200 ms at P = 4, against 450 ms for
+# the delayed native call, so a larger factor would lose the injected
+# sizes; the rule for the neighbour (found) is what absorbs the noise.
 SAFECOLL_PROBE_FAULT=$slow run 0 guideline --coll allreduce --procs 2,4 "${fast[@]}" \
     --no-auto --out found.bounds
-verdicts 2 "4 KiB" "8 KiB"
-verdicts 4 "4 KiB" "8 KiB"
-# The last good size is 2 KiB; allreduce's G_bytes is s*n.
+found 2
+found 4
+# The last good size is 2 KiB (1 KiB if noise joined it); allreduce's
+# G_bytes is s*n.
 expect out "collective=allreduce kind=performance use="
-expect out " class=G_bytes bound=2048 s=1 P=2 "
-expect out " class=G_bytes bound=2048 s=1 P=4 "
+expect_bound 2
+expect_bound 4
 # Each record carries the conditions it was measured under (one node; at
 # P = 4 oversubscribed when the machine has fewer than 4 processors).
-expect out " nodes=1 class=G_bytes bound=2048 s=1 P=2 "
+expect out " nodes=1 class=G_bytes bound="
 if [ "$(getconf _NPROCESSORS_ONLN)" -lt 4 ]; then
-    expect out " oversubscribed=yes nodes=1 class=G_bytes bound=2048 s=1 P=4 "
+    checks=$((checks + 1))
+    grep -qE " oversubscribed=yes nodes=1 class=G_bytes bound=(2048|1024) s=1 P=4 " "$out" || {
+        failed=$((failed + 1)); echo "FAIL: the P = 4 record is not marked oversubscribed"; }
 fi
 expect out "2 records appended to found.bounds"
 run 0 bounds check found.bounds; expect out "found.bounds: ok: 2 records"
@@ -128,9 +179,14 @@ done
 # the recheck measures 4 and 8 KiB again, finds native fine and makes no
 # record. Without the recheck the same slow phase makes one.
 slow_phase="$slow,calls=22"
+# (The range may hold 2 KiB too, its neighbour, when the machine's noise
+# joined it: see found.)
 SAFECOLL_PROBE_FAULT=$slow_phase run 0 guideline --coll allreduce --procs 2 "${fast[@]}" \
     --no-auto --out phase.bounds
-expect out "recheck: 2 sizes of 1 range measured again (shown above): 0 ranges confirmed"
+checks=$((checks + 1))
+grep -qE "recheck: [23] sizes of 1 range measured again \(shown above\): 0 ranges confirmed" "$out" || {
+    failed=$((failed + 1)); echo "FAIL: the recheck did not clear the slow phase:"
+    sed 's/^/    | /' "$out" | tail -12; }
 expect out "0 records"
 refuse "collective="
 verdicts 2
@@ -138,8 +194,8 @@ checks=$((checks + 1))
 [ -s phase.bounds ] && { failed=$((failed + 1)); echo "FAIL: a passing slow phase made records:"; cat phase.bounds; }
 SAFECOLL_PROBE_FAULT=$slow_phase run 0 guideline --coll allreduce --procs 2 "${fast[@]}" \
     --no-auto --no-recheck
-verdicts 2 "4 KiB" "8 KiB"
-expect out " class=G_bytes bound=2048 s=1 P=2 "
+found 2
+expect_bound 2
 refuse "recheck:"
 
 # --- (a3) a slow phase that covers only the calibration: the fault on the

@@ -26,6 +26,10 @@ extern "C" {
  *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): performance records route calls | safecoll_perf_bounds_set() (bounds.h) |
  *  | `SAFECOLL_BOUNDS` | `:`-separated list of bound files | safecoll_bounds_load() |
  *  | `SAFECOLL_KNOWN_BOUNDS` | unset: the known bounds built into the library; a path: that file instead; empty: none | — |
+ *
+ *  An empty value asks for nothing: a setting set to "" keeps its default,
+ *  as if unset, and a list of bound files set to "" names no file (for
+ *  `SAFECOLL_KNOWN_BOUNDS`, unlike unset, not even the built-in one).
  *  @{ */
 
 /** The MPI collectives, named as in MPI without the `MPI_` prefix.
@@ -152,8 +156,11 @@ SAFECOLL_API int safecoll_strategy_get(safecoll_coll coll);
  * \brief Force strategies from a specification string, as in SAFECOLL_STRATEGY.
  *
  * The string is a comma-separated list of `collective=strategy`, e.g.
- * `gatherv=chunk,alltoallv=p2p` or `all=p2p`; later entries win. Nothing is
- * changed when any entry is malformed.
+ * `gatherv=chunk,alltoallv=p2p` or `all=p2p,gatherv=chunk`. Each
+ * collective may be named by one entry only, and `all=` only as the first
+ * entry (the default the others refine): `gatherv=p2p,gatherv=chunk` and
+ * `gatherv=p2p,all=chunk` are malformed, since one entry would silently
+ * override another. Nothing is changed when any entry is malformed.
  *
  * Two rules, as for SAFECOLL_STRATEGY: a strategy set by an `all=` entry
  * carries the calls it can express and leaves the others to the automatic

@@ -52,6 +52,23 @@ extern "C" {
  *  (true {0, 2^32+5} reads {0, 5}) is invisible to both detectors; with
  *  counts, recovery still finds it when the earlier block overlaps the later
  *  start. safecoll_displs_check_blocks() compares neighbours only.
+ *
+ *  \b Which detector: safecoll_displs_check() for a layout you know is
+ *  non-descending (the paper's assumption; a send side, or displacements
+ *  an application computes as running sums), where any descent is a wrap.
+ *  safecoll_displs_check_blocks() for a receive side, which MPI allows in
+ *  any order but never overlapping: only a negative entry or an overlap
+ *  with the previous block is a wrap, so a layout that really descends is
+ *  not mistaken for one. The safe collectives use the second on receive
+ *  layouts and the first on send layouts.
+ *
+ *  \b Count types: the displacements these functions look at are the
+ *  application's int ones, since only an int wraps. The block lengths
+ *  come as `int` (safecoll_displs_check_blocks(), safecoll_displs_recover(),
+ *  as in the MPI calls) or, in the `_c` variants, as `MPI_Count`, the type
+ *  of the functions that work on recovered layouts
+ *  (safecoll_displs_believable(), safecoll_displs_segments(),
+ *  safecoll_displs_gcd()), following MPI's `_c` naming.
  *  @{ */
 
 /**
@@ -86,6 +103,21 @@ SAFECOLL_API int safecoll_displs_check_blocks(const int displs[], const int coun
                                               int *first_bad);
 
 /**
+ * \brief safecoll_displs_check_blocks() with `MPI_Count` block lengths.
+ *
+ * The same detector, for code that holds its counts as `MPI_Count` (the
+ * `_c` MPI calls, or the counts given to safecoll_displs_segments()).
+ * \param[in]  displs     the displacements; may be NULL only when n is 0
+ * \param[in]  counts     the block lengths, each >= 0; may be NULL only when n is 0
+ * \param[in]  n          number of entries, >= 0
+ * \param[out] first_bad  index of the first corrupted entry, or -1
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for a NULL pointer, n < 0 or a
+ *         negative count.
+ */
+SAFECOLL_API int safecoll_displs_check_blocks_c(const int displs[], const MPI_Count counts[],
+                                                int n, int *first_bad);
+
+/**
  * \brief Recover the true 64-bit displacements of a wrapped array.
  *
  * Rules, with a_i the given entries and c_i the recovered ones:
@@ -112,6 +144,24 @@ SAFECOLL_API int safecoll_displs_check_blocks(const int displs[], const int coun
  */
 SAFECOLL_API int safecoll_displs_recover(const int displs[], const int counts[], int n,
                                          MPI_Aint out[]);
+
+/**
+ * \brief safecoll_displs_recover() with `MPI_Count` block lengths.
+ *
+ * The same rules and errors; counts may exceed `INT_MAX`, as in the `_c`
+ * MPI calls and the functions that take the recovered layout
+ * (safecoll_displs_believable(), safecoll_displs_segments()), so one
+ * counts array serves the whole chain.
+ * \param[in]  displs  the (possibly wrapped) displacements
+ * \param[in]  counts  block lengths, each >= 0, or NULL to recover from the
+ *                     displacements alone (a layout whose blocks may
+ *                     overlap, as for safecoll_displs_recover())
+ * \param[in]  n       number of entries, >= 0
+ * \param[out] out     n recovered displacements; may alias nothing in the input
+ * \return MPI_SUCCESS or MPI_ERR_ARG.
+ */
+SAFECOLL_API int safecoll_displs_recover_c(const int displs[], const MPI_Count counts[], int n,
+                                           MPI_Aint out[]);
 
 /**
  * \brief Could the counts have produced this (recovered) layout?

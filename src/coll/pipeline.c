@@ -714,10 +714,36 @@ static int plan_late(sc__call *call, const sc__pattern_ops *ops)
     return rc;
 }
 
+/* Abbreviates an explanation (a record's origin and its line) to at most
+ * max bytes, deliberately: at a space outside quoted text, followed by
+ * " ...", so that the log never shows a word or a quoted note cut in the
+ * middle (issue 15: "class=G_bytes bou)"). */
+static void clip_words(char *s, size_t max)
+{
+    size_t cut = 0;
+    int quoted = 0;
+
+    if (strlen(s) <= max)
+        return;
+    for (size_t i = 0; s[i] != '\0' && i + 4 <= max; i++) {
+        if (s[i] == '\\' && quoted && s[i + 1] != '\0')
+            i++;
+        else if (s[i] == '"')
+            quoted = !quoted;
+        else if (s[i] == ' ' && !quoted)
+            cut = i;
+    }
+    snprintf(s + cut, max + 1 - cut, "%s...", cut > 0 ? " " : "");
+}
+
+/* The explanations are cut to this many bytes (clip_words); the printf
+ * precisions that repeat it only tell the compiler so. */
+#define SC_LOG_EXPLAIN 200
+
 static void log_decision(const sc__call *call)
 {
     int logger = call->root >= 0 ? call->root : 0;
-    char why[256] = "forced";
+    char why[512] = "forced";
 
     if (call->rank != logger)
         return;
@@ -738,26 +764,29 @@ static void log_decision(const sc__call *call)
     } else if (call->bound_fired) {
         static const char *const what[] = {"G: global buffer in elements", "G: global buffer in bytes",
                                            "X: message of"};
-        char origin[160];
+        char origin[SAFECOLL_BOUND_LINE_MAX + 512];
         sc__bounds_explain(call->coll, call->bound_size, call->size, call->bound_cls,
                            call->bound_value, origin, sizeof origin);
-        snprintf(why, sizeof why, "class %s %lld > bound %lld (%.60s)",
+        clip_words(origin, SC_LOG_EXPLAIN);
+        snprintf(why, sizeof why, "class %s %lld > bound %lld (%.*s)",
                  what[call->bound_cls == SAFECOLL_BOUND_G_ELEMENTS ? 0
                       : call->bound_cls == SAFECOLL_BOUND_G_BYTES  ? 1
                                                                     : 2],
-                 (long long)call->bound_value, (long long)call->bound_limit, origin);
+                 (long long)call->bound_value, (long long)call->bound_limit, SC_LOG_EXPLAIN,
+                 origin);
     } else if (call->known != NULL) {
         snprintf(why, sizeof why, "known MPI bug: %s", call->known);
     } else if (call->perf_routed || call->perf_refused) {
         static const char *const what[] = {"G: global buffer in elements",
                                            "G: global buffer in bytes", "X: message of"};
-        char origin[160] = "another rank's record";
+        char origin[SAFECOLL_BOUND_LINE_MAX + 512] = "another rank's record";
         if (call->perf_fired)
             safecoll_bounds_origin(call->perf.index, origin, sizeof origin);
+        clip_words(origin, SC_LOG_EXPLAIN);
         if (call->perf_fired)
             snprintf(why, sizeof why,
-                     "performance record %zu (%.100s): class %s %lld > bound %lld, use=%s%s",
-                     call->perf.index, origin, what[call->perf.cls],
+                     "performance record %zu (%.*s): class %s %lld > bound %lld, use=%s%s",
+                     call->perf.index, SC_LOG_EXPLAIN, origin, what[call->perf.cls],
                      (long long)call->perf.value, (long long)call->perf.bound,
                      safecoll_strategy_name(call->perf.use),
                      call->perf_refused ? " cannot carry this call" : "");
@@ -766,9 +795,27 @@ static void log_decision(const sc__call *call)
                      safecoll_strategy_name(call->perf_refused ? call->perf_refused
                                                                : call->strategy),
                      call->perf_refused ? " cannot carry this call" : "");
+    } else if (call->ag[SC_AG_G_ELEMENTS] || call->ag[SC_AG_G_BYTES] || call->ag[SC_AG_X]) {
+        /* The bound fired on another rank only: the working limit agreed
+         * is that bound, not an int limit (issue 15: "above the int limit
+         * 4" for a registered bound of 4). */
+        snprintf(why, sizeof why, "class %s: a registry bound fired on another rank",
+                 call->ag[SC_AG_X] && !call->ag[SC_AG_G_ELEMENTS] && !call->ag[SC_AG_G_BYTES]
+                     ? "X"
+                     : "G");
     } else if (call->ag[SC_AG_TRIGGER]) {
-        snprintf(why, sizeof why, "counts or displacements above the int limit %lld",
-                 (long long)call->limit);
+        const MPI_Count limit = sc__config_int_limit();
+        const int mine = call->lay.nofit || call->rlay.nofit;
+
+        if (limit == INT_MAX)
+            snprintf(why, sizeof why, "%s above INT_MAX",
+                     mine ? "counts or displacements" : "another rank has counts or displacements");
+        else
+            snprintf(why, sizeof why,
+                     "%s above the int limit %lld (SAFECOLL_INT_LIMIT or "
+                     "safecoll_int_limit_set)",
+                     mine ? "counts or displacements" : "another rank has counts or displacements",
+                     (long long)limit);
     }
     fprintf(stderr, "libsafecoll: %s on %d ranks: %s -> %s\n", call->fn, call->size, why,
             safecoll_strategy_name(call->strategy));
@@ -888,9 +935,6 @@ int sc__fail_early(sc__call *call, int rc)
 {
     sc__stats_count(call->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
     call_free(call);
-    if (call->comm == MPI_COMM_NULL || rc == MPI_ERR_COMM)
-        MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
-    else
-        MPI_Comm_call_errhandler(call->comm, rc);
+    sc__call_errhandler(call->comm, rc);
     return rc;
 }

@@ -44,10 +44,7 @@ typedef struct red_args {
 static int fail(const red_args *a, int rc)
 {
     sc__stats_count(a->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
-    if (a->comm == MPI_COMM_NULL || rc == MPI_ERR_COMM)
-        MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
-    else
-        MPI_Comm_call_errhandler(a->comm, rc);
+    sc__call_errhandler(a->comm, rc);
     return rc;
 }
 

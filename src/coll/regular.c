@@ -169,10 +169,7 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
 int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc)
 {
     sc__stats_count(coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
-    if (comm == MPI_COMM_NULL || rc == MPI_ERR_COMM)
-        MPI_Comm_call_errhandler(MPI_COMM_SELF, rc);
-    else
-        MPI_Comm_call_errhandler(comm, rc);
+    sc__call_errhandler(comm, rc);
     return rc;
 }
 

@@ -77,11 +77,16 @@ static int lookup(const char *const names[], int n, const char *s, size_t len)
 }
 
 /* Parses a strategy specification into out[] without touching the live
- * settings, so that a malformed string changes nothing. */
+ * settings, so that a malformed string changes nothing. Each collective is
+ * named by at most one entry, and all= may only come first (as the default
+ * the other entries refine): a second entry would silently override the
+ * first, and a string that says two things is a slip, not a choice. */
 static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL],
                       int all[SAFECOLL_NCOLL])
 {
     const char *p = spec;
+    int named[SAFECOLL_NCOLL] = {0};
+    int entries = 0;
 
     while (*p != '\0') {
         const char *end = strchr(p, ',');
@@ -106,6 +111,17 @@ static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL]
                              "reduce+scatter, allreduce, allgather, bcast, regular or "
                              "exscan+reduce_local)",
                              who, (int)(len - (size_t)(eq - p) - 1), eq + 1);
+        if (coll == SAFECOLL_COLL_ALL && entries > 0)
+            return sc__error(MPI_ERR_ARG,
+                             "%s: 'all' must be the first entry (here it would override "
+                             "the %d before it)",
+                             who, entries);
+        if (coll != SAFECOLL_COLL_ALL && named[coll])
+            return sc__error(MPI_ERR_ARG, "%s: collective '%s' is named twice", who,
+                             coll_names[coll]);
+        if (coll != SAFECOLL_COLL_ALL)
+            named[coll] = 1;
+        entries++;
         for (int c = 0; c < SAFECOLL_NCOLL; c++)
             if (coll == SAFECOLL_COLL_ALL || coll == c) {
                 out[c] = strategy;
@@ -185,6 +201,19 @@ static void env_fail(int code)
     strncpy(env_message, safecoll_last_error(), sizeof env_message - 1);
 }
 
+/* getenv, but an empty value reads as unset. One rule holds for every
+ * SAFECOLL_* variable (doc/guide.md): an empty value asks for nothing, so
+ * that `SAFECOLL_X= prog` neutralises an exported setting instead of
+ * failing every collective. Here that is the default; for the lists of
+ * bound files (registry.c) it is no file, which for SAFECOLL_KNOWN_BOUNDS
+ * differs from unset (the built-in file). */
+static const char *env_value(const char *name)
+{
+    const char *v = getenv(name);
+
+    return v != NULL && *v != '\0' ? v : NULL;
+}
+
 static void read_env(void)
 {
     const char *v;
@@ -195,7 +224,7 @@ static void read_env(void)
         spec[c] = atomic_load(&forced[c]);
         all[c] = atomic_load(&forced_all[c]);
     }
-    if ((v = getenv("SAFECOLL_STRATEGY")) != NULL) {
+    if ((v = env_value("SAFECOLL_STRATEGY")) != NULL) {
         if (parse_spec("SAFECOLL_STRATEGY", v, spec, all) != MPI_SUCCESS)
             return env_fail(MPI_ERR_ARG);
         for (int c = 0; c < SAFECOLL_NCOLL; c++) {
@@ -203,19 +232,19 @@ static void read_env(void)
             atomic_store(&forced_all[c], all[c]);
         }
     }
-    if ((v = getenv("SAFECOLL_VERBOSE")) != NULL) {
+    if ((v = env_value("SAFECOLL_VERBOSE")) != NULL) {
         if (parse_long(v, 0, 1, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_VERBOSE: '%s' is not 0 or 1", v));
         atomic_store(&verbose, (int)n);
     }
-    if ((v = getenv("SAFECOLL_PERF_BOUNDS")) != NULL) {
+    if ((v = env_value("SAFECOLL_PERF_BOUNDS")) != NULL) {
         if (parse_long(v, 0, 1, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_PERF_BOUNDS: '%s' is not 0 or 1", v));
         atomic_store(&perf_bounds, (int)n);
     }
-    if ((v = getenv("SAFECOLL_INT_LIMIT")) != NULL) {
+    if ((v = env_value("SAFECOLL_INT_LIMIT")) != NULL) {
         if (parse_long(v, 1, INT_MAX, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_INT_LIMIT: '%s' is not an integer in "
@@ -223,13 +252,13 @@ static void read_env(void)
                                       v));
         atomic_store(&int_limit, (MPI_Count)n);
     }
-    if ((v = getenv("SAFECOLL_NB_THREAD")) != NULL) {
+    if ((v = env_value("SAFECOLL_NB_THREAD")) != NULL) {
         if (parse_long(v, 0, 1, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_NB_THREAD: '%s' is not 0 or 1", v));
         atomic_store(&nb_thread, (int)n);
     }
-    if ((v = getenv("SAFECOLL_NODE_CONDITIONS")) != NULL) {
+    if ((v = env_value("SAFECOLL_NODE_CONDITIONS")) != NULL) {
         int c;
         if (parse_conditions(v, &c) != MPI_SUCCESS)
             return env_fail(MPI_ERR_ARG);

@@ -38,6 +38,12 @@
  * it (nb.h, sc__nb_message). */
 int sc__error(int code, const char *fmt, ...) SC_PRINTF(2, 3) SC_COLD;
 
+/* Invoke the error handler MPI would for an error rc of a call on comm:
+ * comm's, or for a null or invalid comm (rc MPI_ERR_COMM) the one of
+ * MPI_COMM_SELF (MPI-4) or MPI_COMM_WORLD (MPI-3), as the running MPI's
+ * standard says (error.c). */
+void sc__call_errhandler(MPI_Comm comm, int rc) SC_COLD;
+
 /* The standard MPI error class name of a code, for messages. */
 const char *sc__error_class_name(int code);
 

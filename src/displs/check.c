@@ -35,38 +35,51 @@ int safecoll_displs_check(const int displs[], int n, int *first_bad)
 /* Whether two blocks share an element. The ends are computed in 64 bits
  * because a block that starts below INT_MAX may end above it. An empty
  * block holds no element, so it overlaps nothing wherever it starts. */
-static int overlap(int d0, int k0, int d1, int k1)
+static int overlap(int d0, int64_t k0, int d1, int64_t k1)
 {
     int64_t end0 = (int64_t)d0 + k0, end1 = (int64_t)d1 + k1;
 
     return k0 > 0 && k1 > 0 && d1 < end0 && d0 < end1;
 }
 
-int safecoll_displs_check_blocks(const int displs[], const int counts[], int n, int *first_bad)
+/* The block flavour for int counts (ci) or MPI_Count counts (cc). */
+static int check_blocks(const char *fn, const int displs[], const int *ci, const MPI_Count *cc,
+                        int n, int *first_bad)
 {
     int bad = -1;
 
     if (n < 0)
-        return sc__error(MPI_ERR_ARG, "safecoll_displs_check_blocks: n is negative (%d)", n);
+        return sc__error(MPI_ERR_ARG, "%s: n is negative (%d)", fn, n);
     if (first_bad == NULL)
-        return sc__error(MPI_ERR_ARG, "safecoll_displs_check_blocks: first_bad is NULL");
+        return sc__error(MPI_ERR_ARG, "%s: first_bad is NULL", fn);
     if (displs == NULL && n > 0)
-        return sc__error(MPI_ERR_ARG, "safecoll_displs_check_blocks: displs is NULL but n is %d",
-                         n);
-    if (counts == NULL && n > 0)
-        return sc__error(MPI_ERR_ARG, "safecoll_displs_check_blocks: counts is NULL but n is %d",
-                         n);
+        return sc__error(MPI_ERR_ARG, "%s: displs is NULL but n is %d", fn, n);
+    if (ci == NULL && cc == NULL && n > 0)
+        return sc__error(MPI_ERR_ARG, "%s: counts is NULL but n is %d", fn, n);
+#define SC_COUNT(i) (ci != NULL ? (int64_t)ci[i] : (int64_t)cc[i])
     /* All counts are checked before the scan, so that the answer for bad
      * input does not depend on where the first corrupted entry lies. */
     for (int i = 0; i < n; i++)
-        if (counts[i] < 0)
-            return sc__error(MPI_ERR_ARG,
-                             "safecoll_displs_check_blocks: counts[%d] is negative (%d)", i,
-                             counts[i]);
+        if (SC_COUNT(i) < 0)
+            return sc__error(MPI_ERR_ARG, "%s: counts[%d] is negative (%lld)", fn, i,
+                             (long long)SC_COUNT(i));
 
     for (int i = 0; i < n && bad < 0; i++)
-        if (displs[i] < 0 || (i > 0 && overlap(displs[i - 1], counts[i - 1], displs[i], counts[i])))
+        if (displs[i] < 0 ||
+            (i > 0 && overlap(displs[i - 1], SC_COUNT(i - 1), displs[i], SC_COUNT(i))))
             bad = i;
+#undef SC_COUNT
     *first_bad = bad;
     return MPI_SUCCESS;
+}
+
+int safecoll_displs_check_blocks(const int displs[], const int counts[], int n, int *first_bad)
+{
+    return check_blocks("safecoll_displs_check_blocks", displs, counts, NULL, n, first_bad);
+}
+
+int safecoll_displs_check_blocks_c(const int displs[], const MPI_Count counts[], int n,
+                                   int *first_bad)
+{
+    return check_blocks("safecoll_displs_check_blocks_c", displs, NULL, counts, n, first_bad);
 }

@@ -27,7 +27,7 @@ _Static_assert(sizeof(MPI_Count) == sizeof(int64_t), "MPI_Count must be 64 bits"
  * value (or prev + count itself) exceeds INT64_MAX. Kept out of line so the
  * unit test can reach the overflow boundary, which through the public call
  * would take over a billion entries. */
-int sc__displs_next(int a, int64_t prev, int count, int64_t *c);
+int sc__displs_next(int a, int64_t prev, int64_t count, int64_t *c);
 
 /* What the int entry points do with an int layout (believable.c):
  * detector D, recovery and the rule of safecoll_displs_believable() in one

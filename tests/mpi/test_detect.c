@@ -515,6 +515,105 @@ START_TEST(zero_size_blocks_run_as_written)
 }
 END_TEST
 
+/* The verbose log of rank 0 when a bound fired on the other ranks only
+ * (issue 15): it named the agreed working limit, the bound of 4, as "the
+ * int limit 4" although no int limit was set. alltoallv where rank 0 sends
+ * and receives 1 int per peer and the others 8 among themselves. */
+START_TEST(verbose_bound_on_another_rank)
+{
+    int *sc = malloc(sizeof(int) * (size_t)size), *sd = malloc(sizeof(int) * (size_t)size);
+    int *rc_ = malloc(sizeof(int) * (size_t)size), *rd = malloc(sizeof(int) * (size_t)size);
+    int *send = calloc((size_t)(8 * size), sizeof(int)), *recv = calloc((size_t)(8 * size), sizeof(int));
+    tc_capture cap;
+    char *text;
+    tc_ctx t;
+    int rc;
+
+    tc_begin(&t, "verbose_bound_on_another_rank");
+    reset();
+    for (int k = 0; k < size; k++) {
+        sc[k] = rank > 0 && k > 0 ? 8 : 1;
+        rc_[k] = sc[k];
+        sd[k] = rd[k] = 8 * k;
+    }
+    tc_bound_add(SAFECOLL_COLL_ALLTOALLV, SAFECOLL_BOUND_X, 4, 0, INT_MAX, NULL);
+    safecoll_verbose_set(1);
+    TC_CHECK(&t, tc_capture_begin(&cap) == 0, "capture");
+    rc = safecoll_alltoallv(send, sc, sd, MPI_INT, recv, rc_, rd, MPI_INT, MPI_COMM_WORLD);
+    text = tc_capture_end(&cap);
+    safecoll_verbose_set(0);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "alltoallv: %s", safecoll_last_error());
+    if (rank == 0) {
+        TC_CHECK(&t, strstr(text, "class X: a registry bound fired on another rank") != NULL,
+                 "rank 0 does not say the bound fired elsewhere: \"%s\"", text);
+        TC_CHECK(&t, strstr(text, "int limit") == NULL, "rank 0 names an int limit: \"%s\"",
+                 text);
+    }
+    free(text);
+    free(sc), free(sd), free(rc_), free(rd), free(send), free(recv);
+    reset();
+    tc_end(&t);
+}
+END_TEST
+
+/* The verbose log explains a fired bound with its record; a long one is
+ * abbreviated at a word outside quotes, never cut in the middle of a word
+ * (issue 15: "class=G_bytes bou)"). */
+START_TEST(verbose_record_not_cut)
+{
+    safecoll_bound b;
+    char line[SAFECOLL_BOUND_LINE_MAX], origin[256], full[SAFECOLL_BOUND_LINE_MAX + 300];
+    size_t n = 0;
+    tc_capture cap;
+    char *text;
+    tc_ctx t;
+    int rc;
+
+    tc_begin(&t, "verbose_record_not_cut");
+    reset();
+    ck_assert_int_eq(safecoll_bound_init(&b), MPI_SUCCESS);
+    b.collective = SAFECOLL_COLL_GATHERV;
+    b.cls = SAFECOLL_BOUND_G_BYTES;
+    b.bound = 4 * 10;
+    snprintf(b.note, sizeof b.note, "%s",
+             "a long note with many words, so that the record does not fit in one line of "
+             "the log: the explanation must end at a whole word and say it was shortened");
+    ck_assert_msg(safecoll_bounds_add(&b) == MPI_SUCCESS, "%s", safecoll_last_error());
+    ck_assert_int_eq(safecoll_bounds_count(&n), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_bounds_format(&b, line, sizeof line), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_bounds_origin(n - 1, origin, sizeof origin), MPI_SUCCESS);
+    snprintf(full, sizeof full, "%s: %s", origin, line);
+    safecoll_verbose_set(1);
+    TC_CHECK(&t, tc_capture_begin(&cap) == 0, "capture");
+    gather_once(&rc);
+    text = tc_capture_end(&cap);
+    safecoll_verbose_set(0);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "gatherv: %s", safecoll_last_error());
+    if (rank == 0) {
+        /* "... > bound 40 (<explanation>) -> <strategy>" */
+        char *open_ = strstr(text, "> bound 40 ("), *close_ = open_ ? strstr(open_, ") -> ") : NULL;
+        TC_CHECK(&t, open_ != NULL && close_ != NULL, "no explanation in \"%s\"", text);
+        if (open_ != NULL && close_ != NULL) {
+            size_t len;
+            open_ += strlen("> bound 40 (");
+            len = (size_t)(close_ - open_);
+            TC_CHECK(&t, strlen(full) > len, "the record was not shortened: \"%s\"", text);
+            TC_CHECK(&t, len >= 8 && strncmp(close_ - 4, " ...", 4) == 0,
+                     "the shortened record does not end with \" ...\": \"%s\"", text);
+            if (len >= 4) {
+                len -= 4;
+                TC_CHECK(&t, strncmp(open_, full, len) == 0 && full[len] == ' ',
+                         "the record is not cut at a whole word: \"%.*s\" of \"%s\"",
+                         (int)len, open_, full);
+            }
+        }
+    }
+    free(text);
+    reset();
+    tc_end(&t);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
     int failed, any;
@@ -533,6 +632,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, x_fires_on_the_largest_message);
     tcase_add_test(tc, restrictions_keep_a_bound_quiet);
     tcase_add_test(tc, all_collectives_under_a_bound);
+    tcase_add_test(tc, verbose_bound_on_another_rank);
+    tcase_add_test(tc, verbose_record_not_cut);
     suite_add_tcase(s, tc);
     tc = tcase_create("d");
     tcase_add_test(tc, tolerated_overlap_runs_as_written);

@@ -422,14 +422,35 @@ static int call_coll(safecoll_coll coll, args *a, MPI_Comm comm)
     }
 }
 
-/* MPI_COMM_NULL: MPI_ERR_COMM, reported through MPI_COMM_SELF's handler
- * (there is no communicator to call). */
+/* Calls of the handler installed where MPI's rule says no error goes. */
+static int wrong_handler_calls;
+
+static void wrong_handler(MPI_Comm *comm, int *code, ...)
+{
+    (void)comm;
+    (void)code;
+    wrong_handler_calls++;
+}
+
+/* MPI_COMM_NULL: MPI_ERR_COMM, reported where the running MPI's standard
+ * raises errors that have no communicator (issue 15): MPI_COMM_SELF's
+ * handler under MPI-4, MPI_COMM_WORLD's under MPI-3.1 (Open MPI 4.1). The
+ * other one has a handler of its own that must not run. */
 START_TEST(comm_null)
 {
+    int version = 0, subversion = 0;
+    MPI_Comm right, other;
+    MPI_Errhandler wrong;
     tc_ctx t;
 
     tc_begin(&t, "comm_null");
-    tc_handler_install(MPI_COMM_SELF);
+    MPI_Get_version(&version, &subversion);
+    right = version >= 4 ? MPI_COMM_SELF : MPI_COMM_WORLD;
+    other = version >= 4 ? MPI_COMM_WORLD : MPI_COMM_SELF;
+    tc_handler_install(right);
+    MPI_Comm_create_errhandler(wrong_handler, &wrong);
+    MPI_Comm_set_errhandler(other, wrong);
+    MPI_Errhandler_free(&wrong);
     for (int c = 0; c < TC_NVCOLL; c++) {
         const safecoll_coll coll = (safecoll_coll)c;
         char fn[64], label[96];
@@ -441,10 +462,16 @@ START_TEST(comm_null)
         snprintf(fn, sizeof fn, "safecoll_%s", safecoll_coll_name(coll));
         snprintf(label, sizeof label, "%s on MPI_COMM_NULL", fn);
         tc_handler_reset();
+        wrong_handler_calls = 0;
         rc = call_coll(coll, &a, MPI_COMM_NULL);
         expect_error(&t, MPI_COMM_NULL, coll, &before, label, rc, MPI_ERR_COMM, -1, "comm", fn);
+        TC_CHECK(&t, wrong_handler_calls == 0,
+                 "%s: raised on %s, but MPI-%d raises errors without a communicator on %s",
+                 label, version >= 4 ? "MPI_COMM_WORLD" : "MPI_COMM_SELF", version,
+                 version >= 4 ? "MPI_COMM_SELF" : "MPI_COMM_WORLD");
     }
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     tc_end(&t);
 }
 END_TEST

@@ -384,7 +384,8 @@ START_TEST(errors)
                      MPI_SUCCESS);
     TC_CHECK(&t, tc_handler_calls == k, "the error handler ran %d times for %d errors",
              tc_handler_calls, k);
-    /* MPI_COMM_NULL has no handler of its own: MPI_COMM_SELF's is used. */
+    /* MPI_COMM_NULL has no handler of its own: MPI_COMM_SELF's (MPI-4) or
+     * MPI_COMM_WORLD's (MPI-3) is used (test_errors comm_null). */
     ERR("barrier MPI_COMM_NULL", MPI_ERR_COMM, safecoll_barrier(MPI_COMM_NULL));
     ERR("gather MPI_COMM_NULL", MPI_ERR_COMM,
         safecoll_gather(buf, 1, MPI_INT, rbuf, 1, MPI_INT, 0, MPI_COMM_NULL));

@@ -240,14 +240,16 @@ END_TEST
 START_TEST(parse_lists)
 {
     restore();
-    /* Later entries win; all= sets every collective. */
+    /* all= first sets every collective; the later entries refine it. */
     ck_assert_int_eq(safecoll_strategy_parse("all=p2p,gatherv=chunk"), MPI_SUCCESS);
     ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_GATHERV), SAFECOLL_STRATEGY_CHUNK);
     ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_SCATTERV), SAFECOLL_STRATEGY_P2P);
     ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_ALLTOALLV), SAFECOLL_STRATEGY_P2P);
-    ck_assert_int_eq(safecoll_strategy_parse("gatherv=native,gatherv=segment"), MPI_SUCCESS);
+    /* A string replaces only what it names; all= alone resets all. */
+    ck_assert_int_eq(safecoll_strategy_parse("gatherv=segment"), MPI_SUCCESS);
     ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_GATHERV), SAFECOLL_STRATEGY_SEGMENT);
-    ck_assert_int_eq(safecoll_strategy_parse("scatterv=bigtype,all=auto"), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_SCATTERV), SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(safecoll_strategy_parse("all=auto"), MPI_SUCCESS);
     assert_all(SAFECOLL_STRATEGY_AUTO);
     ck_assert_int_eq(
         safecoll_strategy_parse("gatherv=chunk,scatterv=p2p,allgatherv=segment,alltoallv=bigtype"),
@@ -292,6 +294,13 @@ static const struct {
     {"gatherv=p2p;scatterv=chunk", "unknown strategy"},
     {"gatherv=p2p,foo=chunk", "unknown collective 'foo'"},
     {"scatterv=chunk,gatherv=bogus", "unknown strategy 'bogus'"},
+    /* One entry per collective, all= first (issue 15): a second entry
+     * would silently override the first. */
+    {"gatherv=p2p,gatherv=chunk", "collective 'gatherv' is named twice"},
+    {"gatherv=native,gatherv=native", "collective 'gatherv' is named twice"},
+    {"all=p2p,gatherv=chunk,gatherv=p2p", "collective 'gatherv' is named twice"},
+    {"scatterv=bigtype,all=auto", "'all' must be the first entry"},
+    {"all=p2p,all=chunk", "'all' must be the first entry"},
 };
 
 START_TEST(parse_errors)
@@ -634,6 +643,25 @@ static void assert_env_ok(const char *var, const char *value, const child_report
                   "%s=%s: accepted value reported an error: \"%s\"", var, value, r->error);
 }
 
+/* One rule for empty values (issue 15): every variable set to "" is read
+ * as unset, its default, with no error. SAFECOLL_VERBOSE= used to fail
+ * every collective while SAFECOLL_STRATEGY= was accepted. */
+START_TEST(env_empty_is_unset)
+{
+    for (int i = 0; i < NELEMS(env_vars); i++) {
+        child_report r = run_child(env_vars[i], "");
+
+        assert_env_ok(env_vars[i], "\"\"", &r);
+        ck_assert_int_eq(r.limit, INT_MAX);
+        ck_assert_int_eq(r.perf, 1);
+        ck_assert_int_eq(r.conds, -1);
+        ck_assert_int_eq(r.overlaps, HAVE_GREQX);
+        for (int c = 0; c < SAFECOLL_NCOLL; c++)
+            ck_assert_int_eq(r.forced[c], SAFECOLL_STRATEGY_AUTO);
+    }
+}
+END_TEST
+
 static void assert_env_bad(const char *var, const char *value, const child_report *r)
 {
     ck_assert_msg(r->status == 0, "%s=%s: the child exited with %d", var, value, r->status);
@@ -717,7 +745,7 @@ END_TEST
 START_TEST(env_verbose)
 {
     const char *good[] = {"0", "1"};
-    const char *bad[] = {"2", "-1", "yes", "=yes", "", " 1", "1 ", "true", "+1", "0x1", "1.0"};
+    const char *bad[] = {"2", "-1", "yes", "=yes", " ", " 1", "1 ", "true", "+1", "0x1", "1.0"};
 
     for (int i = 0; i < NELEMS(good); i++) {
         child_report r = run_child("SAFECOLL_VERBOSE", good[i]);
@@ -738,7 +766,7 @@ START_TEST(env_int_limit)
         long long value;
     } good[] = {{"1", 1}, {"16", 16}, {"64", 64}, {"2147483646", 2147483646},
                 {"2147483647", 2147483647}};
-    const char *bad[] = {"0", "-1", "2147483648", "12abc", "", "+5", " 5", "5 ", "1e3", "0x10",
+    const char *bad[] = {"0", "-1", "2147483648", "12abc", " ", "+5", " 5", "5 ", "1e3", "0x10",
                          "99999999999999999999", "-2147483648", "abc"};
 
     for (int i = 0; i < NELEMS(good); i++) {
@@ -756,7 +784,7 @@ END_TEST
 
 START_TEST(env_perf_bounds)
 {
-    const char *bad[] = {"2", "-1", "yes", "no", "", " 0", "0 ", "off", "+0", "0x0", "0.0"};
+    const char *bad[] = {"2", "-1", "yes", "no", " ", " 0", "0 ", "off", "+0", "0x0", "0.0"};
 
     for (int v = 0; v <= 1; v++) {
         const char *text = v ? "1" : "0";
@@ -787,7 +815,7 @@ START_TEST(env_node_conditions)
         {"nodes=many,oversubscribed=yes", SC_COND_OVERSUBSCRIBED | SC_COND_NODES_MANY},
         {"nodes=1,oversubscribed=no", 0},
     };
-    const char *bad[] = {"", "auto", "Detect", "oversubscribed=yes", "nodes=1",
+    const char *bad[] = {" ", "auto", "Detect", "oversubscribed=yes", "nodes=1",
                          "oversubscribed=yes,", ",nodes=1", "oversubscribed=yes,nodes=1,",
                          "oversubscribed=yes,oversubscribed=no", "oversubscribed=yes,nodes=2",
                          "oversubscribed=any,nodes=1", "oversubscribed=yes,nodes=any",
@@ -814,7 +842,7 @@ END_TEST
 START_TEST(env_nb_thread)
 {
     const char *good[] = {"0", "1"};
-    const char *bad[] = {"2", "-1", "yes", "on", "", " 1", "1 ", "true", "+1", "01x", "1.0"};
+    const char *bad[] = {"2", "-1", "yes", "on", " ", " 1", "1 ", "true", "+1", "01x", "1.0"};
 
     for (int i = 0; i < NELEMS(good); i++) {
         child_report r = run_child("SAFECOLL_NB_THREAD", good[i]);
@@ -846,7 +874,8 @@ static Suite *config_suite(void)
                       version}},
         {"environment", {env_none, env_strategy_each_value, env_strategy_lists,
                          env_strategy_malformed, env_verbose, env_int_limit,
-                         env_perf_bounds, env_nb_thread, env_node_conditions}},
+                         env_perf_bounds, env_nb_thread, env_node_conditions,
+                         env_empty_is_unset}},
     };
 
     for (int c = 0; c < NELEMS(cases); c++) {

@@ -232,7 +232,37 @@ START_TEST(check_blocks_layouts)
                          MPI_SUCCESS);
         ck_assert_msg(bad == cases[c].bad, "case %d: first_bad %d, expected %d", c, bad,
                       cases[c].bad);
+        /* The MPI_Count variant gives the same answer for the same counts. */
+        {
+            MPI_Count k64[3] = {cases[c].k[0], cases[c].k[1], cases[c].k[2]};
+            bad = SENT_INT;
+            ck_assert_int_eq(safecoll_displs_check_blocks_c(cases[c].d, k64, cases[c].n, &bad),
+                             MPI_SUCCESS);
+            ck_assert_msg(bad == cases[c].bad, "case %d (_c): first_bad %d, expected %d", c,
+                          bad, cases[c].bad);
+        }
     }
+}
+END_TEST
+
+/* safecoll_displs_check_blocks_c (issue 15): its errors name it, and a
+ * block longer than INT_MAX, which an int count cannot give, is seen to
+ * overlap the next start. */
+START_TEST(check_blocks_c)
+{
+    int d[3] = {0, 100, 200}, bad;
+    MPI_Count k[3] = {10, 10, 10}, kneg[3] = {10, 10, -1}, big[3] = {TWO32 + 150, 10, 0};
+    const char *fn = "safecoll_displs_check_blocks_c";
+
+    ASSERT_ARG_ERROR(safecoll_displs_check_blocks_c(d, k, -1, &bad), fn, "n is negative");
+    ASSERT_ARG_ERROR(safecoll_displs_check_blocks_c(NULL, k, 3, &bad), fn, "displs is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_check_blocks_c(d, NULL, 3, &bad), fn, "counts is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_check_blocks_c(d, k, 3, NULL), fn, "first_bad is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_check_blocks_c(d, kneg, 3, &bad), fn, "counts[2]");
+    ck_assert_int_eq(safecoll_displs_check_blocks_c(NULL, NULL, 0, &bad), MPI_SUCCESS);
+    ck_assert_int_eq(bad, -1);
+    ck_assert_int_eq(safecoll_displs_check_blocks_c(d, big, 3, &bad), MPI_SUCCESS);
+    ck_assert_int_eq(bad, 1);
 }
 END_TEST
 
@@ -264,7 +294,45 @@ static void expect_recover(const int *d, const int *k, int n, const int64_t *exp
                       (long long)out[i], (long long)expect[i]);
     for (int i = n; i < 16; i++)
         ck_assert_msg(out[i] == SENT_AINT, "line %d: out[%d] written beyond n", line, i);
+    /* The MPI_Count variant recovers the same from the same counts. */
+    {
+        MPI_Count k64[16];
+        for (int i = 0; k != NULL && i < n; i++)
+            k64[i] = k[i];
+        fill_aint(out, 16, SENT_AINT);
+        rc = safecoll_displs_recover_c(d, k != NULL ? k64 : NULL, n, out);
+        ck_assert_msg(rc == MPI_SUCCESS, "line %d (_c): rc %d: %s", line, rc,
+                      safecoll_last_error());
+        for (int i = 0; i < n; i++)
+            ck_assert_msg(out[i] == expect[i], "line %d (_c): out[%d] = %lld, expected %lld",
+                          line, i, (long long)out[i], (long long)expect[i]);
+    }
 }
+
+/* safecoll_displs_recover_c (issue 15): the errors name it, and a count
+ * above INT_MAX, which the int variant cannot take, proves a step of more
+ * than 2^32 between two starts. */
+START_TEST(recover_c)
+{
+    int d[3] = {0, 10, 20}, dw[2] = {0, 5};
+    MPI_Count k[3] = {10, 10, 10}, kneg[3] = {10, 10, -1}, big[2] = {TWO32 + 10, 1};
+    MPI_Aint out[3] = {SENT_AINT, SENT_AINT, SENT_AINT};
+    const char *fn = "safecoll_displs_recover_c";
+
+    ASSERT_ARG_ERROR(safecoll_displs_recover_c(d, k, -1, out), fn, "n is negative");
+    ASSERT_ARG_ERROR(safecoll_displs_recover_c(NULL, k, 3, out), fn, "displs is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_recover_c(d, k, 3, NULL), fn, "out is NULL");
+    ASSERT_ARG_ERROR(safecoll_displs_recover_c(d, kneg, 3, out), fn, "counts[2]");
+    d[2] = 5;
+    ASSERT_ARG_ERROR(safecoll_displs_recover_c(d, k, 3, out), fn, "descends");
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(out[i], SENT_AINT);
+    ck_assert_int_eq(safecoll_displs_recover_c(NULL, NULL, 0, NULL), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_displs_recover_c(dw, big, 2, out), MPI_SUCCESS);
+    ck_assert_int_eq(out[0], 0);
+    ck_assert_int_eq(out[1], 2 * TWO32 + 5);
+}
+END_TEST
 
 #define EXPECT_RECOVER(d, k, n, expect) expect_recover(d, k, n, expect, NULL, __LINE__)
 #define EXPECT_RECOVER_FAILS(d, k, n, what) expect_recover(d, k, n, NULL, what, __LINE__)
@@ -1320,11 +1388,11 @@ static Suite *displs_suite(void)
         const TTest *tests[8];
     } cases[] = {
         {"check", {check_errors, check_small, check_layouts}},
-        {"check_blocks", {check_blocks_errors, check_blocks_layouts}},
+        {"check_blocks", {check_blocks_errors, check_blocks_layouts, check_blocks_c}},
         {"believable", {believable_errors, believable_examples, resolve_examples}},
         {"recover",
          {recover_errors, recover_single, recover_paper, recover_boundaries, recover_counts,
-          recover_descent, recover_next_overflow}},
+          recover_descent, recover_next_overflow, recover_c}},
         {"segments", {segments_errors, segments_small, segments_examples, segments_after_recover}},
         {"gcd", {gcd_errors, gcd_examples}},
         {"property",
