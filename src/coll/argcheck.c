@@ -17,6 +17,7 @@
  * standard; MPI_BYTE is commonly used so, and a debugging mode should not
  * refuse programs that run): a side that holds one is compared in bytes.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -149,6 +150,12 @@ typedef struct digest {
     long long coll, seq, root, op, err;
     long long global, globalb, global_untyped, has_global;
     side_sig send, recv;
+    /* The v-forms and alltoallw: sums over peers of a hash of (peer, the
+     * peer's block's signature), and their byte versions: vx what this
+     * rank expects of the ranks' one-count sides (the root's arrays, or
+     * allgatherv's recvcounts), vo and vi what it sends to and receives
+     * from each peer (alltoallv, alltoallw). */
+    long long vx, vxb, vo, vob, vi, vib, untyped;
     char msg[200];
 } digest;
 
@@ -240,6 +247,16 @@ static void start(digest *d, safecoll_coll coll, MPI_Comm comm, int root, int rc
 static const char *coll_name(long long c)
 {
     return safecoll_coll_name((safecoll_coll)c);
+}
+
+static uint64_t peer(int i, uint64_t v)
+{
+    return mix(v ^ ((uint64_t)(i + 1) * 0xd6e8feb86659fd93ULL));
+}
+
+static uint64_t pair(int i, int j, uint64_t v)
+{
+    return mix(peer(i, v) ^ ((uint64_t)(j + 1) * 0xa0761d6478bd642fULL));
 }
 
 /* The comparisons every rank makes over the same digests. */
@@ -422,4 +439,268 @@ int sc__check_reduce(safecoll_coll coll, safecoll_coll kind, const char *fn, MPI
         }
     }
     return agree(&d, comm, fn, SC_PATTERN_REDUCE);
+}
+
+/* ---- the v-forms and alltoallw ---- */
+
+static MPI_Count count_of(const sc__layout *lay, int i)
+{
+    return lay->icounts != NULL ? lay->icounts[i] : lay->ccounts[i];
+}
+
+static int has_counts(const sc__layout *lay)
+{
+    return lay->icounts != NULL || lay->ccounts != NULL;
+}
+
+/* The signature of peer i's block of a side: alltoallw has a type per
+ * peer, the others one type. */
+static side_sig block(const sc__call *call, const sc__layout *lay, const MPI_Datatype *types,
+                      int i)
+{
+    side_sig b;
+    (void)call;
+    scaled(&b, count_of(lay, i), types != NULL ? types[i] : lay->type);
+    return b;
+}
+
+int sc__check_is_v(safecoll_coll coll)
+{
+    switch (coll) {
+    case SAFECOLL_COLL_GATHERV: case SAFECOLL_COLL_SCATTERV: case SAFECOLL_COLL_ALLGATHERV:
+    case SAFECOLL_COLL_ALLTOALLV: case SAFECOLL_COLL_ALLTOALLW: case SAFECOLL_COLL_IGATHERV:
+    case SAFECOLL_COLL_ISCATTERV: case SAFECOLL_COLL_IALLGATHERV:
+    case SAFECOLL_COLL_IALLTOALLV: case SAFECOLL_COLL_IALLTOALLW:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Sums of (peer, signature) over the peers of one side. */
+static void side_sums(const sc__call *call, const sc__layout *lay, const MPI_Datatype *types,
+                      int skip, int as_sender, long long *h, long long *b, long long *untyped)
+{
+    uint64_t sh = 0, sb = 0;
+    for (int i = 0; i < call->size; i++) {
+        side_sig x;
+        if (i == skip)
+            continue;
+        x = block(call, lay, types, i);
+        *untyped |= x.untyped;
+        if (as_sender < 0) {
+            sh += peer(i, (uint64_t)x.h);
+            sb += peer(i, (uint64_t)x.bytes);
+        } else if (as_sender) {
+            sh += pair(call->rank, i, (uint64_t)x.h);
+            sb += pair(call->rank, i, (uint64_t)x.bytes);
+        } else {
+            sh += pair(i, call->rank, (uint64_t)x.h);
+            sb += pair(i, call->rank, (uint64_t)x.bytes);
+        }
+    }
+    *h = (long long)sh;
+    *b = (long long)sb;
+}
+
+/* alltoallv and alltoallw after a mismatch: every rank sends each peer the
+ * signature it sends it, and the first pair that differs is named. */
+static int pair_mismatch(const sc__call *call, MPI_Comm priv, int untyped)
+{
+    const int p = call->size, me = call->rank;
+    const sc__layout *sl = call->in_place ? &call->rlay : &call->lay;
+    const MPI_Datatype *st = call->pattern == SC_PATTERN_ALLTOALLW ? call->w.stypes : NULL;
+    const MPI_Datatype *rt = call->pattern == SC_PATTERN_ALLTOALLW ? call->w.rtypes : NULL;
+    long long *out = malloc(sizeof *out * 4 * (size_t)p), *in = out + 2 * p, bad = LLONG_MAX,
+              first = LLONG_MAX;
+    int bytes = 0, i, j;
+
+    if (out == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for the check", call->fn);
+    for (j = 0; j < p; j++) {
+        side_sig x = block(call, sl, st, j);
+        out[2 * j] = x.h;
+        out[2 * j + 1] = x.bytes;
+    }
+    MPI_Alltoall(out, 2, MPI_LONG_LONG, in, 2, MPI_LONG_LONG, priv);
+    for (i = 0; i < p && bad == LLONG_MAX; i++) {
+        side_sig x = block(call, &call->rlay, rt, i);
+        if (in[2 * i + 1] != x.bytes || (!untyped && in[2 * i] != x.h))
+            bad = (long long)i * p + me; /* sender i, receiver me */
+    }
+    MPI_Allreduce(&bad, &first, 1, MPI_LONG_LONG, MPI_MIN, priv);
+    if (first != LLONG_MAX && first % p == me)
+        bytes = in[2 * (first / p) + 1] != block(call, &call->rlay, rt, (int)(first / p)).bytes;
+    MPI_Bcast(&bytes, 1, MPI_INT, first == LLONG_MAX ? 0 : (int)(first % p), priv);
+    free(out);
+    if (first == LLONG_MAX) /* a hash collision of the sums: no pair differs */
+        return MPI_SUCCESS;
+    i = (int)(first / p);
+    j = (int)(first % p);
+    return sc__error(bytes ? MPI_ERR_COUNT : MPI_ERR_TYPE,
+                     "%s: rank %d's sendcounts[%d] x %s does not match rank %d's "
+                     "recvcounts[%d] x %s (%s)", call->fn, i, j, st ? "sendtypes[]" : "sendtype",
+                     j, i, rt ? "recvtypes[]" : "recvtype",
+                     bytes ? "sizes differ" : "type signatures differ");
+}
+
+int sc__check_v(const sc__call *call)
+{
+    const int rooted = call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER;
+    const int me = call->rank, p = call->size, root = call->root;
+    digest d, *all;
+    MPI_Comm priv;
+    int rc, untyped = 0;
+    uint64_t y = 0, yb = 0;
+
+    start(&d, call->coll, call->comm, rooted ? root : -1, (int)call->ag[SC_AG_ERROR]);
+    /* alltoallw's description leaves a NULL buffer to MPI, which fails on
+     * that rank only; here it is a bad argument like the others'. */
+    if (d.err == MPI_SUCCESS && call->pattern == SC_PATTERN_ALLTOALLW)
+        for (int k = call->in_place; k < 2 && d.err == MPI_SUCCESS; k++) {
+            const sc__layout *lay = k == 0 ? &call->lay : &call->rlay;
+            const MPI_Datatype *t = k == 0 ? call->w.stypes : call->w.rtypes;
+            for (int i = 0; lay->buf == NULL && has_counts(lay) && t != NULL && i < p; i++) {
+                MPI_Count sz = 0;
+                if (count_of(lay, i) > 0 && is_named(t[i]) &&
+                    MPI_Type_size_x(t[i], &sz) == MPI_SUCCESS && sz > 0) {
+                    d.err = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s[%d] is "
+                                      "%lld", call->fn, me, k == 0 ? "sendbuf" : "recvbuf",
+                                      k == 0 ? "sendcounts" : "recvcounts", i,
+                                      (long long)count_of(lay, i));
+                    snprintf(d.msg, sizeof d.msg, "%s", safecoll_last_error());
+                    break;
+                }
+            }
+        }
+    if (call->ag[SC_AG_ERROR] != 0 && call->ag[SC_AG_ERROR_RANK] != me + 1)
+        d.err = MPI_SUCCESS; /* not this rank's own: its message is not here */
+    if (d.err == MPI_SUCCESS) {
+        switch (call->pattern) {
+        case SC_PATTERN_GATHER:
+            if (!call->in_place)
+                scaled(&d.send, call->leaf.count, call->leaf.type);
+            if (me == root && has_counts(&call->lay))
+                side_sums(call, &call->lay, NULL, call->in_place ? me : -1, -1, &d.vx, &d.vxb,
+                          &d.untyped);
+            break;
+        case SC_PATTERN_SCATTER:
+            if (!call->in_place)
+                scaled(&d.recv, call->leaf.count, call->leaf.type);
+            if (me == root && has_counts(&call->lay))
+                side_sums(call, &call->lay, NULL, call->in_place ? me : -1, -1, &d.vx, &d.vxb,
+                          &d.untyped);
+            break;
+        case SC_PATTERN_ALLGATHER:
+            if (!has_counts(&call->lay))
+                break;
+            if (call->in_place)
+                d.send = block(call, &call->lay, NULL, me);
+            else
+                scaled(&d.send, call->leaf.count, call->leaf.type);
+            side_sums(call, &call->lay, NULL, -1, -1, &d.vx, &d.vxb, &d.untyped);
+            break;
+        default: { /* alltoallv, alltoallw */
+            const int w = call->pattern == SC_PATTERN_ALLTOALLW;
+            const sc__layout *sl = call->in_place ? &call->rlay : &call->lay;
+            if (!has_counts(sl) || !has_counts(&call->rlay))
+                break;
+            side_sums(call, sl, w ? call->w.stypes : NULL, -1, 1, &d.vo, &d.vob, &d.untyped);
+            side_sums(call, &call->rlay, w ? call->w.rtypes : NULL, -1, 0, &d.vi, &d.vib,
+                      &d.untyped);
+            break;
+        }
+        }
+        d.untyped |= d.send.untyped | d.recv.untyped;
+    }
+    if ((rc = sc__comm_private(call->comm, &priv)) != MPI_SUCCESS)
+        return rc;
+    if ((all = malloc(sizeof *all * (size_t)p)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for the check", call->fn);
+    rc = MPI_Allgather(&d, (int)sizeof d, MPI_BYTE, all, (int)sizeof d, MPI_BYTE, priv);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return sc__error(rc, "%s: the check's MPI_Allgather failed", call->fn);
+    }
+    /* Errors, the collective, the call number and the root first. */
+    if ((rc = verdict(all, p, call->fn, SC_PATTERN_BCAST)) != MPI_SUCCESS ||
+        call->ag[SC_AG_ERROR] != 0) {
+        free(all);
+        /* Errors of other ranks the pipeline's own agreement tells. */
+        return rc;
+    }
+    for (int i = 0; i < p; i++) {
+        const side_sig *x = call->pattern == SC_PATTERN_SCATTER ? &all[i].recv : &all[i].send;
+        untyped |= (int)all[i].untyped;
+        if (x->present) {
+            y += peer(i, (uint64_t)x->h);
+            yb += peer(i, (uint64_t)x->bytes);
+        }
+    }
+    switch (call->pattern) {
+    case SC_PATTERN_GATHER:
+    case SC_PATTERN_SCATTER:
+        if ((long long)yb != all[root].vxb || (!untyped && (long long)y != all[root].vx)) {
+            /* Only the root can tell which rank: it says so. */
+            const int g = call->pattern == SC_PATTERN_GATHER;
+            int what[2] = {-1, (long long)yb != all[root].vxb};
+            if (me == root)
+                for (int i = 0; i < p && what[0] < 0; i++) {
+                    const side_sig *x = g ? &all[i].send : &all[i].recv;
+                    side_sig b;
+                    int bd;
+                    if (!x->present)
+                        continue;
+                    b = block(call, &call->lay, NULL, i);
+                    if (differ(x, &b, &bd) || (untyped && x->bytes != b.bytes)) {
+                        what[0] = i;
+                        what[1] = bd;
+                    }
+                }
+            MPI_Bcast(what, 2, MPI_INT, root, priv);
+            rc = sc__error(what[1] ? MPI_ERR_COUNT : MPI_ERR_TYPE,
+                           "%s: rank %d's %s does not match the root's (rank %d) %s[%d] x %s (%s)",
+                           call->fn, what[0], g ? "sendcount x sendtype" : "recvcount x recvtype",
+                           root, g ? "recvcounts" : "sendcounts", what[0],
+                           g ? "recvtype" : "sendtype",
+                           what[1] ? "sizes differ" : "type signatures differ");
+        }
+        break;
+    case SC_PATTERN_ALLGATHER:
+        for (int j = 0; j < p; j++)
+            if ((long long)yb != all[j].vxb || (!untyped && (long long)y != all[j].vx)) {
+                /* Rank j finds the sender and tells. */
+                int what[2] = {-1, (long long)yb != all[j].vxb};
+                if (me == j)
+                    for (int i = 0; i < p && what[0] < 0; i++) {
+                        side_sig b = block(call, &call->lay, NULL, i);
+                        if (all[i].send.bytes != b.bytes ||
+                            (!untyped && all[i].send.h != b.h)) {
+                            what[0] = i;
+                            what[1] = all[i].send.bytes != b.bytes;
+                        }
+                    }
+                MPI_Bcast(what, 2, MPI_INT, j, priv);
+                rc = sc__error(what[1] ? MPI_ERR_COUNT : MPI_ERR_TYPE,
+                               "%s: rank %d's sendcount x sendtype does not match rank %d's "
+                               "recvcounts[%d] x recvtype (%s)", call->fn, what[0], j, what[0],
+                               what[1] ? "sizes differ" : "type signatures differ");
+                break;
+            }
+        break;
+    default: {
+        uint64_t o = 0, ob = 0, in = 0, ib = 0;
+        for (int i = 0; i < p; i++) {
+            o += (uint64_t)all[i].vo;
+            ob += (uint64_t)all[i].vob;
+            in += (uint64_t)all[i].vi;
+            ib += (uint64_t)all[i].vib;
+        }
+        if (ob != ib || (!untyped && o != in))
+            rc = pair_mismatch(call, priv, untyped);
+        break;
+    }
+    }
+    free(all);
+    return rc;
 }

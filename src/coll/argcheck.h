@@ -45,4 +45,12 @@ int sc__check_reduce(safecoll_coll coll, safecoll_coll kind, const char *fn, MPI
                      int root, MPI_Count count, const int *irecvcounts,
                      const MPI_Count *crecvcounts, MPI_Datatype type, MPI_Op op, int rc);
 
+/* The v-forms and alltoallw (pipeline.c, sc__run): whether coll is one,
+ * and the check of a described call. Bad arguments this rank found are
+ * in call->ag; a mismatch of the arrays across ranks is found by sums of
+ * per-peer signature hashes, and on a mismatch a second step (a bcast
+ * from the root, or an alltoall of the signatures) names the ranks. */
+int sc__check_is_v(safecoll_coll coll);
+int sc__check_v(const sc__call *call);
+
 #endif /* SC_ARGCHECK_H */

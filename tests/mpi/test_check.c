@@ -17,10 +17,12 @@ enum { N = 2, BUF = 4 * N * TC_MAXP };
 
 /* The collectives under test, each blocking and non-blocking. */
 enum { C_BCAST, C_BARRIER, C_GATHER, C_SCATTER, C_ALLGATHER, C_ALLTOALL, C_REDUCE,
-       C_ALLREDUCE, C_RSB, C_RS, C_SCAN, C_EXSCAN, C_N };
+       C_ALLREDUCE, C_RSB, C_RS, C_SCAN, C_EXSCAN, C_GATHERV, C_SCATTERV, C_ALLGATHERV,
+       C_ALLTOALLV, C_ALLTOALLW, C_N };
 static const char *cname[C_N] = {"bcast",     "barrier",   "gather", "scatter",
                                  "allgather", "alltoall",  "reduce", "allreduce",
-                                 "reduce_scatter_block", "reduce_scatter", "scan", "exscan"};
+                                 "reduce_scatter_block", "reduce_scatter", "scan", "exscan",
+                                 "gatherv", "scatterv", "allgatherv", "alltoallv", "alltoallw"};
 
 /* What the last rank does differently. */
 enum { M_NONE, M_COUNT, M_TYPE, M_ROOT, M_OP, M_NAME, M_NULLBUF, M_BADROOT, M_NEGCOUNT, M_N };
@@ -32,12 +34,13 @@ static const int mclass[M_N] = {MPI_SUCCESS, MPI_ERR_COUNT, MPI_ERR_TYPE, MPI_ER
 
 static int rooted(int c)
 {
-    return c == C_BCAST || c == C_GATHER || c == C_SCATTER || c == C_REDUCE;
+    return c == C_BCAST || c == C_GATHER || c == C_SCATTER || c == C_REDUCE ||
+           c == C_GATHERV || c == C_SCATTERV;
 }
 
 static int reduction(int c)
 {
-    return c >= C_REDUCE;
+    return c >= C_REDUCE && c <= C_EXSCAN;
 }
 
 static int applies(int c, int m)
@@ -67,14 +70,22 @@ static int call(int c, int nb, MPI_Comm comm, int n, MPI_Datatype t, int root, M
                 int null)
 {
     const int p = tc_size(comm);
-    int counts[TC_MAXP], rc;
-    int *s = null ? NULL : sbuf, *r = null && c == C_SCATTER ? NULL : rbuf;
+    int counts[TC_MAXP], displs[TC_MAXP], bdispls[TC_MAXP], rc;
+    MPI_Datatype types[TC_MAXP];
+    const int sc = c == C_SCATTER || c == C_SCATTERV;
+    int *s = null ? NULL : sbuf, *r = null && sc ? NULL : rbuf;
     MPI_Request req = MPI_REQUEST_NULL, *q = nb ? &req : NULL;
 
-    if (null && c == C_SCATTER)
+    if (null && sc)
         s = sbuf;
-    for (int i = 0; i < p; i++)
+    /* Room for N + 1 elements per block, so that no call of a mismatch
+     * could write past the buffers if it ran. */
+    for (int i = 0; i < p; i++) {
         counts[i] = n;
+        displs[i] = i * (N + 1);
+        bdispls[i] = displs[i] * (int)sizeof(int);
+        types[i] = t;
+    }
     switch (c) {
     case C_BCAST:
         rc = nb ? safecoll_ibcast(s, n, t, root, comm, q) : safecoll_bcast(s, n, t, root, comm);
@@ -117,9 +128,30 @@ static int call(int c, int nb, MPI_Comm comm, int n, MPI_Datatype t, int root, M
     case C_SCAN:
         rc = nb ? safecoll_iscan(s, r, n, t, op, comm, q) : safecoll_scan(s, r, n, t, op, comm);
         break;
-    default:
+    case C_EXSCAN:
         rc = nb ? safecoll_iexscan(s, r, n, t, op, comm, q)
                 : safecoll_exscan(s, r, n, t, op, comm);
+        break;
+    case C_GATHERV:
+        rc = nb ? safecoll_igatherv(s, n, t, r, counts, displs, t, root, comm, q)
+                : safecoll_gatherv(s, n, t, r, counts, displs, t, root, comm);
+        break;
+    case C_SCATTERV:
+        rc = nb ? safecoll_iscatterv(s, counts, displs, t, r, n, t, root, comm, q)
+                : safecoll_scatterv(s, counts, displs, t, r, n, t, root, comm);
+        break;
+    case C_ALLGATHERV:
+        rc = nb ? safecoll_iallgatherv(s, n, t, r, counts, displs, t, comm, q)
+                : safecoll_allgatherv(s, n, t, r, counts, displs, t, comm);
+        break;
+    case C_ALLTOALLV:
+        rc = nb ? safecoll_ialltoallv(s, counts, displs, t, r, counts, displs, t, comm, q)
+                : safecoll_alltoallv(s, counts, displs, t, r, counts, displs, t, comm);
+        break;
+    default:
+        rc = nb ? safecoll_ialltoallw(s, counts, bdispls, types, r, counts, bdispls, types,
+                                      comm, q)
+                : safecoll_alltoallw(s, counts, bdispls, types, r, counts, bdispls, types, comm);
         break;
     }
     if (rc == MPI_SUCCESS && nb)
@@ -176,6 +208,7 @@ static void mismatches(tc_ctx *t, int nb)
             if (!applies(c, m))
                 continue;
             fill(comm);
+            if (getenv("TC_DEBUG")) fprintf(stderr, "[%d] %s %s nb=%d\n", me, cname[c], mname[m], nb);
             rc = mismatched(c, nb, m, comm);
             cls = tc_class(rc);
             msg = safecoll_last_error();
