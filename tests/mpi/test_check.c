@@ -208,7 +208,6 @@ static void mismatches(tc_ctx *t, int nb)
             if (!applies(c, m))
                 continue;
             fill(comm);
-            if (getenv("TC_DEBUG")) fprintf(stderr, "[%d] %s %s nb=%d\n", me, cname[c], mname[m], nb);
             rc = mismatched(c, nb, m, comm);
             cls = tc_class(rc);
             msg = safecoll_last_error();
