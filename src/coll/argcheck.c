@@ -27,33 +27,40 @@
 #include "argcheck.h"
 #include "nb.h"
 
-int sc__check_flag = -1;
-static const char *env_bad; /* a malformed SAFECOLL_CHECK, reported by every call */
+_Atomic int sc__check_flag = -1;
+/* A malformed SAFECOLL_CHECK, reported by every checked call. */
+static const char *_Atomic env_bad;
 
 int sc__check_active(void)
 {
-    if (sc__check_flag < 0) {
+    int f = atomic_load(&sc__check_flag);
+
+    if (f < 0) {
         const char *v = getenv("SAFECOLL_CHECK");
-        if (v == NULL || strcmp(v, "0") == 0)
-            sc__check_flag = 0;
-        else if (strcmp(v, "1") == 0)
-            sc__check_flag = 1;
-        else {
+        if (v == NULL || strcmp(v, "0") == 0) {
+            f = 0;
+        } else if (strcmp(v, "1") == 0) {
+            f = 1;
+        } else {
             /* Every rank reads the same environment: the check runs and
              * reports the setting on every rank, as config.c does. */
-            env_bad = v;
-            sc__check_flag = 1;
+            atomic_store(&env_bad, v);
+            f = 1;
         }
+        /* safecoll_check_set may have won meanwhile: it overrides. */
+        int unread = -1;
+        if (!atomic_compare_exchange_strong(&sc__check_flag, &unread, f))
+            f = unread;
     }
-    return sc__check_flag;
+    return f;
 }
 
 int safecoll_check_set(int on)
 {
     if (on != 0 && on != 1)
         return sc__error(MPI_ERR_ARG, "safecoll_check_set: %d is not 0 or 1", on);
-    sc__check_flag = on;
-    env_bad = NULL;
+    atomic_store(&env_bad, NULL);
+    atomic_store(&sc__check_flag, on);
     return MPI_SUCCESS;
 }
 
@@ -237,8 +244,9 @@ static void start(digest *d, safecoll_coll coll, MPI_Comm comm, int root, int rc
     d->coll = coll;
     d->seq = next_seq(comm);
     d->root = root;
-    if (env_bad != NULL && rc == MPI_SUCCESS)
-        rc = sc__error(MPI_ERR_ARG, "SAFECOLL_CHECK: '%s' is not 0 or 1", env_bad);
+    const char *bad = atomic_load(&env_bad);
+    if (bad != NULL && rc == MPI_SUCCESS)
+        rc = sc__error(MPI_ERR_ARG, "SAFECOLL_CHECK: '%s' is not 0 or 1", bad);
     d->err = rc;
     if (rc != MPI_SUCCESS)
         snprintf(d->msg, sizeof d->msg, "%s", safecoll_last_error());

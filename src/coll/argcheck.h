@@ -16,14 +16,17 @@
 #ifndef SC_ARGCHECK_H
 #define SC_ARGCHECK_H
 
+#include <stdatomic.h>
+
 #include "pipeline.h"
 
-/* -1 before the environment is read, 0 off, 1 on. Read unsynchronised on
- * purpose: it changes only through safecoll_check_set or the first read of
- * SAFECOLL_CHECK, and every rank must change it at the same point anyway. */
-extern int sc__check_flag;
+/* -1 before the environment is read, 0 off, 1 on. A relaxed atomic: a
+ * plain load on the fast path, and no data race with the progress thread
+ * (src/nb/worker.c) that may read it while the application sets it. */
+extern _Atomic int sc__check_flag;
 int sc__check_active(void);
-#define SC_CHECK_ON() (sc__check_flag != 0 && sc__check_active())
+#define SC_CHECK_ON()                                                                          \
+    (atomic_load_explicit(&sc__check_flag, memory_order_relaxed) != 0 && sc__check_active())
 
 /* Only this rank's error is known (found before the arguments were read,
  * e.g. a root out of range); the other ranks may be in any sc__check_*. */

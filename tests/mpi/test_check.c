@@ -11,6 +11,7 @@
  */
 /* mpi-procs: 2 3 4 8 */
 /* mpi-env: SAFECOLL_CHECK=1 */
+/* mpi-env: SAFECOLL_CHECK=yes */
 #include "common.h"
 
 enum { N = 2, BUF = 4 * N * TC_MAXP };
@@ -311,16 +312,25 @@ START_TEST(switches)
 {
     tc_ctx t;
     const char *env = getenv("SAFECOLL_CHECK");
-    const int want = env != NULL && strcmp(env, "1") == 0;
+    const int malformed = env != NULL && strcmp(env, "0") != 0 && strcmp(env, "1") != 0;
+    const int want = (env != NULL && strcmp(env, "1") == 0) || malformed;
 
     tc_begin(&t, "switches");
     TC_CHECK(&t, safecoll_check_get() == want, "SAFECOLL_CHECK=%s: safecoll_check_get() is %d",
              env ? env : "(unset)", safecoll_check_get());
-    if (want) {
+    if (want && !malformed) {
         /* Set by the environment, the mode catches a mismatch at once. */
         int rc = mismatched(C_BCAST, 0, M_COUNT, MPI_COMM_WORLD);
         TC_CHECK(&t, tc_class(rc) == MPI_ERR_COUNT, "SAFECOLL_CHECK=1: bcast count mismatch: %s",
                  tc_class_name(tc_class(rc)));
+    }
+    if (malformed) {
+        /* A malformed value is every checked call's MPI_ERR_ARG, named. */
+        int rc = call(C_ALLREDUCE, 0, MPI_COMM_WORLD, N, MPI_INT, 0, MPI_SUM, 0);
+        TC_CHECK(&t, tc_class(rc) == MPI_ERR_ARG && strstr(safecoll_last_error(),
+                                                            "SAFECOLL_CHECK") != NULL,
+                 "SAFECOLL_CHECK=%s: allreduce returned %s (%s)", env,
+                 tc_class_name(tc_class(rc)), safecoll_last_error());
     }
     TC_CHECK(&t, tc_class(safecoll_check_set(2)) == MPI_ERR_ARG, "safecoll_check_set(2) accepted");
     TC_CHECK(&t, tc_class(safecoll_check_set(-1)) == MPI_ERR_ARG,
