@@ -14,7 +14,8 @@
  * Those errors are the same on every rank of a correct program's call
  * shape (a negative count, MPI_OP_NULL, a bad root are global); an error on
  * some ranks only (a NULL buffer on one rank) is erroneous in MPI as well,
- * and, as there, the other ranks are not told.
+ * and, as there, the other ranks are not told, unless the checking mode
+ * (argcheck.h) makes it every rank's.
  */
 #include <stdlib.h>
 
