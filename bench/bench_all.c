@@ -38,7 +38,11 @@
  * usage: bench_all [--sizes 8,64K,1M,16M] [--trig-sizes 1M,16M] [--budget MS]
  *                  [--deadline SECONDS] [--trig-deadline SECONDS]
  *                  [--only untriggered|triggered] [--ops igatherv,ibcast]
- *                  [--trig-ops alltoall,allgather] [--thread] [--quick]
+ *                  [--trig-ops alltoall,allgather] [--thread] [--check] [--quick]
+ *
+ * --check adds to part 1 a third variant, the safe call in checking mode
+ * (safecoll_check_set(1): one MPI_Allgather of the arguments' digest on
+ * every call), and its ratio to the MPI call.
  *
  * --ops limits part 1 to the named collectives; --thread initialises MPI
  * with MPI_THREAD_MULTIPLE, so that (where MPI has no extended generalized
@@ -402,9 +406,19 @@ static void reps_for(long long m, int *min_reps, int *max_reps)
 
 /* ------------------------------------------------------------ part 1 */
 
+/* --check: part 1 also times the safe call in checking mode. */
+static int with_check;
+
 static int run_untriggered(int var, void *arg)
 {
-    return call(arg, var == 0 ? IMPL_MPI : IMPL_SAFE);
+    int rc;
+
+    if (var < 2)
+        return call(arg, var == 0 ? IMPL_MPI : IMPL_SAFE);
+    safecoll_check_set(1);
+    rc = call(arg, IMPL_SAFE);
+    safecoll_check_set(0);
+    return rc;
 }
 
 typedef struct tally {
@@ -446,9 +460,13 @@ static void untriggered(ctx *c, const long long *sizes, int nsizes, double budge
                "of the fastest repetitions. Target from 64 KiB up: %.2f without agreement, "
                "%.2f with it.\n\n",
                TARGET_FAST, TARGET_AGREE);
+        if (with_check)
+            printf("`check`: the safe call in checking mode (safecoll_check_set(1)); `check "
+                   "ratio` = its median / MPI's.\n\n");
         printf("| collective | agree | m | reps | MPI | safecoll | ratio | p25-p75 | min ratio "
-               "| safe - MPI | target |\n");
-        printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+               "| safe - MPI | target |%s\n", with_check ? " check | check ratio |" : "");
+        printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|%s\n",
+               with_check ? "---:|---:|" : "");
         fflush(stdout);
     }
     safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_AUTO);
@@ -478,7 +496,7 @@ static void untriggered(ctx *c, const long long *sizes, int nsizes, double budge
             set_size(c, m);
             fill(c, (size_t)(c->size * m));
             reps_for(m, &min_reps, &max_reps);
-            res = bench_run(c->comm, 2, run_untriggered, NULL, NULL, c, 3, min_reps, max_reps,
+            res = bench_run(c->comm, with_check ? 3 : 2, run_untriggered, NULL, NULL, c, 3, min_reps, max_reps,
                             budget < share ? budget : share, 2 * share);
             tm = bench_med(&res, 0);
             ts = bench_med(&res, 1);
@@ -490,7 +508,7 @@ static void untriggered(ctx *c, const long long *sizes, int nsizes, double budge
                 t->worst = ratio > t->worst ? ratio : t->worst;
             }
             if (c->rank == 0) {
-                printf("| %s | %s | %s | %d | %s | %s | %.3f | %.2f-%.2f | %.3f | %s%s | %s |\n",
+                printf("| %s | %s | %s | %d | %s | %s | %.3f | %.2f-%.2f | %.3f | %s%s | %s |",
                        o->name, o->agrees ? "yes" : "no",
                        k == OP_BARRIER ? "-" : bench_size_str(m, b1, sizeof b1), res.reps,
                        bench_time_str(tm, b2, sizeof b2), bench_time_str(ts, b3, sizeof b3),
@@ -499,6 +517,10 @@ static void untriggered(ctx *c, const long long *sizes, int nsizes, double budge
                        bench_min(&res, 1) / bench_min(&res, 0), ts < tm ? "-" : "",
                        bench_time_str(fabs(ts - tm), b4, sizeof b4),
                        !judged ? "-" : ratio <= target ? "met" : "**missed**");
+                if (with_check)
+                    printf(" %s | %.3f |", bench_time_str(bench_med(&res, 2), b2, sizeof b2),
+                           bench_med(&res, 2) / tm);
+                printf("\n");
                 fflush(stdout);
             }
             bench_result_free(&res);
@@ -892,6 +914,8 @@ int main(int argc, char **argv)
                 goto usage;
         } else if (strcmp(argv[i], "--thread") == 0) {
             /* handled before MPI_Init */
+        } else if (strcmp(argv[i], "--check") == 0) {
+            with_check = 1;
         } else if (strcmp(argv[i], "--quick") == 0) {
             sizes[0] = 8, sizes[1] = 64LL << 10, nsizes = 2;
             tsizes[0] = 64LL << 10, ntsizes = 1;
@@ -938,7 +962,7 @@ usage:
         fprintf(stderr, "usage: bench_all [--sizes LIST] [--trig-sizes LIST] [--budget MS] "
                         "[--deadline SECONDS] [--trig-deadline SECONDS] "
                         "[--only untriggered|triggered] [--ops NAMES] [--trig-ops NAMES] "
-                        "[--thread] [--quick]\n"
+                        "[--thread] [--check] [--quick]\n"
                         "LIST: ascending multiples of 8 like 8,64K,1M,16M; NAMES: part 1's "
                         "or part 2's collectives, like igatherv,ibcast or alltoall,allgather; "
                         "--thread: MPI_Init_thread(MPI_THREAD_MULTIPLE)\n");

@@ -197,7 +197,10 @@ SAFECOLL_API int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count send
  *  out of range, a negative count, a NULL buffer of a predefined type with
  *  a non-zero count, MPI_IN_PLACE where MPI does not allow it, a NULL
  *  request) are returned at once by that rank, as MPI would; errors of a
- *  triggered call are agreed on, as in the irregular collectives.
+ *  triggered call are agreed on, as in the irregular collectives. In
+ *  checking mode (safecoll_check_set(), `SAFECOLL_CHECK=1`) every call
+ *  first agrees on its arguments, so that such an error, or arguments that
+ *  differ across ranks, are the same error on every rank.
  *
  *  \return MPI_SUCCESS or an MPI error code (see \ref errors); the
  *  communicator's error handler is invoked once on error, as MPI would.
@@ -437,6 +440,8 @@ SAFECOLL_API int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count send
  *  \note Untriggered calls check arguments locally and send no message;
  *  a bad argument on some ranks only is erroneous in MPI too and, as
  *  there, the other ranks are not told. Triggered calls agree on errors.
+ *  In checking mode (safecoll_check_set()) every rank is told, and counts,
+ *  datatypes, ops and roots that differ across ranks are errors too.
  *  \note An `i` call with `_c` recvcounts (safecoll_ireduce_scatter_c())
  *  always runs through the pipeline, whose call owns the int copy of the
  *  array for as long as the request lives.

@@ -24,6 +24,7 @@ extern "C" {
  *  | `SAFECOLL_VERBOSE` | `0` or `1`: log decisions (and the bound sources loaded) on stderr | safecoll_verbose_set() |
  *  | `SAFECOLL_INT_LIMIT` | integer in [1, 2147483647] | safecoll_int_limit_set() |
  *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): performance records route calls | safecoll_perf_bounds_set() (bounds.h) |
+ *  | `SAFECOLL_CHECK` | `0` (default) or `1`: checking mode, arguments agreed across ranks | safecoll_check_set() |
  *  | `SAFECOLL_BOUNDS` | `:`-separated list of bound files | safecoll_bounds_load() |
  *  | `SAFECOLL_KNOWN_BOUNDS` | unset: the known bounds built into the library; a path: that file instead; empty: none | — |
  *
@@ -218,6 +219,36 @@ SAFECOLL_API int safecoll_int_limit_set(MPI_Count limit);
  * \brief The int limit in force (INT_MAX unless shrunk).
  */
 SAFECOLL_API MPI_Count safecoll_int_limit_get(void);
+
+/**
+ * \brief Switch the checking mode on (1) or off (0, the default).
+ *
+ * In checking mode every safe collective on an intracommunicator first
+ * agrees, in one small MPI_Allgather on the library's private duplicate of
+ * the communicator, on a digest of its arguments: the collective, a
+ * per-communicator call number, root, op, the type signatures of what each
+ * rank sends and receives (count x datatype), and any bad argument a rank
+ * found itself. A mismatch or a bad argument on any rank then becomes the
+ * same MPI error class on every rank, its message (safecoll_last_error())
+ * naming the ranks and the argument, instead of a hang, a truncation or
+ * wrong data. Also set by `SAFECOLL_CHECK=1`.
+ * \note Collective in effect: every rank must switch it at the same point
+ *       between calls. It covers blocking and non-blocking forms of
+ *       bcast, barrier, gather, scatter, allgather, alltoall and the six
+ *       reductions; see the guide ("Checking mode") for what it cannot see.
+ * \param[in] on 0 or 1
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for another value.
+ */
+SAFECOLL_API int safecoll_check_set(int on);
+
+/**
+ * \brief Whether the checking mode is on (1) or off (0).
+ *
+ * Reads `SAFECOLL_CHECK` on first use unless safecoll_check_set() was
+ * called; a malformed value counts as on, and every checked call then
+ * returns MPI_ERR_ARG naming it.
+ */
+SAFECOLL_API int safecoll_check_get(void);
 
 /**
  * \brief Whether the non-blocking safe collectives overlap, here and now.

@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 
+#include "argcheck.h"
 #include "nb.h"
 #include "pipeline.h"
 
@@ -17,10 +18,11 @@ static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
                    MPI_Request *request)
 {
     safecoll_strategy forced;
-    int rank, size, rc;
+    int rank, size, rc, inter;
 
     rc = sc__regular_begin(coll, fn, comm, SC_NO_ROOT, &rank, &size);
-    if (rc == SC_INTER) {
+    inter = rc == SC_INTER;
+    if (inter) {
         if (!nb)
             sc__nb_drain(comm); /* a blocking call: see nb.h */
         MPI_Comm_rank(comm, &rank);
@@ -44,6 +46,8 @@ static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
                     "barrier -> native\n",
                     fn, safecoll_strategy_name(forced));
     }
+    if (!inter && SC_CHECK_ON())
+        rc = sc__check_bcast(coll, fn, comm, -1, 0, MPI_DATATYPE_NULL, rc);
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
     rc = nb ? MPI_Ibarrier(comm, request) : MPI_Barrier(comm);

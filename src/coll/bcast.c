@@ -4,6 +4,7 @@
  * message, Table V: s*n), else the bcast pattern's strategies
  * (src/avoid/bcast.c) through the pipeline.
  */
+#include "argcheck.h"
 #include "pipeline.h"
 
 static int native(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -42,6 +43,8 @@ static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count cou
     else
         rc = sc__regular_side(fn, rank, buffer, count, type, "buffer", "count", "datatype",
                               &bytes);
+    if (SC_CHECK_ON())
+        rc = sc__check_bcast(coll, fn, comm, root, count, type, rc);
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
     if (!sc__regular_pipeline(coll, bytes, 1, type, size, comm))

@@ -15,6 +15,7 @@
  * is (n elements per rank at displacement i*n) and runs the pipeline, with
  * the regular executors of src/avoid/regular.c.
  */
+#include "argcheck.h"
 #include "pipeline.h"
 
 /* One side of the call as the caller passed it, with its argument names
@@ -161,6 +162,9 @@ int sc__regular_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn,
         rc = sc__regular_side(fn, rank, one->buf, one->count, one->type, one->bufname,
                               one->countname, one->typename_,
                               many_significant ? &ignored : &bytes);
+    if (SC_CHECK_ON())
+        rc = sc__check_blocks(coll, pattern, fn, comm, root, sendbuf, sendcount, sendtype,
+                              recvbuf, recvcount, recvtype, rc);
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
     if (!sc__regular_pipeline(coll, bytes, size, many_significant ? many->type : one->type,

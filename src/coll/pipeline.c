@@ -10,6 +10,7 @@
 #include "nb.h"
 #include "bounds.h"
 #include "displs.h"
+#include "argcheck.h"
 #include "pipeline.h"
 #include "probe.h"
 
@@ -821,12 +822,20 @@ static void log_decision(const sc__call *call)
             safecoll_strategy_name(call->strategy));
 }
 
+/* sc__fail_early without the checking mode's agreement of a bad root. */
+static int fail_early(sc__call *call, int rc);
+
 int sc__run(sc__call *call)
 {
     const sc__pattern_ops *ops = sc__patterns[call->pattern];
     safecoll_strategy forced = call->forced;
     int rc;
 
+    /* Checking mode (argcheck.h): a blocking v-form or alltoallw is
+     * checked here, an i-form by sc__run_nb when it is called. */
+    if (!call->nb && call->request == NULL && SC_CHECK_ON() && sc__check_is_v(call->coll) &&
+        (rc = sc__check_v(call)) != MPI_SUCCESS)
+        return fail_early(call, rc);
     if (call->request != NULL && !call->nb)
         return sc__run_nb(call, call->request);
     if (!call->nb)
@@ -899,6 +908,8 @@ int sc__run_nb(sc__call *call, MPI_Request *request)
         return sc__fail_early(call, rc);
     }
     *request = MPI_REQUEST_NULL;
+    if (SC_CHECK_ON() && sc__check_is_v(call->coll) && (rc = sc__check_v(call)) != MPI_SUCCESS)
+        return fail_early(call, rc);
     if ((copy = malloc(sizeof *copy)) == NULL) {
         rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
         return sc__fail_early(call, rc);
@@ -932,6 +943,15 @@ int sc__run_nb(sc__call *call, MPI_Request *request)
 
 /* Errors found before the call could be described on every rank alike. */
 int sc__fail_early(sc__call *call, int rc)
+{
+    /* A bad root of a v-form, found by sc__begin: in checking mode every
+     * rank's (the others are in sc__check_v). */
+    if (rc == MPI_ERR_ROOT && SC_CHECK_ON() && sc__check_is_v(call->coll))
+        rc = sc__check_fail(call->coll, call->fn, call->comm, rc);
+    return fail_early(call, rc);
+}
+
+static int fail_early(sc__call *call, int rc)
 {
     sc__stats_count(call->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
     call_free(call);

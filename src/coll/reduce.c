@@ -14,10 +14,12 @@
  * Those errors are the same on every rank of a correct program's call
  * shape (a negative count, MPI_OP_NULL, a bad root are global); an error on
  * some ranks only (a NULL buffer on one rank) is erroneous in MPI as well,
- * and, as there, the other ranks are not told.
+ * and, as there, the other ranks are not told, unless the checking mode
+ * (argcheck.h) makes it every rank's.
  */
 #include <stdlib.h>
 
+#include "argcheck.h"
 #include "bounds.h"
 #include "nb.h"
 #include "pipeline.h"
@@ -459,10 +461,14 @@ static int reduction(const red_args *a)
         sc__nb_drain(a->comm); /* a blocking call: see nb.h */
     MPI_Comm_rank(a->comm, &rank);
     MPI_Comm_size(a->comm, &size);
-    if ((rc = check(a, rank, size, &total, &most)) != MPI_SUCCESS)
+    rc = check(a, rank, size, &total, &most);
+    if (rc == MPI_SUCCESS && MPI_Type_size_x(a->type, &size_x) != MPI_SUCCESS)
+        rc = sc__error(MPI_ERR_TYPE, "%s: datatype is not valid", a->fn);
+    if (SC_CHECK_ON())
+        rc = sc__check_reduce(a->coll, a->kind, a->fn, a->comm, a->root, a->count,
+                              a->irecvcounts, a->crecvcounts, a->type, a->op, rc);
+    if (rc != MPI_SUCCESS)
         return fail(a, rc);
-    if (MPI_Type_size_x(a->type, &size_x) != MPI_SUCCESS)
-        return fail(a, sc__error(MPI_ERR_TYPE, "%s: datatype is not valid", a->fn));
     /* A malformed SAFECOLL_* setting is reported by the pipeline, on every
      * rank. */
     if (sc__config_init() != MPI_SUCCESS || sc__bounds_init() != MPI_SUCCESS)

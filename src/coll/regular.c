@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "argcheck.h"
 #include "bounds.h"
 #include "nb.h"
 #include "pipeline.h"
@@ -196,6 +197,9 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
             sc__nb_drain(comm);
         return MPI_SUCCESS;
     }
+    /* A bad root of a valid communicator: in checking mode, every rank's. */
+    if (rc == MPI_ERR_ROOT && SC_CHECK_ON())
+        rc = sc__check_fail(coll, fn, comm, rc);
     return sc__regular_fail(coll, comm, rc);
 }
 
