@@ -123,10 +123,10 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
     /* A performance record that the call passes routes it through the
      * pipeline, which runs the record's equivalent. Only a record that
      * covers the call's (s, P) makes this take the registry's lock. A
-     * record measured under node conditions needs those of comm: every
-     * rank gets here alike (global inputs, the same records), so the
-     * collective lookup, once per communicator, is safe here. A failed
-     * lookup goes to the pipeline, whose agreement reports it. */
+     * record measured under node conditions needs those of comm, which
+     * the first meeting of comm detected (sc__comm_meet): an attribute
+     * look-up. A failed lookup goes to the pipeline, whose agreement
+     * reports it. */
     if (!perf || !sc__config_perf_bounds())
         return 0;
     hit = sc__bounds_perf(coll, s, nprocs, n * global_msgs, n, conds, NULL);
