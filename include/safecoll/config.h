@@ -142,6 +142,12 @@ SAFECOLL_API int safecoll_strategy_applies(safecoll_coll coll, safecoll_strategy
  *       safecoll_last_error() names the strategy and the reason. Use
  *       safecoll_strategy_parse("all=<s>") for the lenient rule of the
  *       debugging setting.
+ * \note Settings must be the same on every rank: the ranks of a
+ *       communicator compare them (strategies, int limit, performance
+ *       routing, bound registry) once, at its first safe collective, and
+ *       if they differ every safe collective on it fails on every rank.
+ *       A change made here later is not compared again: make it on every
+ *       rank alike, between collectives (guide.md, "Known limits").
  */
 SAFECOLL_API int safecoll_strategy_set(safecoll_coll coll, safecoll_strategy strategy);
 

@@ -153,6 +153,12 @@ int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count ele
  * names a condition (oversubscribed or nodes): one atomic load. */
 int sc__bounds_perf_cond_any(safecoll_coll coll);
 
+/* A digest (62 bits) of the registry's records, in order, and of whether
+ * each applies to the running MPI: the same on ranks whose registries
+ * are the same (sc__comm_meet compares it across ranks). Takes the read
+ * lock. */
+unsigned long long sc__bounds_digest(void);
+
 /* Incremented by every change of the registry, so that a caller may cache
  * what it derived from it. */
 unsigned long sc__bounds_generation(void);

@@ -408,6 +408,28 @@ int sc__bounds_init(void)
     return MPI_SUCCESS;
 }
 
+unsigned long long sc__bounds_digest(void)
+{
+    /* FNV-1a over each record as the bound-file line that states it, and
+     * whether it applies: two registries that route and refuse alike hash
+     * alike, whatever the sources they were merged from. */
+    unsigned long long h = 0xcbf29ce484222325ull;
+    char line[1024];
+
+    if (pthread_rwlock_rdlock(&lock) != 0)
+        return 0;
+    for (size_t i = 0; i < reg.n; i++) {
+        size_t n = sc__bound_write(&reg.v[i].b, line, sizeof line);
+        if (n >= sizeof line)
+            n = sizeof line - 1;
+        line[n++] = reg.v[i].applies ? '1' : '0';
+        for (size_t k = 0; k < n; k++)
+            h = (h ^ (unsigned char)line[k]) * 0x100000001b3ull;
+    }
+    pthread_rwlock_unlock(&lock);
+    return h >> 2;
+}
+
 /* ---- editing ---- */
 
 int safecoll_bounds_add(const safecoll_bound *b)

@@ -99,24 +99,28 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
         return sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         return sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
-    /* The entry runs an intercommunicator call itself (inter.c). */
+    /* The entry runs an intercommunicator call itself (inter.c), once
+     * comm is met (below). */
     if (inter)
-        return SC_INTER;
+        return (rc = sc__comm_meet(comm, fn)) == MPI_SUCCESS ? SC_INTER : rc;
     MPI_Comm_rank(comm, &call->rank);
     MPI_Comm_size(comm, &call->size);
     if ((pattern == SC_PATTERN_GATHER || pattern == SC_PATTERN_SCATTER) &&
         (root < 0 || root >= call->size))
         return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                          fn, root, call->size);
+    /* Every rank of comm meets it first (comm.c): the settings agree, the
+     * setup succeeded everywhere, and the node conditions are known. */
+    if ((rc = sc__comm_meet(comm, fn)) != MPI_SUCCESS)
+        return rc;
     if ((rc = sc__comm_private(comm, &call->priv)) != MPI_SUCCESS)
         return rc;
     /* A performance record measured under node conditions applies only
-     * where they hold: they are looked up here, where every rank of comm
-     * is (the records are the same on every rank, as routing requires),
-     * because detect's lookups differ from rank to rank (a root and its
-     * leaves) and the coroutine of an i-call cannot make a blocking
-     * collective. Once per communicator; a failure is kept for the
-     * agreement and leaves such records out. */
+     * where they hold: they are read here, because detect's lookups differ
+     * from rank to rank (a root and its leaves) and the coroutine of an
+     * i-call cannot make a blocking collective. The first meeting
+     * detected them, so this is an attribute look-up, never a collective;
+     * a failure is kept for the agreement and leaves such records out. */
     if (setup == MPI_SUCCESS && sc__config_perf_bounds() && sc__bounds_perf_cond_any(coll))
         sc__note_error(call, sc__comm_conditions(comm, &call->conds));
     if (setup != MPI_SUCCESS) {

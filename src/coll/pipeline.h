@@ -225,8 +225,8 @@ int sc__basic_size(MPI_Datatype type);
  * native call serves; 2: a performance record routes the call and nothing
  * else needs the pipeline; 1: any other reason. When the call passes a
  * performance record that names node conditions, the conditions of comm
- * are looked up, collectively (sc__comm_conditions): every rank of comm
- * reaches that point alike, since the inputs are global. */
+ * are looked up (sc__comm_conditions): detected by the first meeting of
+ * comm, so an attribute look-up. */
 int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
                           MPI_Datatype type, int nprocs, MPI_Comm comm);
 
@@ -258,9 +258,11 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
 #define SC_NO_ROOT INT_MIN
 
 /* The fast path's cheap checks of a regular call, with the errors
- * sc__begin gives: comm, and root unless it is SC_NO_ROOT. Fills *rank and
- * *size; on error, counts it and calls the error handler. Returns SC_INTER,
- * having checked nothing else, for an intercommunicator. */
+ * sc__begin gives: comm, and root unless it is SC_NO_ROOT, then the first
+ * meeting of comm (sc__comm_meet: settings that differ between ranks are
+ * an error on every rank). Fills *rank and *size; on error, counts it and
+ * calls the error handler. Returns SC_INTER, having checked nothing else
+ * but the meeting, for an intercommunicator. */
 int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int root, int *rank,
                       int *size);
 

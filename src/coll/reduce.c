@@ -451,6 +451,11 @@ static int reduction(const red_args *a)
         return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", a->fn));
     if (MPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS)
         return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", a->fn));
+    /* Every rank meets comm before a check only it sees (comm.c). */
+    if (a->request != NULL)
+        *a->request = MPI_REQUEST_NULL;
+    if ((rc = sc__comm_meet(a->comm, a->fn)) != MPI_SUCCESS)
+        return fail(a, rc);
     if (inter)
         return intercomm(a);
     if (a->request != NULL)

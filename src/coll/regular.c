@@ -124,10 +124,10 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
     /* A performance record that the call passes routes it through the
      * pipeline, which runs the record's equivalent. Only a record that
      * covers the call's (s, P) makes this take the registry's lock. A
-     * record measured under node conditions needs those of comm: every
-     * rank gets here alike (global inputs, the same records), so the
-     * collective lookup, once per communicator, is safe here. A failed
-     * lookup goes to the pipeline, whose agreement reports it. */
+     * record measured under node conditions needs those of comm, which
+     * the first meeting of comm detected (sc__comm_meet): an attribute
+     * look-up. A failed lookup goes to the pipeline, whose agreement
+     * reports it. */
     if (!perf || !sc__config_perf_bounds())
         return 0;
     hit = sc__bounds_perf(coll, s, nprocs, n * global_msgs, n, conds, NULL);
@@ -183,13 +183,19 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
         rc = sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
     else if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
         rc = sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
-    else if (inter)
+    else if (inter && (rc = sc__comm_meet(comm, fn)) == MPI_SUCCESS)
         return SC_INTER;
+    else if (inter)
+        ;
     else if (MPI_Comm_rank(comm, rank) != MPI_SUCCESS || MPI_Comm_size(comm, size) != MPI_SUCCESS)
         rc = sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
     else if (root != SC_NO_ROOT && (root < 0 || root >= *size))
         rc = sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                        fn, root, *size);
+    /* Before any check only this rank sees: every rank meets comm. After
+     * the first call on comm, a compare. */
+    else if ((rc = sc__comm_meet(comm, fn)) != MPI_SUCCESS)
+        ;
     else {
         /* A blocking call first completes the safe i-calls pending on comm
          * (nb.h); the i-forms' values of safecoll_coll follow the others. */

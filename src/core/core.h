@@ -134,6 +134,21 @@ MPI_Comm sc__comm_private_nb_find(MPI_Comm comm);
  * every rank of comm calls it in the same call. */
 int sc__comm_conditions(MPI_Comm comm, unsigned *conds);
 
+/* The first meeting of comm: at the first safe call on it (once per
+ * communicator, collective over comm: the private duplicate, one
+ * allgather of each rank's settings on it, two on an intercommunicator,
+ * and the conditions above), every rank checks that all ranks run with
+ * the same settings (SAFECOLL_STRATEGY and the forced strategies,
+ * SAFECOLL_INT_LIMIT, SAFECOLL_PERF_BOUNDS, the bound registry,
+ * SAFECOLL_NODE_CONDITIONS) and that their setup succeeded. The verdict
+ * is cached on comm: MPI_SUCCESS, or the same error class on every rank
+ * at every later call, its message naming the ranks that differ (fn
+ * starts it). A later call costs a compare with the communicator this
+ * thread met last, else an attribute look-up. Call it where every rank of
+ * comm calls it, before anything that reads a setting or returns an
+ * error that only some ranks see. */
+int sc__comm_meet(MPI_Comm comm, const char *fn);
+
 /* MPI_Waitall ignoring statuses; in the coroutine of a non-blocking safe
  * collective it tests and yields instead (nb.c). */
 int sc__waitall(int n, MPI_Request reqs[]);
