@@ -20,11 +20,8 @@
 
 #include "pipeline.h"
 
-/* -1 before the environment is read, 0 off, 1 on. A relaxed atomic: a
- * plain load on the fast path, and no data race with the progress thread
- * (src/nb/worker.c) that may read it while the application sets it. */
-extern _Atomic int sc__check_flag;
-int sc__check_active(void);
+/* The switch, sc__check_flag and sc__check_active, is the core's
+ * (config.c, core.h). */
 #define SC_CHECK_ON()                                                                          \
     (atomic_load_explicit(&sc__check_flag, memory_order_relaxed) != 0 && sc__check_active())
 

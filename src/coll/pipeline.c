@@ -105,14 +105,17 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
         return (rc = sc__comm_meet(comm, fn)) == MPI_SUCCESS ? SC_INTER : rc;
     MPI_Comm_rank(comm, &call->rank);
     MPI_Comm_size(comm, &call->size);
+    /* Every rank of comm meets it first (comm.c): the settings agree, the
+     * setup succeeded everywhere, and the node conditions are known. A bad
+     * root comes after, since its checking-mode agreement (argcheck.c) is
+     * a message on the private communicator that must not meet another
+     * rank's first meeting. */
+    if ((rc = sc__comm_meet(comm, fn)) != MPI_SUCCESS)
+        return rc;
     if ((pattern == SC_PATTERN_GATHER || pattern == SC_PATTERN_SCATTER) &&
         (root < 0 || root >= call->size))
         return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                          fn, root, call->size);
-    /* Every rank of comm meets it first (comm.c): the settings agree, the
-     * setup succeeded everywhere, and the node conditions are known. */
-    if ((rc = sc__comm_meet(comm, fn)) != MPI_SUCCESS)
-        return rc;
     if ((rc = sc__comm_private(comm, &call->priv)) != MPI_SUCCESS)
         return rc;
     /* A performance record measured under node conditions applies only

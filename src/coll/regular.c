@@ -189,13 +189,15 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
         ;
     else if (MPI_Comm_rank(comm, rank) != MPI_SUCCESS || MPI_Comm_size(comm, size) != MPI_SUCCESS)
         rc = sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", fn);
+    /* Before any check only this rank sees (a bad root included, whose
+     * checking-mode agreement must not meet another rank's first meeting
+     * on the private communicator): every rank meets comm. After the first
+     * call on comm, a compare. */
+    else if ((rc = sc__comm_meet(comm, fn)) != MPI_SUCCESS)
+        ;
     else if (root != SC_NO_ROOT && (root < 0 || root >= *size))
         rc = sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                        fn, root, *size);
-    /* Before any check only this rank sees: every rank meets comm. After
-     * the first call on comm, a compare. */
-    else if ((rc = sc__comm_meet(comm, fn)) != MPI_SUCCESS)
-        ;
     else {
         /* A blocking call first completes the safe i-calls pending on comm
          * (nb.h); the i-forms' values of safecoll_coll follow the others. */

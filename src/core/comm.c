@@ -275,7 +275,7 @@ int sc__comm_conditions(MPI_Comm comm, unsigned *conds)
 /* A rank's settings, as far as the path of a safe call depends on them:
  * one entry each, compared entry by entry across ranks. MEET_SETUP is the
  * error of a malformed SAFECOLL_* variable or bound source (0: none). */
-enum { MEET_SETUP, MEET_STRATEGY, MEET_LIMIT, MEET_PERF, MEET_BOUNDS, MEET_COND, MEET_N };
+enum { MEET_SETUP, MEET_STRATEGY, MEET_LIMIT, MEET_PERF, MEET_BOUNDS, MEET_COND, MEET_CHECK, MEET_N };
 
 static const char *const meet_names[MEET_N] = {
     "setup",
@@ -284,6 +284,7 @@ static const char *const meet_names[MEET_N] = {
     "SAFECOLL_PERF_BOUNDS",
     "bound registry",
     "SAFECOLL_NODE_CONDITIONS",
+    "SAFECOLL_CHECK",
 };
 
 struct meet_verdict {
@@ -343,6 +344,10 @@ static void digest(long long d[MEET_N], char *why, size_t len)
     d[MEET_PERF] = sc__config_perf_bounds();
     d[MEET_BOUNDS] = (long long)sc__bounds_digest();
     d[MEET_COND] = sc__config_node_conditions();
+    /* Checking mode adds a message to every call: on some ranks only, it
+     * would meet the others' traffic. Read through the public switch, so
+     * that the core needs nothing of the call layer. */
+    d[MEET_CHECK] = safecoll_check_get();
 }
 
 /* Appends rank r to a list that names at most 8. */

@@ -399,3 +399,53 @@ int safecoll_perf_bounds_get(void)
     sc__config_init();
     return atomic_load(&perf_bounds);
 }
+
+/* ---- the checking mode's switch (the mode itself: src/coll/argcheck.c) ---- */
+
+_Atomic int sc__check_flag = -1;
+/* A malformed SAFECOLL_CHECK, reported by every checked call. */
+static const char *_Atomic env_bad;
+
+int sc__check_active(void)
+{
+    int f = atomic_load(&sc__check_flag);
+
+    if (f < 0) {
+        const char *v = getenv("SAFECOLL_CHECK");
+        /* Empty asks for nothing, as for every SAFECOLL_* variable. */
+        if (v == NULL || v[0] == '\0' || strcmp(v, "0") == 0) {
+            f = 0;
+        } else if (strcmp(v, "1") == 0) {
+            f = 1;
+        } else {
+            /* Every rank reads the same environment: the check runs and
+             * reports the setting on every rank, as config.c does. */
+            atomic_store(&env_bad, v);
+            f = 1;
+        }
+        /* safecoll_check_set may have won meanwhile: it overrides. */
+        int unread = -1;
+        if (!atomic_compare_exchange_strong(&sc__check_flag, &unread, f))
+            f = unread;
+    }
+    return f;
+}
+
+int safecoll_check_set(int on)
+{
+    if (on != 0 && on != 1)
+        return sc__error(MPI_ERR_ARG, "safecoll_check_set: %d is not 0 or 1", on);
+    atomic_store(&env_bad, NULL);
+    atomic_store(&sc__check_flag, on);
+    return MPI_SUCCESS;
+}
+
+int safecoll_check_get(void)
+{
+    return sc__check_active() ? 1 : 0;
+}
+
+const char *sc__check_env_bad(void)
+{
+    return atomic_load(&env_bad);
+}

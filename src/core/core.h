@@ -7,6 +7,7 @@
 #ifndef SC_CORE_H
 #define SC_CORE_H
 
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdint.h>
 
@@ -164,5 +165,15 @@ int sc__type_count(MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
  * fits in int, else as one element of sc__type_count. Fills *n and *t and
  * sets *owned when *t must be freed. */
 int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, int *owned);
+
+/* The checking mode's switch (config.c; the mode: src/coll/argcheck.c).
+ * -1 before the environment is read, 0 off, 1 on. A relaxed atomic: a
+ * plain load on the fast path, and no data race with the progress thread
+ * (src/nb/worker.c) that may read it while the application sets it. */
+extern _Atomic int sc__check_flag;
+int sc__check_active(void);
+/* A malformed SAFECOLL_CHECK (NULL when none), reported by every checked
+ * call. */
+const char *sc__check_env_bad(void);
 
 #endif /* SC_CORE_H */

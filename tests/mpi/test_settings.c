@@ -16,11 +16,14 @@
  *   strategy (default): SAFECOLL_STRATEGY=all=p2p on the odd ranks;
  *   limit: SAFECOLL_INT_LIMIT=8 on the odd ranks;
  *   bounds: SAFECOLL_BOUNDS names a missing file on the odd ranks, whose
- *           setup fails with MPI_ERR_NO_SUCH_FILE: every rank returns it.
+ *           setup fails with MPI_ERR_NO_SUCH_FILE: every rank returns it;
+ *   check: SAFECOLL_CHECK=1 (checking mode) on the odd ranks, whose calls
+ *          would add a message the even ranks never make.
  */
 /* mpi-procs: 2 3 4 */
 /* mpi-env: TC_SETTINGS=limit */
 /* mpi-env: TC_SETTINGS=bounds */
+/* mpi-env: TC_SETTINGS=check */
 #include "common.h"
 
 #include <check.h>
@@ -58,6 +61,8 @@ static void set_mine(void)
         setenv("SAFECOLL_INT_LIMIT", "8", 1);
     else if (strcmp(mode, "bounds") == 0)
         setenv("SAFECOLL_BOUNDS", "/nonexistent/safecoll-test/missing.bounds", 1);
+    else if (strcmp(mode, "check") == 0)
+        setenv("SAFECOLL_CHECK", "1", 1);
     else
         setenv("SAFECOLL_STRATEGY", "all=p2p", 1);
 }
