@@ -385,9 +385,9 @@ static void setup_failed(struct meet_verdict *v, int code, int own, const char *
         snprintf(v->msg, sizeof v->msg, "%s", why);
     } else {
         snprintf(v->msg, sizeof v->msg,
-                 "the library's setup failed on %s (the message there says why), so no safe "
-                 "collective runs on this communicator",
-                 where);
+                 "the library's setup failed on %s with %s (the message there says why), "
+                 "so no safe collective runs on this communicator",
+                 where, sc__error_class_name(code));
     }
 }
 
