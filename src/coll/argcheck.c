@@ -43,26 +43,15 @@ typedef struct sig {
     int untyped;    /* holds MPI_BYTE or MPI_PACKED */
 } sig;
 
-static int is_named(MPI_Datatype t)
-{
-    int ni, na, nd, comb;
-    return MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) == MPI_SUCCESS &&
-           comb == MPI_COMBINER_NAMED;
-}
-
 static void type_sig(MPI_Datatype t, sig *s, int depth)
 {
-    int ni, na, nd, comb;
-    int *ints = NULL;
-    MPI_Aint *aints = NULL;
-    MPI_Datatype *types = NULL;
+    sc__type_contents c;
 
     s->h = 0;
     s->untyped = 0;
-    if (MPI_Type_size_x(t, &s->size) != MPI_SUCCESS ||
-        MPI_Type_get_envelope(t, &ni, &na, &nd, &comb) != MPI_SUCCESS)
+    if (MPI_Type_size_x(t, &s->size) != MPI_SUCCESS)
         return;
-    if (comb == MPI_COMBINER_NAMED) {
+    if (sc__type_is_named(t)) {
         char name[MPI_MAX_OBJECT_NAME] = "";
         int len = 0;
         uint64_t h = 0xcbf29ce484222325ULL;
@@ -73,35 +62,27 @@ static void type_sig(MPI_Datatype t, sig *s, int depth)
         s->untyped = t == MPI_BYTE || t == MPI_PACKED;
         return;
     }
-    if (nd <= 0 || depth > 64) {
-        /* The Fortran parameterised types: their combiner and size. */
-        s->h = mix((uint64_t)comb * 0x100000001b3ULL ^ (uint64_t)s->size);
+    c.combiner = 0;
+    if (depth > 64 || !sc__type_contents_get(t, &c)) {
+        /* The Fortran parameterised types (no old types), or a type nested
+         * too deep: their combiner and size. */
+        s->h = mix((uint64_t)c.combiner * 0x100000001b3ULL ^ (uint64_t)s->size);
         return;
     }
-    ints = malloc(sizeof *ints * (size_t)(ni > 0 ? ni : 1));
-    aints = malloc(sizeof *aints * (size_t)(na > 0 ? na : 1));
-    types = malloc(sizeof *types * (size_t)nd);
-    if (ints != NULL && aints != NULL && types != NULL &&
-        MPI_Type_get_contents(t, ni, na, nd, ints, aints, types) == MPI_SUCCESS) {
-        for (int i = 0; i < nd; i++) {
-            sig c;
-            uint64_t reps;
-            type_sig(types[i], &c, depth + 1);
-            if (comb == MPI_COMBINER_STRUCT)
-                reps = (uint64_t)ints[1 + i];
-            else /* one old type, repeated as often as the sizes say */
-                reps = c.size > 0 ? (uint64_t)(s->size / c.size) : 0;
-            if (comb == MPI_COMBINER_STRUCT || i == 0) {
-                s->h += reps * c.h;
-                s->untyped |= c.untyped && reps > 0;
-            }
-            if (!is_named(types[i]))
-                MPI_Type_free(&types[i]);
+    for (int i = 0; i < c.nd; i++) {
+        sig o;
+        uint64_t reps;
+        type_sig(c.types[i], &o, depth + 1);
+        if (c.combiner == MPI_COMBINER_STRUCT)
+            reps = (uint64_t)c.ints[1 + i];
+        else /* one old type, repeated as often as the sizes say */
+            reps = o.size > 0 ? (uint64_t)(s->size / o.size) : 0;
+        if (c.combiner == MPI_COMBINER_STRUCT || i == 0) {
+            s->h += reps * o.h;
+            s->untyped |= o.untyped && reps > 0;
         }
     }
-    free(ints);
-    free(aints);
-    free(types);
+    sc__type_contents_free(&c);
 }
 
 /* ---- the digest ---- */
@@ -528,7 +509,7 @@ int sc__check_v(const sc__call *call)
             const MPI_Datatype *t = k == 0 ? call->w.stypes : call->w.rtypes;
             for (int i = 0; lay->buf == NULL && has_counts(lay) && t != NULL && i < p; i++) {
                 MPI_Count sz = 0;
-                if (count_of(lay, i) > 0 && is_named(t[i]) &&
+                if (count_of(lay, i) > 0 && sc__type_is_named(t[i]) &&
                     MPI_Type_size_x(t[i], &sz) == MPI_SUCCESS && sz > 0) {
                     d.err = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s[%d] is "
                                       "%lld", call->fn, me, k == 0 ? "sendbuf" : "recvbuf",

@@ -42,15 +42,6 @@ void sc__note_error(sc__call *call, int code)
     }
 }
 
-static int is_predefined(MPI_Datatype type)
-{
-    int ni, na, nd, combiner;
-
-    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
-        return 0;
-    return combiner == MPI_COMBINER_NAMED;
-}
-
 /* Validates a datatype and reads its extent and size. */
 static int type_info(sc__call *call, MPI_Datatype type, const char *name, MPI_Aint *extent,
                      int *size)
@@ -162,7 +153,7 @@ int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count cou
     else if ((rc = type_info(call, type, typename_, &leaf->extent, &leaf->type_size)) !=
              MPI_SUCCESS)
         ;
-    else if (buf == NULL && count > 0 && leaf->type_size > 0 && is_predefined(type))
+    else if (buf == NULL && count > 0 && leaf->type_size > 0 && sc__type_is_named(type))
         rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", call->fn,
                        call->rank, bufname, countname, (long long)count);
     /* A leaf count past the limit needs no strategy of its own: every
@@ -269,7 +260,7 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
         }
     }
     lay->total = total;
-    if (buf == NULL && total > 0 && lay->type_size > 0 && is_predefined(type))
+    if (buf == NULL && total > 0 && lay->type_size > 0 && sc__type_is_named(type))
         rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s holds %lld elements",
                        call->fn, call->rank, bufname, countsname, (long long)total);
     else if (lay->wrapped)

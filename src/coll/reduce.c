@@ -50,15 +50,6 @@ static int fail(const red_args *a, int rc)
     return rc;
 }
 
-static int is_predefined_type(MPI_Datatype type)
-{
-    int ni, na, nd, combiner;
-
-    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
-        return 0;
-    return combiner == MPI_COMBINER_NAMED;
-}
-
 static int is_predefined_op(MPI_Op op)
 {
     static const MPI_Op ops[] = {MPI_MAX,  MPI_MIN,  MPI_SUM,  MPI_PROD,   MPI_LAND,
@@ -82,7 +73,7 @@ static MPI_Count recvcount_of(const red_args *a, int i)
 static int null_buf(const red_args *a, const void *buf, MPI_Count n, int rank,
                     const char *name)
 {
-    if (buf != NULL || n <= 0 || !is_predefined_type(a->type))
+    if (buf != NULL || n <= 0 || !sc__type_is_named(a->type))
         return MPI_SUCCESS;
     return sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but holds %lld elements", a->fn,
                      rank, name, (long long)n);

@@ -22,39 +22,23 @@
  * envelope; 1 (bytes) when it mixes basic types of different sizes. */
 static int basic_size(MPI_Datatype type, int depth)
 {
-    int ni, na, nd, comb, size = 0;
-    int *ints = NULL;
-    MPI_Aint *aints = NULL;
-    MPI_Datatype *types = NULL;
+    sc__type_contents c;
+    int size = 0;
 
-    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &comb) != MPI_SUCCESS)
-        return 1;
-    if (comb == MPI_COMBINER_NAMED) {
+    if (sc__type_is_named(type)) {
         MPI_Type_size(type, &size);
         return size > 0 ? size : 1;
     }
-    if (depth > 32 || nd <= 0)
+    if (depth > 32 || !sc__type_contents_get(type, &c))
         return 1;
-    ints = malloc(sizeof *ints * (size_t)(ni > 0 ? ni : 1));
-    aints = malloc(sizeof *aints * (size_t)(na > 0 ? na : 1));
-    types = malloc(sizeof *types * (size_t)nd);
-    if (ints != NULL && aints != NULL && types != NULL &&
-        MPI_Type_get_contents(type, ni, na, nd, ints, aints, types) == MPI_SUCCESS) {
-        for (int i = 0; i < nd; i++) {
-            int s = basic_size(types[i], depth + 1), c, t, u;
-            /* Every type returned that is not predefined is a new handle. */
-            if (MPI_Type_get_envelope(types[i], &c, &t, &u, &comb) == MPI_SUCCESS &&
-                comb != MPI_COMBINER_NAMED)
-                MPI_Type_free(&types[i]);
-            if (size == 0)
-                size = s;
-            else if (size != s)
-                size = 1;
-        }
+    for (int i = 0; i < c.nd; i++) {
+        int s = basic_size(c.types[i], depth + 1);
+        if (size == 0)
+            size = s;
+        else if (size != s)
+            size = 1;
     }
-    free(ints);
-    free(aints);
-    free(types);
+    sc__type_contents_free(&c);
     return size > 0 ? size : 1;
 }
 

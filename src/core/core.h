@@ -166,6 +166,28 @@ int sc__type_count(MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
  * sets *owned when *t must be freed. */
 int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, int *owned);
 
+/* Whether type is a predefined (named) datatype; 0 for an invalid one. */
+int sc__type_is_named(MPI_Datatype type);
+
+/* What a datatype is made of, for the walks that read a type signature
+ * (regular.c, argcheck.c): its combiner and, for a derived type with old
+ * types, MPI_Type_get_contents' arrays. */
+typedef struct sc__type_contents {
+    int combiner; /* MPI_COMBINER_*, or -1 when the envelope could not be read */
+    int ni, na, nd;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types; /* nd old types; NULL when not read */
+} sc__type_contents;
+
+/* Reads type's envelope and, when it has old types, its contents. Returns
+ * 1 when c->types holds them (then sc__type_contents_free is due), 0
+ * otherwise (a named type, no old types, an error or no memory). */
+int sc__type_contents_get(MPI_Datatype type, sc__type_contents *c);
+
+/* Frees the arrays and the old types MPI returned that are not named. */
+void sc__type_contents_free(sc__type_contents *c);
+
 /* The checking mode's switch (config.c; the mode: src/coll/argcheck.c).
  * -1 before the environment is read, 0 off, 1 on. A relaxed atomic: a
  * plain load on the fast path, and no data race with the progress thread

@@ -5,6 +5,8 @@
  * is exactly c elements of t, so it matches any other description of the
  * same data on the other side of a message.
  */
+#include <stdlib.h>
+
 #include "core.h"
 
 int sc__type_count(MPI_Count count, MPI_Datatype type, MPI_Datatype *out)
@@ -60,4 +62,53 @@ int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, in
     *n = 1;
     *owned = 1;
     return MPI_SUCCESS;
+}
+
+int sc__type_is_named(MPI_Datatype type)
+{
+    int ni, na, nd, combiner;
+
+    if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
+        return 0;
+    return combiner == MPI_COMBINER_NAMED;
+}
+
+int sc__type_contents_get(MPI_Datatype type, sc__type_contents *c)
+{
+    c->ints = NULL;
+    c->aints = NULL;
+    c->types = NULL;
+    if (MPI_Type_get_envelope(type, &c->ni, &c->na, &c->nd, &c->combiner) != MPI_SUCCESS) {
+        c->combiner = -1;
+        return 0;
+    }
+    if (c->combiner == MPI_COMBINER_NAMED || c->nd <= 0)
+        return 0;
+    c->ints = malloc(sizeof *c->ints * (size_t)(c->ni > 0 ? c->ni : 1));
+    c->aints = malloc(sizeof *c->aints * (size_t)(c->na > 0 ? c->na : 1));
+    c->types = malloc(sizeof *c->types * (size_t)c->nd);
+    if (c->ints == NULL || c->aints == NULL || c->types == NULL ||
+        MPI_Type_get_contents(type, c->ni, c->na, c->nd, c->ints, c->aints, c->types) !=
+            MPI_SUCCESS) {
+        free(c->types);
+        c->types = NULL;
+        sc__type_contents_free(c);
+        return 0;
+    }
+    return 1;
+}
+
+void sc__type_contents_free(sc__type_contents *c)
+{
+    /* Every old type MPI returns that is not predefined is a new handle. */
+    if (c->types != NULL)
+        for (int i = 0; i < c->nd; i++)
+            if (!sc__type_is_named(c->types[i]))
+                MPI_Type_free(&c->types[i]);
+    free(c->ints);
+    free(c->aints);
+    free(c->types);
+    c->ints = NULL;
+    c->aints = NULL;
+    c->types = NULL;
 }
