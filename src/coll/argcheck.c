@@ -525,15 +525,12 @@ int sc__check_v(const sc__call *call)
     if (d.err == MPI_SUCCESS) {
         switch (call->pattern) {
         case SC_PATTERN_GATHER:
-            if (!call->in_place)
-                scaled(&d.send, call->leaf.count, call->leaf.type);
-            if (me == root && has_counts(&call->lay))
-                side_sums(call, &call->lay, NULL, call->in_place ? me : -1, -1, &d.vx, &d.vxb,
-                          &d.untyped);
-            break;
         case SC_PATTERN_SCATTER:
+            /* A rank's one block: what it sends to a gatherv's root, what
+             * it receives from a scatterv's. */
             if (!call->in_place)
-                scaled(&d.recv, call->leaf.count, call->leaf.type);
+                scaled(call->pattern == SC_PATTERN_GATHER ? &d.send : &d.recv, call->leaf.count,
+                       call->leaf.type);
             if (me == root && has_counts(&call->lay))
                 side_sums(call, &call->lay, NULL, call->in_place ? me : -1, -1, &d.vx, &d.vxb,
                           &d.untyped);
