@@ -437,9 +437,8 @@ check-doc:
 # ---------------------------------------------------------------- fuzz
 # The bound-file parser under libFuzzer, ASan and UBSan (clang; Debian:
 # clang and libclang-rt-dev).  Only the sources the parser needs are built,
-# straight into one program: the registry, the core, and the non-blocking
-# engine with the communicator cache, since error messages travel with a
-# non-blocking operation (sc__nb_message).  Inputs reach FUZZ_MAX_LEN bytes, past the
+# straight into one program: the registry and the core it stands on (the
+# core imports no other module).  Inputs reach FUZZ_MAX_LEN bytes, past the
 # longest line the parser accepts.  A bounded run: it fails on a crash, a
 # leak, an input slower than FUZZ_TIMEOUT s or memory past FUZZ_RSS MB; the
 # input that did it is left in $(FUZZ_DIR) (rerun: $(FUZZ_BIN) <file>).
@@ -453,14 +452,12 @@ FUZZ_MAX_LEN ?= 16384
 FUZZ_DIR     := $(B)tests/bin/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_bounds
 FUZZ_SRCS    := tests/fuzz/fuzz_bounds.c $(sort $(wildcard src/bounds/*.c)) $(KNOWN_BOUNDS_C) \
-                src/core/error.c src/core/config.c src/core/version.c src/core/strategies.c \
-                src/core/comm.c \
-                $(sort $(wildcard src/nb/*.c))
+                $(sort $(wildcard src/core/*.c))
 FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined -fno-omit-frame-pointer $(WARN_CFLAGS) \
-                -Iinclude -Isrc/core -Isrc/bounds -Isrc/nb -Isrc
+                -Iinclude -Isrc/core -Isrc/bounds -Isrc
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/bounds/*.h src/core/*.h src/nb/*.h) $(HEADERS)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/bounds/*.h src/core/*.h) $(HEADERS)
 	$(call say,CCLD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRCS) `$(PKG_CONFIG) --cflags --libs $(FUZZ_MPI_PC)`

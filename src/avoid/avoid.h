@@ -9,7 +9,7 @@
 #ifndef SC_AVOID_H
 #define SC_AVOID_H
 
-#include "pipeline.h"
+#include "call.h"
 
 typedef int (*sc__exec_fn)(sc__call *call);
 

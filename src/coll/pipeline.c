@@ -12,7 +12,6 @@
 #include "displs.h"
 #include "argcheck.h"
 #include "pipeline.h"
-#include "probe.h"
 
 /* The order in which the automatic choice tries strategies: cheapest first.
  * largecount and bigtype keep one collective call; segment and chunk make a
@@ -30,35 +29,6 @@ static const safecoll_strategy cost_order_regular[] = {
     SAFECOLL_STRATEGY_LARGECOUNT, SAFECOLL_STRATEGY_BIGTYPE, SAFECOLL_STRATEGY_CHUNK,
     SAFECOLL_STRATEGY_SEGMENT, SAFECOLL_STRATEGY_P2P,
 };
-
-/* Records the first local error of the call; the agreement step makes it
- * every rank's error. */
-void sc__note_error(sc__call *call, int code)
-{
-    if (code != MPI_SUCCESS && call->ag[SC_AG_ERROR] == 0) {
-        call->own_error = 1;
-        call->ag[SC_AG_ERROR] = code;
-        call->ag[SC_AG_ERROR_RANK] = call->rank + 1;
-    }
-}
-
-/* Validates a datatype and reads its extent and size. */
-static int type_info(sc__call *call, MPI_Datatype type, const char *name, MPI_Aint *extent,
-                     int *size)
-{
-    MPI_Aint lb;
-    MPI_Count sz;
-
-    if (type == MPI_DATATYPE_NULL)
-        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is MPI_DATATYPE_NULL", call->fn,
-                         call->rank, name);
-    if (MPI_Type_get_extent(type, &lb, extent) != MPI_SUCCESS ||
-        MPI_Type_size_x(type, &sz) != MPI_SUCCESS)
-        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is not a valid datatype", call->fn,
-                         call->rank, name);
-    *size = sz > INT_MAX ? INT_MAX : (int)sz;
-    return MPI_SUCCESS;
-}
 
 int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
               int large, MPI_Comm comm, int root)
@@ -96,7 +66,7 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
         return (rc = sc__comm_meet(comm, fn)) == MPI_SUCCESS ? SC_INTER : rc;
     MPI_Comm_rank(comm, &call->rank);
     MPI_Comm_size(comm, &call->size);
-    /* Every rank of comm meets it first (comm.c): the settings agree, the
+    /* Every rank of comm meets it first (meet.c): the settings agree, the
      * setup succeeded everywhere, and the node conditions are known. A bad
      * root comes after, since its checking-mode agreement (argcheck.c) is
      * a message on the private communicator that must not meet another
@@ -136,270 +106,6 @@ int sc__begin_i(sc__call *call, safecoll_coll coll, sc__pattern pattern, const c
         rc = sc__error(MPI_ERR_REQUEST, "%s: request is NULL", fn);
     call->request = request;
     return rc;
-}
-
-int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
-                  MPI_Datatype type, const char *bufname, const char *countname,
-                  const char *typename_)
-{
-    int rc;
-
-    leaf->buf = (char *)buf;
-    leaf->count = count;
-    leaf->type = type;
-    if (count < 0)
-        rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s is negative (%lld)", call->fn,
-                       call->rank, countname, (long long)count);
-    else if ((rc = type_info(call, type, typename_, &leaf->extent, &leaf->type_size)) !=
-             MPI_SUCCESS)
-        ;
-    else if (buf == NULL && count > 0 && leaf->type_size > 0 && sc__type_is_named(type))
-        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", call->fn,
-                       call->rank, bufname, countname, (long long)count);
-    /* A leaf count past the limit needs no strategy of its own: every
-     * strategy, the native one included, sends it as one element of a type
-     * of that many elements (sc__type_fit), which matches any description
-     * of the same data at the root. Only a rootless collective, whose leaf
-     * count is also one of the layout's counts, is triggered by it. */
-    if (count > call->limit && call->root < 0)
-        call->lay.nofit = 1;
-    sc__note_error(call, rc);
-    return rc;
-}
-
-/* A hash of the layout, folded block by block. It goes into the
- * agreement so that ranks can tell whether they all hold the same layout,
- * and is kept to 62 bits so that its negation cannot overflow. */
-static long long mix(long long h, int i, long long c, long long d)
-{
-    unsigned long long x = (unsigned long long)h ^ ((unsigned long long)i * 0x9e3779b97f4a7c15ull);
-
-    x = (x ^ (unsigned long long)c) * 0xff51afd7ed558ccdull;
-    x = (x ^ (unsigned long long)d) * 0xc4ceb9fe1a85ec53ull;
-    return (long long)((x ^ (x >> 29)) >> 2);
-}
-
-/* One pass over the arrays: validation, detector D and "does not fit". */
-int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Datatype type,
-                    const char *bufname, const char *countsname, const char *displsname,
-                    const char *typename_)
-{
-    const int p = call->size;
-    const MPI_Count limit = call->limit;
-    /* Only allgatherv's ranks may hold different layouts (its displacements
-     * are each rank's own), so only there is the layout hashed. */
-    const int hash = call->pattern == SC_PATTERN_ALLGATHER;
-    MPI_Count total = 0;
-    int rc;
-
-    lay->buf = (char *)buf;
-    lay->type = type;
-    lay->displsname = displsname;
-    if ((rc = type_info(call, type, typename_, &lay->extent, &lay->type_size)) != MPI_SUCCESS)
-        goto out;
-    if ((lay->icounts == NULL && lay->ccounts == NULL) ||
-        (lay->idispls == NULL && lay->cdispls == NULL)) {
-        rc = sc__error(MPI_ERR_ARG, "%s: rank %d: %s is NULL", call->fn, call->rank,
-                       (lay->icounts == NULL && lay->ccounts == NULL) ? countsname
-                                                                      : displsname);
-        goto out;
-    }
-    if (lay->icounts != NULL) {
-        int prev_d = 0, prev_c = 0;
-        for (int i = 0; i < p; i++) {
-            int c = lay->icounts[i], d = lay->idispls[i];
-            if (c < 0) {
-                rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s[%d] is negative (%d)", call->fn,
-                               call->rank, countsname, i, c);
-                goto out;
-            }
-            total += c;
-            if (c > lay->max_count)
-                lay->max_count = c;
-            /* The displacement of an empty block is never used, so it can
-             * neither be a wrap nor fail to fit. */
-            if (c == 0)
-                continue;
-            /* A negative entry is a wrap under the non-negative assumption; on
-             * a receive side, so is a block overlapping its predecessor.
-             * Whether a wrap is believable is sc__layout_view's question.
-             * Blocks of a type of size 0 hold no data, whatever their
-             * counts: they can neither overlap nor have wrapped. */
-            if (!lay->wrapped && lay->type_size > 0 &&
-                (d < 0 || (!lay->overlap_ok && prev_c > 0 &&
-                           (long long)d < (long long)prev_d + prev_c &&
-                           (long long)prev_d < (long long)d + c))) {
-                lay->wrapped = 1;
-                lay->bad_index = i;
-            }
-            if (c > limit || d > limit)
-                lay->nofit = 1;
-            if (hash)
-                lay->hash = mix(lay->hash, i, c, d);
-            prev_d = d;
-            prev_c = c;
-        }
-    } else {
-        for (int i = 0; i < p; i++) {
-            MPI_Count c = lay->ccounts[i];
-            MPI_Aint d = lay->cdispls[i];
-            if (c < 0) {
-                rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s[%d] is negative (%lld)",
-                               call->fn, call->rank, countsname, i, (long long)c);
-                goto out;
-            }
-            total += c;
-            if (c > lay->max_count)
-                lay->max_count = c;
-            if (c == 0)
-                continue;
-            if (c > limit || d > limit || d < -limit - 1)
-                lay->nofit = 1;
-            if (hash)
-                lay->hash = mix(lay->hash, i, c, d);
-        }
-    }
-    lay->total = total;
-    if (buf == NULL && total > 0 && lay->type_size > 0 && sc__type_is_named(type))
-        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s holds %lld elements",
-                       call->fn, call->rank, bufname, countsname, (long long)total);
-    else if (lay->wrapped)
-        rc = sc__layout_view(call, lay);
-out:
-    sc__note_error(call, rc);
-    return rc;
-}
-
-/* Hands memory to the call, which frees it when it ends. Returns mem, or
- * NULL (after freeing it) when mem is NULL or every slot is taken. */
-void *sc__scratch_adopt(sc__call *call, void *mem)
-{
-    for (size_t i = 0; mem != NULL && i < sizeof call->scratch / sizeof call->scratch[0]; i++) {
-        if (call->scratch[i] == NULL) {
-            call->scratch[i] = mem;
-            return mem;
-        }
-    }
-    free(mem);
-    return NULL;
-}
-
-void *sc__scratch(sc__call *call, size_t bytes)
-{
-    return sc__scratch_adopt(call, malloc(bytes ? bytes : 1));
-}
-
-/* The 64-bit true values of a layout, recovering wrapped int displacements.
- * An empty block's displacement is never used by MPI and may be anything
- * (-1, garbage), so it takes part neither in recovery nor in planning: it is
- * replaced by the displacement of the nearest non-empty block before it (or
- * after it, at the start), which keeps gcds, segments and windows as the
- * non-empty blocks alone would make them.
- *
- * Where detector D fired, recovery keeps a wrap only where the counts could
- * have produced it (sc__displs_resolve, safecoll_displs_believable): a
- * layout D fired on that no such wrap explains is not a wrap. With
- * non-negative ints it is one MPI runs as written (overlapping receive
- * blocks, which the standard forbids but implementations accept): D is
- * withdrawn and the call goes on with the entries as written. With a
- * negative one MPI would write before the buffer: the call fails. */
-int sc__layout_view(sc__call *call, sc__layout *lay)
-{
-    const int p = call->size;
-    int need_copy = lay->icounts != NULL, rc;
-    MPI_Aint fill = 0;
-
-    if (lay->counts != NULL)
-        return MPI_SUCCESS;
-    if (lay->ccounts != NULL) {
-        lay->counts = (MPI_Count *)lay->ccounts;
-        lay->displs = (MPI_Aint *)lay->cdispls;
-        for (int i = 0; i < p && !need_copy; i++)
-            if (lay->ccounts[i] == 0)
-                need_copy = 1;
-        if (!need_copy)
-            return MPI_SUCCESS;
-    } else {
-        lay->counts = malloc(sizeof(MPI_Count) * (size_t)(p ? p : 1));
-        lay->owned_counts = 1;
-        if (lay->counts == NULL)
-            return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory for %d counts",
-                             call->fn, call->rank, p);
-        for (int i = 0; i < p; i++)
-            lay->counts[i] = lay->icounts[i];
-    }
-    lay->displs = malloc(sizeof(MPI_Aint) * (size_t)(p ? p : 1));
-    lay->owned_displs = 1;
-    if (lay->displs == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory for %d displacements",
-                         call->fn, call->rank, p);
-    for (int i = 0; i < p; i++)
-        lay->displs[i] = lay->icounts ? lay->idispls[i] : lay->cdispls[i];
-    if (lay->wrapped) {
-        /* The rule measures blocks in the units of the displacements: the
-         * counts, or alltoallw's bytes, with a block of a type of size 0
-         * empty, as its detector has it. */
-        MPI_Count *len = lay->counts;
-        int wrapped, bad;
-        if (call->pattern == SC_PATTERN_ALLTOALLW) {
-            const MPI_Count *size = lay == &call->lay ? call->w.ssize : call->w.rsize;
-            const MPI_Aint *ext = lay == &call->lay ? call->w.sext : call->w.rext;
-            if ((len = malloc(sizeof(MPI_Count) * (size_t)p)) == NULL)
-                return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn,
-                                 call->rank);
-            for (int i = 0; i < p; i++) {
-                const MPI_Count unit = ext[i] > size[i] ? ext[i] : size[i];
-                len[i] = size[i] == 0 ? 0
-                         : unit > INT64_MAX / lay->counts[i] ? INT64_MAX
-                                                             : lay->counts[i] * unit;
-            }
-        }
-        rc = sc__displs_resolve(lay->idispls, len, p, !lay->overlap_ok, lay->displs, &wrapped,
-                                &bad);
-        if (len != lay->counts)
-            free(len);
-        if (rc != MPI_SUCCESS) {
-            char why[512];
-            snprintf(why, sizeof why, "%s", safecoll_last_error());
-            return sc__error(MPI_ERR_ARG,
-                             "%s: rank %d: %s looks wrapped past INT_MAX and cannot be "
-                             "recovered: %s",
-                             call->fn, call->rank, lay->displsname, why);
-        }
-        if (!wrapped) {
-            lay->wrapped = 0;
-            lay->bad_index = -1;
-        }
-    }
-    for (int i = 0; i < p; i++) {
-        if (lay->counts[i] != 0) {
-            fill = lay->displs[i];
-            break;
-        }
-    }
-    for (int i = 0; i < p; i++) {
-        if (lay->counts[i] != 0)
-            fill = lay->displs[i];
-        else
-            lay->displs[i] = fill;
-        if (lay->counts[i] != 0 && lay->displs[i] > call->limit)
-            lay->nofit = 1;
-    }
-    return MPI_SUCCESS;
-}
-
-static void call_free(sc__call *call)
-{
-    sc__layout *lays[2] = {&call->lay, &call->rlay};
-
-    for (int k = 0; k < 2; k++) {
-        if (lays[k]->owned_counts)
-            free(lays[k]->counts);
-        if (lays[k]->owned_displs)
-            free(lays[k]->displs);
-    }
-    for (size_t i = 0; i < sizeof call->scratch / sizeof call->scratch[0]; i++)
-        free(call->scratch[i]);
 }
 
 static void note_size(sc__call *call, int size)
@@ -850,14 +556,14 @@ int sc__run(sc__call *call)
             log_decision(call);
         rc = plan_late(call, ops);
         if (rc == MPI_SUCCESS && call->strategy == SAFECOLL_STRATEGY_NATIVE)
-            SC_FAULT_NATIVE(call->coll, call->lay.max_count * call->lay.type_size);
+            SC_NATIVE_HOOK(call->coll, call->lay.max_count * call->lay.type_size);
         if (rc == MPI_SUCCESS)
             rc = executor(call, ops)(call);
         /* The native call ran on the caller's communicator, where MPI has
          * already invoked the error handler. */
         if (call->strategy == SAFECOLL_STRATEGY_NATIVE) {
             sc__stats_count(call->coll, call->strategy, 0, rc != MPI_SUCCESS);
-            call_free(call);
+            sc__call_free(call);
             return rc;
         }
     }
@@ -867,7 +573,7 @@ int sc__run(sc__call *call)
                         (call->ag[SC_AG_X] ? SC_TRIG_X : 0) |
                         (call->perf_routed ? SC_TRIG_PERF : 0),
                     rc != MPI_SUCCESS);
-    call_free(call);
+    sc__call_free(call);
     /* A non-blocking call reports through its request instead; an
      * equivalent that failed in MPI on the caller's communicator has been
      * reported there already. */
@@ -952,7 +658,7 @@ int sc__fail_early(sc__call *call, int rc)
 static int fail_early(sc__call *call, int rc)
 {
     sc__stats_count(call->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
-    call_free(call);
+    sc__call_free(call);
     sc__call_errhandler(call->comm, rc);
     return rc;
 }

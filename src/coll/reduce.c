@@ -23,7 +23,6 @@
 #include "bounds.h"
 #include "nb.h"
 #include "pipeline.h"
-#include "probe.h"
 
 typedef struct red_args {
     safecoll_coll coll; /* as called: may be an i-form */
@@ -442,7 +441,7 @@ static int reduction(const red_args *a)
         return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", a->fn));
     if (MPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS)
         return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", a->fn));
-    /* Every rank meets comm before a check only it sees (comm.c). */
+    /* Every rank meets comm before a check only it sees (meet.c). */
     if (a->request != NULL)
         *a->request = MPI_REQUEST_NULL;
     if ((rc = sc__comm_meet(a->comm, a->fn)) != MPI_SUCCESS)
@@ -492,7 +491,7 @@ static int reduction(const red_args *a)
         trig = 1;
     if (trig)
         return pipeline(a, total, most, size, trig == 2 && a->request == NULL);
-    SC_FAULT_NATIVE(a->coll, per_msg); /* fault injection (probe.h) */
+    SC_NATIVE_HOOK(a->coll, per_msg); /* the native-call hook (core.h) */
     rc = native(a, size);
     sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
     return rc;

@@ -16,7 +16,6 @@
 #include "bounds.h"
 #include "nb.h"
 #include "pipeline.h"
-#include "probe.h"
 
 /* The size of the basic type a datatype is built of, read through its
  * envelope; 1 (bytes) when it mixes basic types of different sizes. */
@@ -147,7 +146,7 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
         return 1;
     if (exceeds(coll, bytes_per_msg, global_msgs, type, nprocs, comm))
         return 1;
-    SC_FAULT_NATIVE(coll, bytes_per_msg); /* the native call follows (probe.h) */
+    SC_NATIVE_HOOK(coll, bytes_per_msg); /* the native call follows (core.h) */
     return 0;
 }
 

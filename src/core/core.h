@@ -34,10 +34,19 @@
 /* ---- errors (error.c) ---- */
 
 /* Record a formatted message for safecoll_last_error() and return code.
- * Inside the coroutine of a non-blocking call the message is also kept
- * with the operation, so that the thread that completes its request gets
- * it (nb.h, sc__nb_message). */
+ * When this thread runs an operation that has bound a message buffer
+ * (sc__error_bind), the message is also kept there. */
 int sc__error(int code, const char *fmt, ...) SC_PRINTF(2, 3) SC_COLD;
+
+/* The size of an operation's message buffer. */
+enum { SC_ERROR_MESSAGE = 512 };
+
+/* Binds the message buffer (SC_ERROR_MESSAGE bytes) of the operation this
+ * thread runs now, NULL for none: sc__error copies each message there
+ * too. The non-blocking engine (nb.c) binds its operation's buffer while
+ * the operation's coroutine runs on this thread, so that the thread that
+ * completes the request gets the message, wherever the body ran. */
+void sc__error_bind(char *buf);
 
 /* Invoke the error handler MPI would for an error rc of a call on comm:
  * comm's, or for a null or invalid comm (rc MPI_ERR_COMM) the one of
@@ -123,36 +132,38 @@ MPI_Comm sc__comm_private_nb_find(MPI_Comm comm);
 /* The conditions performance records are measured under (issue 14): some
  * node holds more ranks of the communicator than cores available to them,
  * and the ranks span more than one node. SC_COND_UNKNOWN: not looked up
- * (a record with conditions then matches no call). */
+ * (a record with conditions then matches no call). They are detected by
+ * the first meeting of a communicator (sc__comm_conditions, src/call/). */
 #define SC_COND_OVERSUBSCRIBED 1u
 #define SC_COND_NODES_MANY 2u
 #define SC_COND_UNKNOWN 0x100u
 
-/* The conditions of comm in *conds (SC_COND_* bits): SAFECOLL_NODE_CONDITIONS
- * when set, else detected at the first call on comm and cached with an
- * attribute. Detection is collective over comm (a shared-memory split and
- * two small allreduces on the private communicator): call it only where
- * every rank of comm calls it in the same call. */
-int sc__comm_conditions(MPI_Comm comm, unsigned *conds);
+/* Registers the function that completes the safe i-calls pending on a
+ * communicator (nb.c's sc__nb_drain, registered when the first one
+ * starts): making a private duplicate is collective and blocks, and other
+ * ranks may wait for one of them before they join it. */
+void sc__comm_set_drain(void (*drain)(MPI_Comm comm));
 
-/* The first meeting of comm: at the first safe call on it (once per
- * communicator, collective over comm: the private duplicate, one
- * allgather of each rank's settings on it, two on an intercommunicator,
- * and the conditions above), every rank checks that all ranks run with
- * the same settings (SAFECOLL_STRATEGY and the forced strategies,
- * SAFECOLL_INT_LIMIT, SAFECOLL_PERF_BOUNDS, the bound registry,
- * SAFECOLL_NODE_CONDITIONS) and that their setup succeeded. The verdict
- * is cached on comm: MPI_SUCCESS, or the same error class on every rank
- * at every later call, its message naming the ranks that differ (fn
- * starts it). A later call costs a compare with the communicator this
- * thread met last, else an attribute look-up. Call it where every rank of
- * comm calls it, before anything that reads a setting or returns an
- * error that only some ranks see. */
-int sc__comm_meet(MPI_Comm comm, const char *fn);
+/* ---- the native-call hook (hook.c) ---- */
 
-/* MPI_Waitall ignoring statuses; in the coroutine of a non-blocking safe
- * collective it tests and yields instead (nb.c). */
-int sc__waitall(int n, MPI_Request reqs[]);
+/* A function called just before the native MPI call of a safe collective
+ * with the collective and the per-rank message in bytes, or NULL (the
+ * default): the testing toolkit registers its slow-native fault here
+ * (src/probe/fault.c) when SAFECOLL_PROBE_FAULT holds one, so that the
+ * production path imports nothing of the toolkit. */
+typedef void (*sc__native_hook_fn)(safecoll_coll coll, MPI_Count bytes);
+extern sc__native_hook_fn _Atomic sc__native_hook;
+void sc__native_hook_set(sc__native_hook_fn fn);
+
+/* The hook where a native call is made: one load and one predictable
+ * branch when none is registered. */
+#define SC_NATIVE_HOOK(coll, bytes)                                                          \
+    do {                                                                                    \
+        sc__native_hook_fn sc_h_ = atomic_load_explicit(&sc__native_hook,                   \
+                                                        memory_order_relaxed);              \
+        if (sc_h_ != NULL)                                                                  \
+            sc_h_((coll), (bytes));                                                         \
+    } while (0)
 
 /* ---- datatypes (types.c) ---- */
 

@@ -7,14 +7,19 @@
 #include <stdio.h>
 
 #include "core.h"
-#include "nb.h"
 
 static _Thread_local char last_message[512];
+/* The buffer of the operation this thread runs now (sc__error_bind). */
+static _Thread_local char *op_message;
+
+void sc__error_bind(char *buf)
+{
+    op_message = buf;
+}
 
 int sc__error(int code, const char *fmt, ...)
 {
     va_list ap;
-    char *op_message;
 
     va_start(ap, fmt);
     vsnprintf(last_message, sizeof last_message, fmt, ap);
@@ -22,8 +27,8 @@ int sc__error(int code, const char *fmt, ...)
     /* A non-blocking operation may move between threads (the progress
      * thread, the callers' tests and waits): its message travels with it
      * and is handed to the thread that completes its request. */
-    if ((op_message = sc__nb_message()) != NULL)
-        snprintf(op_message, SC_NB_MESSAGE, "%s", last_message);
+    if (op_message != NULL)
+        snprintf(op_message, SC_ERROR_MESSAGE, "%s", last_message);
     return code;
 }
 

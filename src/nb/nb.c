@@ -88,7 +88,7 @@ typedef struct nb_op {
     MPI_Request slot;   /* the pending call of SC_COLL / SC_SEND / SC_RECV */
     int started, done, rc;
     atomic_int completed; /* read by wait_fn without the lock */
-    char message[SC_NB_MESSAGE]; /* the body's last error message */
+    char message[SC_ERROR_MESSAGE]; /* the body's last error message */
     struct nb_op *prev, *next;
 #if SC_ASAN
     void *fake;
@@ -120,18 +120,14 @@ __attribute__((noinline)) static nb_op *cur(void)
 __attribute__((noinline)) static void set_cur(nb_op *op)
 {
     current = op;
+    /* The operation's message buffer goes with it: sc__error on this
+     * thread writes there too while it runs here (core.h). */
+    sc__error_bind(op != NULL ? op->message : NULL);
 }
 
 int sc__nb_active(void)
 {
     return cur() != NULL;
-}
-
-char *sc__nb_message(void)
-{
-    nb_op *op = cur();
-
-    return op != NULL ? op->message : NULL;
 }
 
 MPI_Request *sc__nb_slot(void)
@@ -244,13 +240,21 @@ int sc__nb_finish(int rc)
     }
 }
 
-/* MPICH declares MPI_Testall's status array with an access attribute that
- * GCC 12 takes MPI_STATUSES_IGNORE for a zero-sized array with (as in
- * comm.c). */
+/* MPICH declares the status arrays of MPI_Waitall and MPI_Testall with an
+ * access attribute, and GCC 12 then takes the MPI_STATUSES_IGNORE sentinel
+ * for a zero-sized array. The calls are correct, so the warning is
+ * silenced here, in one place. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
+int sc__waitall(int n, MPI_Request reqs[])
+{
+    if (sc__nb_active())
+        return sc__nb_waitall(n, reqs);
+    return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
+}
+
 int sc__nb_waitall(int n, MPI_Request reqs[])
 {
     nb_op *op = cur();
@@ -565,6 +569,10 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
     int mode = pick_mode();
     int rc;
 
+    /* From now on an operation may be pending when a private duplicate is
+     * made: the core drains them first (sc__comm_set_drain). Before the
+     * operation is in the list, so that no drain can miss it. */
+    sc__comm_set_drain(sc__nb_drain);
     if (op == NULL) {
         /* Nothing can carry the request; the body frees what it holds. */
         rc = body(arg);

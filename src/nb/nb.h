@@ -32,12 +32,6 @@
 /* Non-zero inside the coroutine of a non-blocking safe collective. */
 int sc__nb_active(void);
 
-/* The message buffer of the running coroutine's operation, NULL outside
- * one: sc__error copies each message there too, and the thread that
- * completes the request gets it back in safecoll_last_error(). */
-enum { SC_NB_MESSAGE = 512 };
-char *sc__nb_message(void);
-
 /* The request slot of the running coroutine, for SC_COLL. */
 MPI_Request *sc__nb_slot(void);
 
@@ -75,8 +69,11 @@ int sc__nb_finish(int rc);
 int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
                             int rtag, MPI_Comm comm);
 
-/* sc__waitall (core.h) yields too when called in a coroutine: it calls
- * this one there. */
+/* MPI_Waitall ignoring statuses; in the coroutine of a non-blocking safe
+ * collective it tests and yields instead (sc__nb_waitall). */
+int sc__waitall(int n, MPI_Request reqs[]);
+
+/* The yielding MPI_Waitall of a coroutine. */
 int sc__nb_waitall(int n, MPI_Request reqs[]);
 
 /* Runs the body on a coroutine driven by the returned request. The body

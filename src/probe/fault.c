@@ -10,9 +10,13 @@
  * rank: a slow phase that passes, as when another program shares the
  * machine for a while (what the guideline's recheck is for).
  *
- * The variable is read once; until then, and when it holds such a fault,
- * the flag the hook tests is 1, else 0, so an unset variable costs one
- * predictable branch per native call.
+ * The variable is read once, when the toolkit arms its faults (the
+ * guideline and the probe do before they run a safe collective); only
+ * when it holds such a fault is the delay registered as the core's
+ * native-call hook, so the production path never includes the toolkit and
+ * pays one predictable branch per native call.
+ *
+ * A program that uses no toolkit entry point never arms the fault.
  */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 
@@ -24,11 +28,11 @@
 
 #include "probe.h"
 
-_Atomic int sc__fault_slow_armed = 1;
-
 static sc__fault slow;
 static atomic_llong delayed; /* calls delayed so far, for slow.calls */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static void fault_slow(safecoll_coll coll, MPI_Count bytes);
 
 static void read_env(void)
 {
@@ -39,17 +43,22 @@ static void read_env(void)
     if (sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &f) == MPI_SUCCESS && f.active &&
         f.kind == SC_FAULT_SLOW) {
         slow = f;
-        return;
+        sc__native_hook_set(fault_slow);
     }
-    atomic_store(&sc__fault_slow_armed, 0);
 }
 
-void sc__fault_slow(safecoll_coll coll, MPI_Count bytes)
+void sc__fault_arm(void)
+{
+    pthread_once(&once, read_env);
+}
+
+/* Sleeps the delay of the kind=slow fault when it names coll and bytes
+ * (the per-rank message) is above its size. */
+static void fault_slow(safecoll_coll coll, MPI_Count bytes)
 {
     struct timespec ts;
 
-    pthread_once(&once, read_env);
-    if (!atomic_load(&sc__fault_slow_armed) || (int)coll != slow.coll || bytes <= slow.above)
+    if ((int)coll != slow.coll || bytes <= slow.above)
         return;
     /* calls=N: a slow phase that passes, after N delayed calls. */
     if (slow.calls > 0 && atomic_fetch_add(&delayed, 1) >= slow.calls)

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "call.h"
 #include "probe.h"
 
 enum { OFFSET_ROUNDS = 16, MAX_BATCH = 64, CALIBRATE = 3 };
@@ -605,6 +606,7 @@ int safecoll_guideline_run(safecoll_coll coll, const char *type, const MPI_Count
         (rc = check_args(coll, type, sizes, nsizes, comm, &s, &P)) != MPI_SUCCESS ||
         (rc = sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &fault)) != MPI_SUCCESS)
         return rc;
+    sc__fault_arm(); /* a kind=slow fault on the safe collectives' native calls */
     memset(result, 0, sizeof *result);
     memset(&b, 0, sizeof b);
     memset(&c, 0, sizeof c);

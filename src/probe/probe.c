@@ -524,6 +524,7 @@ static int run(int safe, safecoll_coll coll, const char *type, MPI_Count n, MPI_
         ;
     if ((rc = sc__fault_parse(getenv("SAFECOLL_PROBE_FAULT"), &fault)) != MPI_SUCCESS)
         return rc;
+    sc__fault_arm(); /* a kind=slow fault on the safe collectives' native calls */
     j.coll = sc__probe_blocking(coll);
     j.reduction = sc__probe_info_of(coll)->reduction;
     j.nb = j.coll != coll;

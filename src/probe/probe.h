@@ -99,20 +99,10 @@ void sc__guideline_size_text(MPI_Count bytes, char *buf, size_t len);
 
 /* ---- the slow-native fault (fault.c) ---- */
 
-/* 1 until SAFECOLL_PROBE_FAULT has been read and found to hold no
- * kind=slow fault, 0 after: the hook's one predictable branch. */
-extern _Atomic int sc__fault_slow_armed;
-
-/* Sleeps the delay of a kind=slow fault when it names coll and bytes (the
- * per-rank message) is above its size; reads the variable at first use. */
-void sc__fault_slow(safecoll_coll coll, MPI_Count bytes);
-
-/* The hook on a native call of the safe collectives: one line where the
- * native call is made, and one branch when no fault is set. */
-#define SC_FAULT_NATIVE(coll, bytes)                                                        \
-    do {                                                                                    \
-        if (atomic_load_explicit(&sc__fault_slow_armed, memory_order_relaxed))              \
-            sc__fault_slow((coll), (bytes));                                                \
-    } while (0)
+/* Reads SAFECOLL_PROBE_FAULT once and, when it holds a kind=slow fault,
+ * registers the hook that sleeps its delay before the native call of the
+ * collective it names (sc__native_hook, core.h). The toolkit's entry
+ * points that time or run safe collectives call it first. */
+void sc__fault_arm(void);
 
 #endif /* SC_PROBE_H */

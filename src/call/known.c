@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pipeline.h"
+#include "call.h"
 
 typedef struct known_bug {
     const char *library;  /* substring of MPI_Get_library_version */

@@ -1,0 +1,203 @@
+/*
+ * Describing a call (call.h): the checks of each side, detector D and
+ * "does not fit" in the same pass over the arrays, and the memory the
+ * call owns.
+ */
+#include <stdlib.h>
+
+#include "call.h"
+
+/* Records the first local error of the call; the agreement step makes it
+ * every rank's error. */
+void sc__note_error(sc__call *call, int code)
+{
+    if (code != MPI_SUCCESS && call->ag[SC_AG_ERROR] == 0) {
+        call->own_error = 1;
+        call->ag[SC_AG_ERROR] = code;
+        call->ag[SC_AG_ERROR_RANK] = call->rank + 1;
+    }
+}
+
+/* Validates a datatype and reads its extent and size. */
+static int type_info(sc__call *call, MPI_Datatype type, const char *name, MPI_Aint *extent,
+                     int *size)
+{
+    MPI_Aint lb;
+    MPI_Count sz;
+
+    if (type == MPI_DATATYPE_NULL)
+        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is MPI_DATATYPE_NULL", call->fn,
+                         call->rank, name);
+    if (MPI_Type_get_extent(type, &lb, extent) != MPI_SUCCESS ||
+        MPI_Type_size_x(type, &sz) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is not a valid datatype", call->fn,
+                         call->rank, name);
+    *size = sz > INT_MAX ? INT_MAX : (int)sz;
+    return MPI_SUCCESS;
+}
+
+int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
+                  MPI_Datatype type, const char *bufname, const char *countname,
+                  const char *typename_)
+{
+    int rc;
+
+    leaf->buf = (char *)buf;
+    leaf->count = count;
+    leaf->type = type;
+    if (count < 0)
+        rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s is negative (%lld)", call->fn,
+                       call->rank, countname, (long long)count);
+    else if ((rc = type_info(call, type, typename_, &leaf->extent, &leaf->type_size)) !=
+             MPI_SUCCESS)
+        ;
+    else if (buf == NULL && count > 0 && leaf->type_size > 0 && sc__type_is_named(type))
+        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", call->fn,
+                       call->rank, bufname, countname, (long long)count);
+    /* A leaf count past the limit needs no strategy of its own: every
+     * strategy, the native one included, sends it as one element of a type
+     * of that many elements (sc__type_fit), which matches any description
+     * of the same data at the root. Only a rootless collective, whose leaf
+     * count is also one of the layout's counts, is triggered by it. */
+    if (count > call->limit && call->root < 0)
+        call->lay.nofit = 1;
+    sc__note_error(call, rc);
+    return rc;
+}
+
+/* A hash of the layout, folded block by block. It goes into the
+ * agreement so that ranks can tell whether they all hold the same layout,
+ * and is kept to 62 bits so that its negation cannot overflow. */
+static long long mix(long long h, int i, long long c, long long d)
+{
+    unsigned long long x = (unsigned long long)h ^ ((unsigned long long)i * 0x9e3779b97f4a7c15ull);
+
+    x = (x ^ (unsigned long long)c) * 0xff51afd7ed558ccdull;
+    x = (x ^ (unsigned long long)d) * 0xc4ceb9fe1a85ec53ull;
+    return (long long)((x ^ (x >> 29)) >> 2);
+}
+
+/* One pass over the arrays: validation, detector D and "does not fit". */
+int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Datatype type,
+                    const char *bufname, const char *countsname, const char *displsname,
+                    const char *typename_)
+{
+    const int p = call->size;
+    const MPI_Count limit = call->limit;
+    /* Only allgatherv's ranks may hold different layouts (its displacements
+     * are each rank's own), so only there is the layout hashed. */
+    const int hash = call->pattern == SC_PATTERN_ALLGATHER;
+    MPI_Count total = 0;
+    int rc;
+
+    lay->buf = (char *)buf;
+    lay->type = type;
+    lay->displsname = displsname;
+    if ((rc = type_info(call, type, typename_, &lay->extent, &lay->type_size)) != MPI_SUCCESS)
+        goto out;
+    if ((lay->icounts == NULL && lay->ccounts == NULL) ||
+        (lay->idispls == NULL && lay->cdispls == NULL)) {
+        rc = sc__error(MPI_ERR_ARG, "%s: rank %d: %s is NULL", call->fn, call->rank,
+                       (lay->icounts == NULL && lay->ccounts == NULL) ? countsname
+                                                                      : displsname);
+        goto out;
+    }
+    if (lay->icounts != NULL) {
+        int prev_d = 0, prev_c = 0;
+        for (int i = 0; i < p; i++) {
+            int c = lay->icounts[i], d = lay->idispls[i];
+            if (c < 0) {
+                rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s[%d] is negative (%d)", call->fn,
+                               call->rank, countsname, i, c);
+                goto out;
+            }
+            total += c;
+            if (c > lay->max_count)
+                lay->max_count = c;
+            /* The displacement of an empty block is never used, so it can
+             * neither be a wrap nor fail to fit. */
+            if (c == 0)
+                continue;
+            /* A negative entry is a wrap under the non-negative assumption; on
+             * a receive side, so is a block overlapping its predecessor.
+             * Whether a wrap is believable is sc__layout_view's question.
+             * Blocks of a type of size 0 hold no data, whatever their
+             * counts: they can neither overlap nor have wrapped. */
+            if (!lay->wrapped && lay->type_size > 0 &&
+                (d < 0 || (!lay->overlap_ok && prev_c > 0 &&
+                           (long long)d < (long long)prev_d + prev_c &&
+                           (long long)prev_d < (long long)d + c))) {
+                lay->wrapped = 1;
+                lay->bad_index = i;
+            }
+            if (c > limit || d > limit)
+                lay->nofit = 1;
+            if (hash)
+                lay->hash = mix(lay->hash, i, c, d);
+            prev_d = d;
+            prev_c = c;
+        }
+    } else {
+        for (int i = 0; i < p; i++) {
+            MPI_Count c = lay->ccounts[i];
+            MPI_Aint d = lay->cdispls[i];
+            if (c < 0) {
+                rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s[%d] is negative (%lld)",
+                               call->fn, call->rank, countsname, i, (long long)c);
+                goto out;
+            }
+            total += c;
+            if (c > lay->max_count)
+                lay->max_count = c;
+            if (c == 0)
+                continue;
+            if (c > limit || d > limit || d < -limit - 1)
+                lay->nofit = 1;
+            if (hash)
+                lay->hash = mix(lay->hash, i, c, d);
+        }
+    }
+    lay->total = total;
+    if (buf == NULL && total > 0 && lay->type_size > 0 && sc__type_is_named(type))
+        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s holds %lld elements",
+                       call->fn, call->rank, bufname, countsname, (long long)total);
+    else if (lay->wrapped)
+        rc = sc__layout_view(call, lay);
+out:
+    sc__note_error(call, rc);
+    return rc;
+}
+
+/* Hands memory to the call, which frees it when it ends. Returns mem, or
+ * NULL (after freeing it) when mem is NULL or every slot is taken. */
+void *sc__scratch_adopt(sc__call *call, void *mem)
+{
+    for (size_t i = 0; mem != NULL && i < sizeof call->scratch / sizeof call->scratch[0]; i++) {
+        if (call->scratch[i] == NULL) {
+            call->scratch[i] = mem;
+            return mem;
+        }
+    }
+    free(mem);
+    return NULL;
+}
+
+void *sc__scratch(sc__call *call, size_t bytes)
+{
+    return sc__scratch_adopt(call, malloc(bytes ? bytes : 1));
+}
+
+void sc__call_free(sc__call *call)
+{
+    sc__layout *lays[2] = {&call->lay, &call->rlay};
+
+    for (int k = 0; k < 2; k++) {
+        if (lays[k]->owned_counts)
+            free(lays[k]->counts);
+        if (lays[k]->owned_displs)
+            free(lays[k]->displs);
+    }
+    for (size_t i = 0; i < sizeof call->scratch / sizeof call->scratch[0]; i++)
+        free(call->scratch[i]);
+}
+
