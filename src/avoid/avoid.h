@@ -71,10 +71,10 @@ int sc__type_at(MPI_Aint byte_offset, MPI_Count count, MPI_Datatype type, MPI_Da
 
 /* The equivalents of the performance guidelines (equiv.c, equiv_red.c),
  * executors like the others. They exist only for some collectives of a
- * pattern (safecoll_strategy_applies); sc__equiv_feasible marks what this
- * rank cannot run for this call, for every equivalent at once, and is
- * called only when one may be chosen (forced, or a performance record of
- * the collective in the registry). */
+ * pattern (safecoll_strategy_applies); sc__equiv_feasible (the reductions:
+ * sc__equiv_red_feasible) marks what this rank cannot run for this call,
+ * for every equivalent at once, and is called only when one may be chosen
+ * (forced, or a performance record of the collective in the registry). */
 int sc__eq_gather_bcast(sc__call *call);
 int sc__eq_alltoall(sc__call *call);
 int sc__eq_scatter_allgather(sc__call *call);

@@ -344,8 +344,6 @@ int sc__equiv_feasible(sc__call *call)
     const int nofit = call->lay.nofit || call->rlay.nofit || call->lay.wrapped ||
                       call->rlay.wrapped || call->leaf.count > call->limit;
 
-    if (call->pattern == SC_PATTERN_REDUCE)
-        return sc__equiv_red_feasible(call);
     /* The int API only, every equivalent. */
     if (nofit)
         for (int s = SAFECOLL_STRATEGY_GATHER_BCAST; s < SAFECOLL_NSTRATEGY; s++)

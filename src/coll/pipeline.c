@@ -244,7 +244,8 @@ static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy
      * chosen: a rank whose own quantity passes no bound (a leaf of a
      * rooted call) may still be routed by another's. */
     if (call->perf_possible || forced >= SAFECOLL_STRATEGY_GATHER_BCAST)
-        sc__note_error(call, sc__equiv_feasible(call));
+        sc__note_error(call, call->pattern == SC_PATTERN_REDUCE ? sc__equiv_red_feasible(call)
+                                                                : sc__equiv_feasible(call));
     /* The native call cannot carry what does not fit in int. */
     call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_NATIVE] = trig;
     if (!trig && (forced == SAFECOLL_STRATEGY_AUTO || forced == SAFECOLL_STRATEGY_NATIVE))
