@@ -99,7 +99,7 @@ int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype
                 void *dst, MPI_Count m, MPI_Datatype rtype);
 
 /* The communicator the equivalents' collectives run on: the caller's for
- * a direct call (pipeline.h), where every rank makes the same calls in the
+ * a direct call (call.h), where every rank makes the same calls in the
  * same order and MPI forbids another collective on it meanwhile; the
  * private one otherwise. Local copies (sc__eq_copy) always use the private
  * one. */
