@@ -51,7 +51,8 @@ extern "C" {
  *  \b Limits: a wrap by 2^32 or more that lands higher than its predecessor
  *  (true {0, 2^32+5} reads {0, 5}) is invisible to both detectors; with
  *  counts, recovery still finds it when the earlier block overlaps the later
- *  start. safecoll_displs_check_blocks() compares neighbours only.
+ *  start. safecoll_displs_check_blocks() compares each block with the
+ *  previous non-empty one only.
  *
  *  \b Which detector: safecoll_displs_check() for a layout you know is
  *  non-descending (the paper's assumption; a send side, or displacements
@@ -59,8 +60,9 @@ extern "C" {
  *  safecoll_displs_check_blocks() for a receive side, which MPI allows in
  *  any order but never overlapping: only a negative entry or an overlap
  *  with the previous block is a wrap, so a layout that really descends is
- *  not mistaken for one. The safe collectives use the second on receive
- *  layouts and the first on send layouts.
+ *  not mistaken for one. The safe collectives run the second on receive
+ *  layouts and, on send layouts (whose blocks may overlap), its rule for
+ *  negative entries alone.
  *
  *  \b Count types: the displacements these functions look at are the
  *  application's int ones, since only an int wraps. The block lengths
@@ -88,10 +90,13 @@ SAFECOLL_API int safecoll_displs_check(const int displs[], int n, int *first_bad
  * \brief Detector D for a receive layout, where blocks must not overlap.
  *
  * Unlike safecoll_displs_check(), a descending layout whose blocks do not
- * overlap is accepted (it is valid MPI). An entry is corrupted when it is
- * negative, or when its block [displs[i], displs[i]+counts[i]) overlaps the
- * block of its predecessor (both counts non-zero): blocks of a receive
- * buffer never overlap in a correct call, so the overlap is a wrap.
+ * overlap is accepted (it is valid MPI). An entry of a non-empty block is
+ * corrupted when it is negative, or when its block
+ * [displs[i], displs[i]+counts[i]) overlaps the previous non-empty block:
+ * blocks of a receive buffer never overlap in a correct call, so the
+ * overlap is a wrap. Empty blocks take no part (MPI never uses their
+ * displacements), whatever their entries hold. This is the detector the
+ * safe collectives run on receive layouts, the same code.
  * \param[in]  displs     the displacements; may be NULL only when n is 0
  * \param[in]  counts     the block lengths, each >= 0; may be NULL only when n is 0
  * \param[in]  n          number of entries, >= 0

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "call.h"
+#include "displs.h"
 
 /* Records the first local error of the call; the agreement step makes it
  * every rank's error. */
@@ -103,7 +104,7 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
         goto out;
     }
     if (lay->icounts != NULL) {
-        int prev_d = 0, prev_c = 0;
+        sc__displs_d dstate = SC_DISPLS_D_INIT;
         for (int i = 0; i < p; i++) {
             int c = lay->icounts[i], d = lay->idispls[i];
             if (c < 0) {
@@ -118,15 +119,13 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
              * neither be a wrap nor fail to fit. */
             if (c == 0)
                 continue;
-            /* A negative entry is a wrap under the non-negative assumption; on
-             * a receive side, so is a block overlapping its predecessor.
-             * Whether a wrap is believable is sc__layout_view's question.
-             * Blocks of a type of size 0 hold no data, whatever their
-             * counts: they can neither overlap nor have wrapped. */
+            /* Detector D (displs.h): a negative entry, or on a receive side
+             * a block overlapping the previous non-empty one. Whether a
+             * wrap is believable is sc__layout_view's question. Blocks of
+             * a type of size 0 hold no data, whatever their counts: they
+             * can neither overlap nor have wrapped. */
             if (!lay->wrapped && lay->type_size > 0 &&
-                (d < 0 || (!lay->overlap_ok && prev_c > 0 &&
-                           (long long)d < (long long)prev_d + prev_c &&
-                           (long long)prev_d < (long long)d + c))) {
+                sc__displs_d_step(&dstate, d, c, !lay->overlap_ok)) {
                 lay->wrapped = 1;
                 lay->bad_index = i;
             }
@@ -134,8 +133,6 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
                 lay->nofit = 1;
             if (hash)
                 lay->hash = mix(lay->hash, i, c, d);
-            prev_d = d;
-            prev_c = c;
         }
     } else {
         for (int i = 0; i < p; i++) {

@@ -81,13 +81,6 @@ static int same_sign_descent(int prev, int cur)
     return cur < prev && (cur < 0) == (prev < 0);
 }
 
-/* Whether two non-empty blocks share an element. The difference of two
- * ints always fits in 64 bits, where an end d + k might not. */
-static int overlap(int d0, MPI_Count k0, int d1, MPI_Count k1)
-{
-    return (int64_t)d1 - d0 < k0 && (int64_t)d0 - d1 < k1;
-}
-
 int sc__displs_resolve(const int displs[], const MPI_Count lengths[], int n, int blocks,
                        MPI_Aint out[], int *wrapped, int *first_bad)
 {
@@ -98,16 +91,14 @@ int sc__displs_resolve(const int displs[], const MPI_Count lengths[], int n, int
     *first_bad = -1;
     for (int i = 0; i < n; i++)
         out[i] = displs[i];
-    /* Detector D over the non-empty blocks, as the pipeline runs it. */
-    for (int i = 0; i < n; i++) {
-        if (lengths[i] == 0)
-            continue;
-        negative |= displs[i] < 0;
-        if (fired < 0 &&
-            (displs[i] < 0 ||
-             (blocks && prev >= 0 && overlap(displs[prev], lengths[prev], displs[i], lengths[i]))))
-            fired = i;
-        prev = i;
+    /* Detector D over the non-empty blocks, the pipeline's own. */
+    {
+        sc__displs_d d = SC_DISPLS_D_INIT;
+        for (int i = 0; i < n; i++) {
+            negative |= lengths[i] > 0 && displs[i] < 0;
+            if (sc__displs_d_step(&d, displs[i], lengths[i], blocks) && fired < 0)
+                fired = i;
+        }
     }
     if (fired < 0)
         return MPI_SUCCESS;

@@ -4,7 +4,9 @@
  * two flavours. The paper's assumes the layout is non-descending, so any
  * descent is a wrap. The block flavour serves receive layouts, which MPI
  * allows in any order: there only an overlap with the neighbouring block
- * shows a wrap, because the blocks of a correct receive never overlap.
+ * shows a wrap, because the blocks of a correct receive never overlap;
+ * its one definition, sc__displs_d_step (displs.h), is also what the
+ * pipeline runs.
  * Both report symptoms: MPI implementations accept some overlapping
  * layouts, and whether the counts could have produced a wrap at all is
  * safecoll_displs_believable()'s question (believable.c).
@@ -32,16 +34,6 @@ int safecoll_displs_check(const int displs[], int n, int *first_bad)
     return MPI_SUCCESS;
 }
 
-/* Whether two blocks share an element. The ends are computed in 64 bits
- * because a block that starts below INT_MAX may end above it. An empty
- * block holds no element, so it overlaps nothing wherever it starts. */
-static int overlap(int d0, int64_t k0, int d1, int64_t k1)
-{
-    int64_t end0 = (int64_t)d0 + k0, end1 = (int64_t)d1 + k1;
-
-    return k0 > 0 && k1 > 0 && d1 < end0 && d0 < end1;
-}
-
 /* The block flavour for int counts (ci) or MPI_Count counts (cc). */
 static int check_blocks(const char *fn, const int displs[], const int *ci, const MPI_Count *cc,
                         int n, int *first_bad)
@@ -64,10 +56,14 @@ static int check_blocks(const char *fn, const int displs[], const int *ci, const
             return sc__error(MPI_ERR_ARG, "%s: counts[%d] is negative (%lld)", fn, i,
                              (long long)SC_COUNT(i));
 
-    for (int i = 0; i < n && bad < 0; i++)
-        if (displs[i] < 0 ||
-            (i > 0 && overlap(displs[i - 1], SC_COUNT(i - 1), displs[i], SC_COUNT(i))))
-            bad = i;
+    /* The pipeline's detector itself (displs.h): empty blocks take no
+     * part, and a block is compared with the previous non-empty one. */
+    {
+        sc__displs_d d = SC_DISPLS_D_INIT;
+        for (int i = 0; i < n && bad < 0; i++)
+            if (sc__displs_d_step(&d, displs[i], SC_COUNT(i), 1))
+                bad = i;
+    }
 #undef SC_COUNT
     *first_bad = bad;
     return MPI_SUCCESS;

@@ -21,6 +21,39 @@ _Static_assert(INT_MAX == 2147483647 && INT_MIN == -INT_MAX - 1,
 _Static_assert(sizeof(MPI_Aint) == sizeof(int64_t), "MPI_Aint must be 64 bits");
 _Static_assert(sizeof(MPI_Count) == sizeof(int64_t), "MPI_Count must be 64 bits");
 
+/* Detector D, the one definition of "corrupted" (paper 000, section IV-A,
+ * for layouts in any order). Entry i is corrupted when its block is
+ * non-empty and its int is negative or, when blocks is set (a receive
+ * side, whose blocks may not overlap), its block overlaps the previous
+ * non-empty one. An empty block (len 0) takes no part: MPI never uses its
+ * displacement. len is the block's length in the units of the
+ * displacements (a count, or alltoallw's bytes). The state holds the
+ * previous non-empty block; start it with SC_DISPLS_D_INIT and feed the
+ * entries in order. The call layer's pass over a layout
+ * (sc__layout_init), sc__displs_resolve and safecoll_displs_check_blocks
+ * all step through this function, so the pipeline and the public detector
+ * cannot disagree. */
+typedef struct sc__displs_d {
+    int d;       /* the previous non-empty block's int start */
+    int64_t len; /* and its length; 0 before the first non-empty block */
+} sc__displs_d;
+#define SC_DISPLS_D_INIT {0, 0}
+
+static inline int sc__displs_d_step(sc__displs_d *st, int d, int64_t len, int blocks)
+{
+    int bad;
+
+    if (len == 0)
+        return 0;
+    /* The difference of two ints always fits in 64 bits, where an end
+     * d + len might not. */
+    bad = d < 0 || (blocks && st->len > 0 && (int64_t)d - st->d < st->len &&
+                    (int64_t)st->d - d < len);
+    st->d = d;
+    st->len = len;
+    return bad;
+}
+
 /* One step of recovery (recover.c): the smallest value congruent to a
  * modulo 2^32 that is at least prev + count, for prev >= 0 and count >= 0.
  * Stores it in *c and returns 0, or returns -1 without touching *c when the
