@@ -109,6 +109,21 @@ int sc__bounds_init(void);
 int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
                      MPI_Count *max_bytes, MPI_Count *max_msg);
 
+/* Detectors G and X, written once (the pipeline's detect_bounds and the
+ * regular fast path both ask this): which of sc__bounds_limit's bounds a
+ * call passes, with its global buffer of `elems` elements and `bytes`
+ * bytes and its largest message of `msg` elements. A bound of
+ * SC_BOUNDS_NONE is never passed. */
+enum { SC_PASS_G_ELEMENTS = 1, SC_PASS_G_BYTES = 2, SC_PASS_X = 4 };
+
+static inline int sc__bounds_passed(MPI_Count elems, MPI_Count bytes, MPI_Count msg,
+                                    MPI_Count max_elems, MPI_Count max_bytes, MPI_Count max_msg)
+{
+    return (max_elems != SC_BOUNDS_NONE && elems > max_elems ? SC_PASS_G_ELEMENTS : 0) |
+           (max_bytes != SC_BOUNDS_NONE && bytes > max_bytes ? SC_PASS_G_BYTES : 0) |
+           (max_msg != SC_BOUNDS_NONE && msg > max_msg ? SC_PASS_X : 0);
+}
+
 /* sc__bounds_limit's answer, and in *perf_covers (may be NULL) whether a
  * performance record of coll covers type_size and nprocs at all (whatever
  * the size of the call); from a memo of the calling thread's last two

@@ -129,21 +129,23 @@ static void detect_bounds(sc__call *call, const sc__layout *lay)
     const int s = lay->type_size > 0 ? lay->type_size : 1;
     const MPI_Count bytes = lay->total * s;
     const struct {
-        int slot;
+        int slot, bit;
         safecoll_bound_class cls;
         MPI_Count *bound, value;
     } tests[] = {
-        {SC_AG_G_ELEMENTS, SAFECOLL_BOUND_G_ELEMENTS, &me, lay->total},
-        {SC_AG_G_BYTES, SAFECOLL_BOUND_G_BYTES, &mb, bytes},
-        {SC_AG_X, SAFECOLL_BOUND_X, &mm, lay->max_count},
+        {SC_AG_G_ELEMENTS, SC_PASS_G_ELEMENTS, SAFECOLL_BOUND_G_ELEMENTS, &me, lay->total},
+        {SC_AG_G_BYTES, SC_PASS_G_BYTES, SAFECOLL_BOUND_G_BYTES, &mb, bytes},
+        {SC_AG_X, SC_PASS_X, SAFECOLL_BOUND_X, &mm, lay->max_count},
     };
+    int passed;
 
     if (lay->total == 0 ||
         sc__bounds_limit(call->coll, lay->type_size, call->size, &me, &mb, &mm) != MPI_SUCCESS)
         return;
+    passed = sc__bounds_passed(lay->total, bytes, lay->max_count, me, mb, mm);
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
         MPI_Count bound = *tests[i].bound;
-        if (bound == SC_BOUNDS_NONE || tests[i].value <= bound)
+        if (!(passed & tests[i].bit))
             continue;
         call->ag[tests[i].slot] = 1;
         if (!call->bound_fired) {

@@ -98,11 +98,7 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
         return 1;
     if (sc__bounds_lookup(coll, s, nprocs, &me, &mb, &mm, &perf) != MPI_SUCCESS)
         return 0;
-    if (me != SC_BOUNDS_NONE && n * global_msgs > me)
-        return 1;
-    if (mb != SC_BOUNDS_NONE && bytes_per_msg * global_msgs > mb)
-        return 1;
-    if (mm != SC_BOUNDS_NONE && n > mm)
+    if (sc__bounds_passed(n * global_msgs, bytes_per_msg * global_msgs, n, me, mb, mm))
         return 1;
     /* A performance record that the call passes routes it through the
      * pipeline, which runs the record's equivalent. Only a record that
