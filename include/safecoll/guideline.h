@@ -3,14 +3,20 @@
  * \brief Self-consistent performance guidelines as a test: time a
  *        collective against the equivalent ways of moving the same bytes
  *        and turn a confirmed slowdown into a performance bound record.
+ *
+ * Part of the testing toolkit: `<safecoll.h>` does not include it. A
+ * program that runs the guideline test includes it explicitly,
+ * `#include <safecoll/guideline.h>` (which includes `<safecoll.h>`), and
+ * links the same library.
  */
 #ifndef SAFECOLL_GUIDELINE_H
 #define SAFECOLL_GUIDELINE_H
 
 #include <mpi.h>
 
-#include "safecoll/config.h"
-#include "safecoll/bounds.h"
+/* The toolkit stands on the runtime: the umbrella header (SAFECOLL_API,
+ * config.h, bounds.h), which does not include this one. */
+#include "safecoll.h"
 
 #ifdef __cplusplus
 extern "C" {
