@@ -53,7 +53,7 @@ seen=$(printf '%s\n' "$names" | while read -r n; do
     fi
 done)
 if [ -n "$seen" ]; then
-    fail "<safecoll.h> alone declares toolkit names:"; printf '    %s\n' $seen
+    fail "<safecoll.h> alone declares toolkit names:"; printf '%s\n' "$seen" | sed 's/^/    /'
 fi
 
 use='int main(void) { return safecoll_probe_supported(SAFECOLL_COLL_GATHER) +
