@@ -159,8 +159,10 @@ typedef struct safecoll_guideline_point {
     MPI_Count count; /**< elements of the type: bytes / s */
     /** Indexed by strategy: [SAFECOLL_STRATEGY_AUTO] is `auto`,
      *  [SAFECOLL_STRATEGY_NATIVE] the native call, the others the
-     *  equivalents. */
-    safecoll_guideline_timing t[SAFECOLL_NSTRATEGY];
+     *  equivalents. Of fixed capacity (SAFECOLL_STRATEGY_CAP), so that a
+     *  strategy added changes no size; the entries from SAFECOLL_NSTRATEGY
+     *  on are never measured (status -1). */
+    safecoll_guideline_timing t[SAFECOLL_STRATEGY_CAP];
     safecoll_strategy best; /**< the fastest equivalent, or SAFECOLL_STRATEGY_AUTO when none
                                  was timed (set by safecoll_guideline_judge()) */
     double ratio;           /**< native median / best median, or 0 */
