@@ -17,6 +17,24 @@
  * communicator's error handler exactly once, as MPI would. A sentence
  * naming the argument and the rank is kept per thread and returned by
  * safecoll_last_error().
+ *
+ * \section runtime What this header includes
+ * The runtime, what an application calls: the version and errors (here),
+ * displacement recovery (safecoll/displs.h), configuration and statistics
+ * (safecoll/config.h), the safe collectives (safecoll/coll.h) and the bound
+ * registry (safecoll/bounds.h), which an application loads and queries at
+ * run time (`SAFECOLL_BOUNDS`, performance records).
+ *
+ * Not included: the testing toolkit, which tests the installed MPI rather
+ * than protecting a call. safecoll/probe.h (the in-job probe, and the
+ * search, a driver that launches `mpiexec` jobs) and safecoll/guideline.h
+ * (the performance guideline test) are included explicitly by the
+ * programs that use them, as the `safecoll` command-line tool does:
+ * \code
+ * #include <safecoll/probe.h>      // includes <safecoll.h>
+ * #include <safecoll/guideline.h>  // includes <safecoll.h>
+ * \endcode
+ * The functions of both are in the same library, libsafecoll.
  */
 #ifndef SAFECOLL_H
 #define SAFECOLL_H
@@ -87,7 +105,7 @@ SAFECOLL_API const char *safecoll_last_error(void);
 #include "safecoll/config.h"
 #include "safecoll/coll.h"
 #include "safecoll/bounds.h"
-#include "safecoll/probe.h"
-#include "safecoll/guideline.h"
+/* Not safecoll/probe.h nor safecoll/guideline.h: the testing toolkit is
+ * included explicitly by the programs that use it (see above). */
 
 #endif /* SAFECOLL_H */

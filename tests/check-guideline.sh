@@ -248,6 +248,8 @@ if [ "${SAFECOLL_TEST_GUIDELINE_JITTER:-1}" = 1 ]; then
     done
     checks=$((checks + 1))
     [ -s jitter.bounds ] && { failed=$((failed + 1)); echo "FAIL: jitter made records:"; cat jitter.bounds; }
+else
+    lib_skip "guideline: jitter makes no record" "SAFECOLL_TEST_GUIDELINE_JITTER=0"
 fi
 
 # --- (c) options, empty sweeps, launcher failures, malformed faults

@@ -224,7 +224,7 @@ if command -v script >/dev/null 2>&1; then
         failed=$((failed + 1)); echo "FAIL: the pty output's table or lines:"; cat -v tty.out | tail -8
     fi
 else
-    echo "  search: script(1) missing, the terminal display is not tested"
+    lib_skip "search: the live display on a terminal" "script(1) is missing"
 fi
 
 # --- the launcher fails, the probe refuses its fault specification, bad options

@@ -9,6 +9,17 @@
 
 lib_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
+# lib_skip LABEL REASON: a part of a script that did not run here (a
+# program it needs is missing, or it was switched off): "SKIP: LABEL:
+# REASON" on stdout, and "0 0 1 LABEL (REASON)" in SAFECOLL_SUMMARY when set,
+# so that `make check` counts the part as skipped, not within the step's
+# pass (tests/README.md, "Skips").
+lib_skip() {
+    echo "  SKIP: $1: $2"
+    if [ -n "${SAFECOLL_SUMMARY:-}" ]; then echo "0 0 1 $1 ($2)" >> "$SAFECOLL_SUMMARY"; fi
+    return 0
+}
+
 # lib_tool NAME [TOOL]: $tool, made absolute (the scripts cd to a scratch
 # directory), or exit 2 with "NAME: TOOL is not built" when it is missing.
 lib_tool() {

@@ -14,8 +14,16 @@
 #
 # A source without an mpi-procs line runs with --default-procs (default: 4).
 # Each run prints one line: `PASS test_x -n 4`, `FAIL ...` or `SKIP ...`
-# (exit status 77).  The output of a run goes to a log file, printed only
-# when the run fails.  The exit status is non-zero when any run failed.
+# (exit status 77: the run tested nothing, every test of it skipped).  A
+# test that skipped says why in a line `SKIP: <test>: <reason>` of the
+# run's output (tests/mpi/common.h, tc_skip); those lines are shown under
+# the run's PASS or SKIP line.  The output of a run goes to a log file,
+# printed only when the run fails.  The exit status is non-zero when any run
+# failed, never for a skip.
+#
+# Counts: a run that passed counts 1 passed, and each test of it that
+# skipped 1 skipped (never passed); a run that exited 77 counts 1 skipped;
+# a run that failed counts 1 failed.
 #
 # Environment:
 #   MPIEXEC                mpiexec to use (default: mpiexec.mpich)
@@ -93,11 +101,25 @@ for bin in "$@"; do
             env CK_FORK=no $e timeout -k 5 "$timeout_s" \
                 "$MPIEXEC" $MPIEXEC_FLAGS -n "$n" "$bin" </dev/null >"$log" 2>&1
             rc=$?
+            # The reasons of the tests that skipped, once each.
+            skips=$(sed -n 's/^SKIP: //p' "$log" | awk '!seen[$0]++')
+            nskips=$(printf '%s' "$skips" | grep -c . || true)
             if [ $rc -eq 0 ]; then
-                echo "PASS $label"
+                if [ "$nskips" -gt 0 ]; then
+                    echo "PASS $label ($nskips test(s) skipped)"
+                    printf '%s\n' "$skips" | sed 's/^/    skipped: /'
+                else
+                    echo "PASS $label"
+                fi
                 passed=$((passed + 1))
+                skipped=$((skipped + nskips))
             elif [ $rc -eq 77 ]; then
                 echo "SKIP $label"
+                if [ "$nskips" -gt 0 ]; then
+                    printf '%s\n' "$skips" | sed 's/^/    skipped: /'
+                else
+                    echo "    skipped: (exit status 77, no reason printed; log: $log)"
+                fi
                 skipped=$((skipped + 1))
             else
                 why="exit $rc"

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include <safecoll.h>
+#include <safecoll/guideline.h>
+#include <safecoll/probe.h>
 
 #include "probe/probe.h"
 #include "tool.h"

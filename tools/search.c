@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <safecoll.h>
+#include <safecoll/probe.h>
 
 #include "tool.h"
 

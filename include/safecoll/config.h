@@ -37,81 +37,100 @@ extern "C" {
  *  Blocking and non-blocking forms are distinct values. Today the four
  *  irregular blocking collectives have safe versions; the rest name
  *  collectives in bound records and strategy settings ahead of their safe
- *  versions. */
+ *  versions.
+ *
+ *  The values are part of the ABI: they never renumber. A collective added
+ *  later takes the next free number, before SAFECOLL_NCOLL, which grows
+ *  with it (no public struct is sized by it). */
 typedef enum safecoll_coll {
-    SAFECOLL_COLL_GATHERV = 0,   /**< safecoll_gatherv(), safecoll_gatherv_c() */
-    SAFECOLL_COLL_SCATTERV,      /**< safecoll_scatterv(), safecoll_scatterv_c() */
-    SAFECOLL_COLL_ALLGATHERV,    /**< safecoll_allgatherv(), safecoll_allgatherv_c() */
-    SAFECOLL_COLL_ALLTOALLV,     /**< safecoll_alltoallv(), safecoll_alltoallv_c() */
-    SAFECOLL_COLL_BARRIER,       /**< MPI_Barrier */
-    SAFECOLL_COLL_BCAST,         /**< MPI_Bcast */
-    SAFECOLL_COLL_GATHER,        /**< MPI_Gather */
-    SAFECOLL_COLL_SCATTER,       /**< MPI_Scatter */
-    SAFECOLL_COLL_ALLGATHER,     /**< MPI_Allgather */
-    SAFECOLL_COLL_ALLTOALL,      /**< MPI_Alltoall */
-    SAFECOLL_COLL_ALLTOALLW,     /**< MPI_Alltoallw */
-    SAFECOLL_COLL_REDUCE,        /**< MPI_Reduce */
-    SAFECOLL_COLL_ALLREDUCE,     /**< MPI_Allreduce */
-    SAFECOLL_COLL_REDUCE_SCATTER,       /**< MPI_Reduce_scatter */
-    SAFECOLL_COLL_REDUCE_SCATTER_BLOCK, /**< MPI_Reduce_scatter_block */
-    SAFECOLL_COLL_SCAN,          /**< MPI_Scan */
-    SAFECOLL_COLL_EXSCAN,        /**< MPI_Exscan */
-    SAFECOLL_COLL_IGATHERV,      /**< MPI_Igatherv */
-    SAFECOLL_COLL_ISCATTERV,     /**< MPI_Iscatterv */
-    SAFECOLL_COLL_IALLGATHERV,   /**< MPI_Iallgatherv */
-    SAFECOLL_COLL_IALLTOALLV,    /**< MPI_Ialltoallv */
-    SAFECOLL_COLL_IBARRIER,      /**< MPI_Ibarrier */
-    SAFECOLL_COLL_IBCAST,        /**< MPI_Ibcast */
-    SAFECOLL_COLL_IGATHER,       /**< MPI_Igather */
-    SAFECOLL_COLL_ISCATTER,      /**< MPI_Iscatter */
-    SAFECOLL_COLL_IALLGATHER,    /**< MPI_Iallgather */
-    SAFECOLL_COLL_IALLTOALL,     /**< MPI_Ialltoall */
-    SAFECOLL_COLL_IALLTOALLW,    /**< MPI_Ialltoallw */
-    SAFECOLL_COLL_IREDUCE,       /**< MPI_Ireduce */
-    SAFECOLL_COLL_IALLREDUCE,    /**< MPI_Iallreduce */
-    SAFECOLL_COLL_IREDUCE_SCATTER,       /**< MPI_Ireduce_scatter */
-    SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK, /**< MPI_Ireduce_scatter_block */
-    SAFECOLL_COLL_ISCAN,         /**< MPI_Iscan */
-    SAFECOLL_COLL_IEXSCAN,       /**< MPI_Iexscan */
-    SAFECOLL_NCOLL,              /**< number of collectives; not a collective */
+    SAFECOLL_COLL_GATHERV = 0,            /**< safecoll_gatherv(), safecoll_gatherv_c() */
+    SAFECOLL_COLL_SCATTERV = 1,           /**< safecoll_scatterv(), safecoll_scatterv_c() */
+    SAFECOLL_COLL_ALLGATHERV = 2,         /**< safecoll_allgatherv(), safecoll_allgatherv_c() */
+    SAFECOLL_COLL_ALLTOALLV = 3,          /**< safecoll_alltoallv(), safecoll_alltoallv_c() */
+    SAFECOLL_COLL_BARRIER = 4,            /**< MPI_Barrier */
+    SAFECOLL_COLL_BCAST = 5,              /**< MPI_Bcast */
+    SAFECOLL_COLL_GATHER = 6,             /**< MPI_Gather */
+    SAFECOLL_COLL_SCATTER = 7,            /**< MPI_Scatter */
+    SAFECOLL_COLL_ALLGATHER = 8,          /**< MPI_Allgather */
+    SAFECOLL_COLL_ALLTOALL = 9,           /**< MPI_Alltoall */
+    SAFECOLL_COLL_ALLTOALLW = 10,         /**< MPI_Alltoallw */
+    SAFECOLL_COLL_REDUCE = 11,            /**< MPI_Reduce */
+    SAFECOLL_COLL_ALLREDUCE = 12,         /**< MPI_Allreduce */
+    SAFECOLL_COLL_REDUCE_SCATTER = 13,    /**< MPI_Reduce_scatter */
+    SAFECOLL_COLL_REDUCE_SCATTER_BLOCK = 14, /**< MPI_Reduce_scatter_block */
+    SAFECOLL_COLL_SCAN = 15,              /**< MPI_Scan */
+    SAFECOLL_COLL_EXSCAN = 16,            /**< MPI_Exscan */
+    SAFECOLL_COLL_IGATHERV = 17,          /**< MPI_Igatherv */
+    SAFECOLL_COLL_ISCATTERV = 18,         /**< MPI_Iscatterv */
+    SAFECOLL_COLL_IALLGATHERV = 19,       /**< MPI_Iallgatherv */
+    SAFECOLL_COLL_IALLTOALLV = 20,        /**< MPI_Ialltoallv */
+    SAFECOLL_COLL_IBARRIER = 21,          /**< MPI_Ibarrier */
+    SAFECOLL_COLL_IBCAST = 22,            /**< MPI_Ibcast */
+    SAFECOLL_COLL_IGATHER = 23,           /**< MPI_Igather */
+    SAFECOLL_COLL_ISCATTER = 24,          /**< MPI_Iscatter */
+    SAFECOLL_COLL_IALLGATHER = 25,        /**< MPI_Iallgather */
+    SAFECOLL_COLL_IALLTOALL = 26,         /**< MPI_Ialltoall */
+    SAFECOLL_COLL_IALLTOALLW = 27,        /**< MPI_Ialltoallw */
+    SAFECOLL_COLL_IREDUCE = 28,           /**< MPI_Ireduce */
+    SAFECOLL_COLL_IALLREDUCE = 29,        /**< MPI_Iallreduce */
+    SAFECOLL_COLL_IREDUCE_SCATTER = 30,   /**< MPI_Ireduce_scatter */
+    SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK = 31, /**< MPI_Ireduce_scatter_block */
+    SAFECOLL_COLL_ISCAN = 32,             /**< MPI_Iscan */
+    SAFECOLL_COLL_IEXSCAN = 33,           /**< MPI_Iexscan */
+    /* New collectives are appended here, numbered 34, 35, ... */
+    SAFECOLL_NCOLL,              /**< number of collectives (grows when one is added);
+                                      not a collective */
     SAFECOLL_COLL_ALL = -1       /**< every collective, for safecoll_strategy_set() */
 } safecoll_coll;
 
-/** How a safe collective executes. */
+/** How a safe collective executes.
+ *
+ *  The values are part of the ABI: they never renumber. A strategy added
+ *  later takes the next free number, before SAFECOLL_NSTRATEGY, which grows
+ *  with it, up to SAFECOLL_STRATEGY_CAP. */
 typedef enum safecoll_strategy {
-    SAFECOLL_STRATEGY_AUTO = 0,  /**< the cheapest applicable strategy (default) */
-    SAFECOLL_STRATEGY_NATIVE,    /**< the plain MPI call */
-    SAFECOLL_STRATEGY_LARGECOUNT,/**< the MPI-4 `_c` call with 64-bit displacements */
-    SAFECOLL_STRATEGY_BIGTYPE,   /**< W2: a contiguous type of gcd(counts, displs) elements */
-    SAFECOLL_STRATEGY_SEGMENT,   /**< W1-A: one sub-collective per rank range that fits */
-    SAFECOLL_STRATEGY_CHUNK,     /**< W1-B: rounds of pieces of at most the int limit */
-    SAFECOLL_STRATEGY_P2P,       /**< point-to-point with 64-bit addresses */
+    SAFECOLL_STRATEGY_AUTO = 0,           /**< the cheapest applicable strategy (default) */
+    SAFECOLL_STRATEGY_NATIVE = 1,         /**< the plain MPI call */
+    SAFECOLL_STRATEGY_LARGECOUNT = 2,     /**< the MPI-4 `_c` call with 64-bit displacements */
+    SAFECOLL_STRATEGY_BIGTYPE = 3,        /**< W2: a contiguous type of gcd(counts, displs) elements */
+    SAFECOLL_STRATEGY_SEGMENT = 4,        /**< W1-A: one sub-collective per rank range that fits */
+    SAFECOLL_STRATEGY_CHUNK = 5,          /**< W1-B: rounds of pieces of at most the int limit */
+    SAFECOLL_STRATEGY_P2P = 6,            /**< point-to-point with 64-bit addresses */
     /* The equivalents of the MPI performance guidelines (paper 003): the
      * same result through other collectives, for performance records
      * (bounds.h) and for timing them (`safecoll guideline`). They are
      * never chosen to avoid a correctness bound. */
-    SAFECOLL_STRATEGY_GATHER_BCAST,      /**< `gather+bcast`: allgather, allgatherv */
-    SAFECOLL_STRATEGY_ALLTOALL,          /**< `alltoall`: allgather (each rank sends its
+    SAFECOLL_STRATEGY_GATHER_BCAST = 7,   /**< `gather+bcast`: allgather, allgatherv */
+    SAFECOLL_STRATEGY_ALLTOALL = 8,       /**< `alltoall`: allgather (each rank sends its
                                               block to every rank) */
-    SAFECOLL_STRATEGY_REDUCE_BCAST,      /**< `reduce+bcast`: allreduce */
-    SAFECOLL_STRATEGY_RS_ALLGATHER,      /**< `reduce_scatter+allgather`: allreduce */
-    SAFECOLL_STRATEGY_SCATTER_ALLGATHER, /**< `scatter+allgather`: bcast */
-    SAFECOLL_STRATEGY_REDUCE_SCATTER,    /**< `reduce+scatter`: reduce_scatter_block
+    SAFECOLL_STRATEGY_REDUCE_BCAST = 9,   /**< `reduce+bcast`: allreduce */
+    SAFECOLL_STRATEGY_RS_ALLGATHER = 10,  /**< `reduce_scatter+allgather`: allreduce */
+    SAFECOLL_STRATEGY_SCATTER_ALLGATHER = 11, /**< `scatter+allgather`: bcast */
+    SAFECOLL_STRATEGY_REDUCE_SCATTER = 12, /**< `reduce+scatter`: reduce_scatter_block
                                               (reduce+scatter), reduce_scatter
                                               (reduce+scatterv) */
-    SAFECOLL_STRATEGY_ALLREDUCE,         /**< `allreduce`: reduce, reduce_scatter_block,
+    SAFECOLL_STRATEGY_ALLREDUCE = 13,     /**< `allreduce`: reduce, reduce_scatter_block,
                                               reduce_scatter (each rank keeps its part) */
-    SAFECOLL_STRATEGY_ALLGATHER,         /**< `allgather`: gather (the non-roots receive
+    SAFECOLL_STRATEGY_ALLGATHER = 14,     /**< `allgather`: gather (the non-roots receive
                                               into scratch memory) */
-    SAFECOLL_STRATEGY_BCAST,             /**< `bcast`: scatter (the whole root buffer,
+    SAFECOLL_STRATEGY_BCAST = 15,         /**< `bcast`: scatter (the whole root buffer,
                                               each rank keeps its block) */
-    SAFECOLL_STRATEGY_REGULAR,           /**< `regular`: gatherv, scatterv, allgatherv,
+    SAFECOLL_STRATEGY_REGULAR = 16,       /**< `regular`: gatherv, scatterv, allgatherv,
                                               alltoallv through the regular collective,
                                               when every count is the same and block i
                                               starts at i*count */
-    SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL, /**< `exscan+reduce_local`: scan */
-    SAFECOLL_NSTRATEGY           /**< number of strategies; not a strategy */
+    SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL = 17, /**< `exscan+reduce_local`: scan */
+    /* New strategies are appended here, numbered 18, 19, ... */
+    SAFECOLL_NSTRATEGY           /**< number of strategies (grows when one is added, at
+                                      most SAFECOLL_STRATEGY_CAP); not a strategy */
 } safecoll_strategy;
+
+/** The capacity of the per-strategy arrays of public structs
+ *  (safecoll_stats::by_strategy, safecoll_guideline_point::t): fixed, so that
+ *  adding a strategy changes neither their size nor their layout (the ABI).
+ *  SAFECOLL_NSTRATEGY never exceeds it (the library's build checks); the
+ *  entries from SAFECOLL_NSTRATEGY on are zero, or "not measured". */
+#define SAFECOLL_STRATEGY_CAP 32
 
 /**
  * \brief Whether a strategy exists for a collective.
@@ -293,7 +312,9 @@ typedef struct safecoll_stats {
     unsigned long long triggered_x;                     /**< calls where detector X fired */
     unsigned long long routed_perf;                     /**< calls a performance record
                                                              routed to its strategy */
-    unsigned long long by_strategy[SAFECOLL_NSTRATEGY]; /**< calls executed per strategy */
+    /** Calls executed per strategy, indexed by safecoll_strategy; the
+     *  entries from SAFECOLL_NSTRATEGY on are 0. */
+    unsigned long long by_strategy[SAFECOLL_STRATEGY_CAP];
 } safecoll_stats;
 
 /**

@@ -3,14 +3,20 @@
  * \brief Self-consistent performance guidelines as a test: time a
  *        collective against the equivalent ways of moving the same bytes
  *        and turn a confirmed slowdown into a performance bound record.
+ *
+ * Part of the testing toolkit: `<safecoll.h>` does not include it. A
+ * program that runs the guideline test includes it explicitly,
+ * `#include <safecoll/guideline.h>` (which includes `<safecoll.h>`), and
+ * links the same library.
  */
 #ifndef SAFECOLL_GUIDELINE_H
 #define SAFECOLL_GUIDELINE_H
 
 #include <mpi.h>
 
-#include "safecoll/config.h"
-#include "safecoll/bounds.h"
+/* The toolkit stands on the runtime: the umbrella header (SAFECOLL_API,
+ * config.h, bounds.h), which does not include this one. */
+#include "safecoll.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -153,8 +159,10 @@ typedef struct safecoll_guideline_point {
     MPI_Count count; /**< elements of the type: bytes / s */
     /** Indexed by strategy: [SAFECOLL_STRATEGY_AUTO] is `auto`,
      *  [SAFECOLL_STRATEGY_NATIVE] the native call, the others the
-     *  equivalents. */
-    safecoll_guideline_timing t[SAFECOLL_NSTRATEGY];
+     *  equivalents. Of fixed capacity (SAFECOLL_STRATEGY_CAP), so that a
+     *  strategy added changes no size; the entries from SAFECOLL_NSTRATEGY
+     *  on are never measured (status -1). */
+    safecoll_guideline_timing t[SAFECOLL_STRATEGY_CAP];
     safecoll_strategy best; /**< the fastest equivalent, or SAFECOLL_STRATEGY_AUTO when none
                                  was timed (set by safecoll_guideline_judge()) */
     double ratio;           /**< native median / best median, or 0 */

@@ -2,14 +2,20 @@
  * \file safecoll/probe.h
  * \brief User-side testing: find the sizes at which a collective of the
  *        installed MPI breaks, and classify them into bound records.
+ *
+ * Part of the testing toolkit: `<safecoll.h>` does not include it. A
+ * program that probes or searches includes it explicitly,
+ * `#include <safecoll/probe.h>` (which includes `<safecoll.h>`), and links
+ * the same library.
  */
 #ifndef SAFECOLL_PROBE_H
 #define SAFECOLL_PROBE_H
 
 #include <mpi.h>
 
-#include "safecoll/config.h"
-#include "safecoll/bounds.h"
+/* The toolkit stands on the runtime: the umbrella header (SAFECOLL_API,
+ * config.h, bounds.h), which does not include this one. */
+#include "safecoll.h"
 
 #ifdef __cplusplus
 extern "C" {

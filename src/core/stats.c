@@ -25,6 +25,12 @@
 
 #include "core.h"
 
+/* safecoll_stats.by_strategy has a fixed capacity, so that a strategy
+ * added does not change the struct (config.h). */
+_Static_assert(SAFECOLL_NSTRATEGY <= SAFECOLL_STRATEGY_CAP,
+               "safecoll_stats.by_strategy holds every strategy: raise SAFECOLL_STRATEGY_CAP "
+               "(an ABI change)");
+
 /* The fields of safecoll_stats, in its order. */
 enum {
     F_CALLS, F_ERRORS, F_D, F_G, F_X, F_PERF,

@@ -34,6 +34,11 @@
 #include "call.h"
 #include "probe.h"
 
+/* The timings of a point have a fixed capacity (guideline.h). */
+_Static_assert(SAFECOLL_NSTRATEGY <= SAFECOLL_STRATEGY_CAP,
+               "safecoll_guideline_point.t holds every strategy: raise SAFECOLL_STRATEGY_CAP "
+               "(an ABI change)");
+
 enum { OFFSET_ROUNDS = 16, MAX_BATCH = 64, CALIBRATE = 3 };
 /* Seconds: a variant whose warm-up call takes longer is timed without
  * further warm-up and calibration calls (its first window is that call's
@@ -540,7 +545,9 @@ static int measure_point(ctx *c, bufs *b, safecoll_guideline_point *p, MPI_Count
 
     p->bytes = bytes;
     p->count = bytes / s;
-    for (int k = 0; k < SAFECOLL_NSTRATEGY; k++) {
+    /* Every slot, those past the strategies of this version included
+     * (the array has a fixed capacity: guideline.h). */
+    for (int k = 0; k < SAFECOLL_STRATEGY_CAP; k++) {
         memset(&p->t[k], 0, sizeof p->t[k]); /* a recheck starts from nothing */
         p->t[k].status = -1;
     }

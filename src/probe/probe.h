@@ -9,6 +9,10 @@
 #include <stdatomic.h>
 
 #include "core.h"
+/* The toolkit's public headers, which safecoll.h (through core.h) does
+ * not include. */
+#include "safecoll/guideline.h"
+#include "safecoll/probe.h"
 
 #define SC_PROBE_COUNT_MAX ((MPI_Count)INT64_MAX)
 

@@ -10,6 +10,15 @@
 #define OMPI_SKIP_MPICXX 1
 #include <safecoll.h>
 
+// The umbrella header is the runtime: the testing toolkit is not in it
+// (tests/check-headers.sh checks every name), but its headers compile as
+// C++ too.
+#if defined(SAFECOLL_PROBE_H) || defined(SAFECOLL_GUIDELINE_H)
+#error "<safecoll.h> includes a testing toolkit header"
+#endif
+#include <safecoll/guideline.h>
+#include <safecoll/probe.h>
+
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
@@ -51,6 +60,13 @@ int main()
     safecoll_strategy strategy = SAFECOLL_STRATEGY_AUTO;
     (void)coll;
     (void)strategy;
+
+    // The toolkit headers declare their functions with C linkage as well.
+    if (safecoll_probe_supported(SAFECOLL_COLL_GATHER) != 1 ||
+        safecoll_guideline_supported(SAFECOLL_COLL_GATHER) != 1) {
+        std::fprintf(stderr, "safecoll_probe_supported/safecoll_guideline_supported(gather) != 1\n");
+        failures++;
+    }
 
     if (failures == 0)
         std::printf("C++ header test: %s, version %s\n", "ok", got);

@@ -12,7 +12,8 @@
  * is printed at once on stderr with its rank, so each rank's problem shows.
  *
  * What is here:
- *   - failure collection (tc_ctx, TC_CHECK, tc_end) and the main() helper;
+ *   - failure collection (tc_ctx, TC_CHECK, tc_end), skips (tc_skip) and
+ *     the main() helper;
  *   - a byte pattern that never equals the sentinel TC_SENT, for send
  *     buffers, and TC_SENT for receive buffers, so that holes of a layout
  *     that must stay untouched are checked byte for byte;
@@ -110,7 +111,12 @@ typedef struct tc_ctx {
     int failures;
     double start;
     char first[768];
+    char skip[256]; /* why the test, or a part of it, did not run ("": it all ran) */
 } tc_ctx;
+
+/* Tests of this run that skipped (tc_end of a test with a skip reason), the
+ * same count on every rank; tc_main() reads it. */
+static int tc_nskipped;
 
 static inline void tc_begin(tc_ctx *t, const char *test)
 {
@@ -145,7 +151,29 @@ static inline void tc_fail(tc_ctx *t, const char *file, int line, const char *fm
             tc_fail((t), __FILE__, __LINE__, __VA_ARGS__);                                         \
     } while (0)
 
-/* Sums the failures of every rank and asserts once, the same on all ranks.
+/* Marks test t as skipped, wholly or in part: a precondition of what it
+ * tests (a process count, a feature of this MPI, an environment, memory) is
+ * missing in this run, so it did not test all that its name says. Every rank
+ * must make the same decision (the precondition is global, or agreed on,
+ * as tc_sparse_all() does). tc_end() then reports the test as skipped,
+ * unless it failed: rank 0 prints "SKIP: <test>: <reason>" on stdout and
+ * the test counts in tc_nskipped, never as a pass (tests/README.md). */
+static inline void tc_skip_note(tc_ctx *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static inline void tc_skip_note(tc_ctx *t, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (t->skip[0] != '\0')
+        return; /* the first reason is the one reported */
+    va_start(ap, fmt);
+    vsnprintf(t->skip, sizeof t->skip, fmt, ap);
+    va_end(ap);
+}
+
+/* Sums the failures of every rank and asserts once, the same on all ranks;
+ * reports the test as skipped when a reason was noted (tc_skip_note()).
  * Must be called by every rank of MPI_COMM_WORLD at the same point. */
 static inline void tc_end(tc_ctx *t)
 {
@@ -160,16 +188,35 @@ static inline void tc_end(tc_ctx *t)
                   "%s: %d failure(s) over all ranks (first failing rank %d); rank %d has %d%s%s",
                   t->test, sum, who, t->rank, t->failures, t->failures ? ", first: " : "",
                   t->first);
+    if (t->skip[0] != '\0') {
+        tc_nskipped++;
+        if (t->rank == 0) {
+            printf("SKIP: %s: %s\n", t->test, t->skip);
+            fflush(stdout);
+        }
+    }
 }
+
+/* Ends test t as skipped: `if (p < 3) { tc_skip(&t, "..."); return; }`. */
+#define tc_skip(t, ...)                                                                            \
+    do {                                                                                           \
+        tc_skip_note((t), __VA_ARGS__);                                                            \
+        tc_end(t);                                                                                 \
+    } while (0)
 
 /* The body of main(): MPI_Init, errors returned rather than fatal, the
  * suite in no-fork mode, one exit status for every rank.
  * SAFECOLL_TEST_THREAD=multiple (a `mpi-env:` line of a suite) initialises
  * with MPI_Init_thread(MPI_THREAD_MULTIPLE) instead; an MPI that does not
- * provide it skips the run (exit 77), any other value fails it. */
+ * provide it skips the run, any other value fails it.
+ *
+ * Exit status: 1 when a test failed on any rank; else 77 (skipped, the
+ * automake convention run-mpi.sh reads) when every test of the run skipped
+ * (tc_skip) or the run could not start; else 0, the skipped tests of a run
+ * that passed being counted by run-mpi.sh from their "SKIP: " lines. */
 static inline int tc_main(int argc, char **argv, Suite *(*make_suite)(void))
 {
-    int rank, failed, any = 0, provided = MPI_THREAD_SINGLE;
+    int rank, failed, ran, any = 0, provided = MPI_THREAD_SINGLE;
     const char *thread = getenv("SAFECOLL_TEST_THREAD");
     SRunner *sr;
 
@@ -180,8 +227,10 @@ static inline int tc_main(int argc, char **argv, Suite *(*make_suite)(void))
     if (thread != NULL) {
         MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
         if (provided != MPI_THREAD_MULTIPLE) {
-            fprintf(stderr, "MPI provides thread level %d, not MPI_THREAD_MULTIPLE: skipped\n",
-                    provided);
+            if (tc_rank(MPI_COMM_WORLD) == 0)
+                printf("SKIP: every test: MPI provides thread level %d, not "
+                       "MPI_THREAD_MULTIPLE\n", provided);
+            fflush(stdout);
             MPI_Finalize();
             return 77;
         }
@@ -195,6 +244,7 @@ static inline int tc_main(int argc, char **argv, Suite *(*make_suite)(void))
     srunner_set_fork_status(sr, CK_NOFORK);
     srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
     failed = srunner_ntests_failed(sr);
+    ran = srunner_ntests_run(sr);
     if (failed > 0 && rank != 0) {
         TestResult **res = srunner_failures(sr);
         for (int i = 0; i < failed; i++)
@@ -205,7 +255,9 @@ static inline int tc_main(int argc, char **argv, Suite *(*make_suite)(void))
     srunner_free(sr);
     MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     MPI_Finalize();
-    return any ? 1 : 0;
+    if (any)
+        return 1;
+    return ran > 0 && tc_nskipped >= ran ? 77 : 0;
 }
 
 /* Adds the tests to a new test case of suite s (no timeout: Check enforces
@@ -932,10 +984,13 @@ static inline void tc_sparse_unmap(tc_sparse *s)
 }
 
 /* Whether every rank of comm has its sparse buffer (need: this rank needs one). */
-static inline int tc_sparse_all(MPI_Comm comm, const tc_sparse *s, int need)
+static inline int tc_sparse_all(tc_ctx *t, MPI_Comm comm, const tc_sparse *s, int need)
 {
     int ok = !need || s->base != NULL, all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm);
+    if (!all)
+        tc_skip_note(t, "no sparse buffer of %zu bytes (mmap failed on a rank): the part "
+                        "past INT_MAX did not run", s->len ? s->len : (size_t)TC_SPARSE_LEN);
     return all;
 }
 

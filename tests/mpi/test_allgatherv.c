@@ -507,7 +507,7 @@ START_TEST(wrapped)
              "the true offsets cannot be recovered from the wrapped ints");
     tc_fill(sbuf, B, 8000 + me);
     tc_sparse_map(&sp, TC_SPARSE_LEN);
-    if (tc_sparse_all(MPI_COMM_WORLD, &sp, 1)) {
+    if (tc_sparse_all(&t, MPI_COMM_WORLD, &sp, 1)) {
         for (int k = 0; k < TC_NSTRATEGY + 2; k++) {
             const int api_c = k >= TC_NSTRATEGY;
             const int s = api_c ? (k == TC_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
@@ -581,7 +581,7 @@ START_TEST(empty_block_negative_displ)
     }
     tc_fill(sbuf, B, 9000 + me);
     tc_sparse_map(&sp, TC_SPARSE_LEN);
-    if (tc_sparse_all(MPI_COMM_WORLD, &sp, 1)) {
+    if (tc_sparse_all(&t, MPI_COMM_WORLD, &sp, 1)) {
         for (int k = 0; k < 2; k++) {
             int rc;
             for (int i = 0; i < p; i++)

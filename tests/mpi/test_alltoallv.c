@@ -450,7 +450,7 @@ START_TEST(wrapped)
                      first_bad >= 0,
              "the displacements did not wrap (first_bad %d)", first_bad);
     tc_sparse_map(&sp, TC_SPARSE_LEN);
-    if (tc_sparse_all(MPI_COMM_WORLD, &sp, 1)) {
+    if (tc_sparse_all(&t, MPI_COMM_WORLD, &sp, 1)) {
         for (int k = 0; k < TC_NSTRATEGY + 2; k++) {
             const int api_c = k >= TC_NSTRATEGY;
             const int s = api_c ? (k == TC_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
@@ -529,7 +529,7 @@ START_TEST(empty_block_negative_displ)
     if (tc_sparse_map(&sp, TC_SPARSE_LEN))
         for (int j = 0; j < p; j++)
             tc_fill(sp.base + SEND_AT + 256 * j, B, 9000 + 64 * me + j);
-    if (tc_sparse_all(MPI_COMM_WORLD, &sp, 1)) {
+    if (tc_sparse_all(&t, MPI_COMM_WORLD, &sp, 1)) {
         for (int k = 0; k < 2; k++) {
             int rc;
             for (int j = 0; j < p; j++)

@@ -438,7 +438,7 @@ START_TEST(wrapped)
     if (me == root && tc_sparse_map(&sp, TC_SPARSE_LEN))
         for (int i = 0; i < p; i++)
             tc_fill(sp.base + cdispls[i], B, 8000 + i);
-    if (tc_sparse_all(MPI_COMM_WORLD, &sp, me == root)) {
+    if (tc_sparse_all(&t, MPI_COMM_WORLD, &sp, me == root)) {
         for (int k = 0; k < TC_NSTRATEGY + 2; k++) {
             const int api_c = k >= TC_NSTRATEGY;
             const int s = api_c ? (k == TC_NSTRATEGY ? SAFECOLL_STRATEGY_AUTO
@@ -507,7 +507,7 @@ START_TEST(empty_block_negative_displ)
         for (int i = 0; i < p; i++)
             if (counts[i] > 0)
                 tc_fill(sp.base + displs[i], B, 9000 + i);
-    if (tc_sparse_all(MPI_COMM_WORLD, &sp, me == root)) {
+    if (tc_sparse_all(&t, MPI_COMM_WORLD, &sp, me == root)) {
         for (int k = 0; k < 2; k++) {
             int rc;
             memset(rbuf, TC_SENT, B);

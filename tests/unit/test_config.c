@@ -96,6 +96,48 @@ START_TEST(names)
 }
 END_TEST
 
+/* The values of the public enums are ABI: each name keeps its number
+ * forever (config.h), new values are appended. A value that moved shows
+ * here as a name at the wrong number. */
+START_TEST(enum_values_never_renumber)
+{
+    static const char *const colls[] = {
+        "gatherv", "scatterv", "allgatherv", "alltoallv", "barrier", "bcast", "gather",
+        "scatter", "allgather", "alltoall", "alltoallw", "reduce", "allreduce",
+        "reduce_scatter", "reduce_scatter_block", "scan", "exscan", "igatherv", "iscatterv",
+        "iallgatherv", "ialltoallv", "ibarrier", "ibcast", "igather", "iscatter", "iallgather",
+        "ialltoall", "ialltoallw", "ireduce", "iallreduce", "ireduce_scatter",
+        "ireduce_scatter_block", "iscan", "iexscan"};
+    static const char *const strategies[] = {
+        "auto", "native", "largecount", "bigtype", "segment", "chunk", "p2p", "gather+bcast",
+        "alltoall", "reduce+bcast", "reduce_scatter+allgather", "scatter+allgather",
+        "reduce+scatter", "allreduce", "allgather", "bcast", "regular", "exscan+reduce_local"};
+
+    ck_assert_int_ge(SAFECOLL_NCOLL, NELEMS(colls));
+    for (int c = 0; c < NELEMS(colls); c++)
+        ck_assert_str_eq(safecoll_coll_name((safecoll_coll)c), colls[c]);
+    ck_assert_int_eq(SAFECOLL_COLL_IEXSCAN, 33);
+    ck_assert_int_eq(SAFECOLL_COLL_ALL, -1);
+    ck_assert_int_ge(SAFECOLL_NSTRATEGY, NELEMS(strategies));
+    for (int k = 0; k < NELEMS(strategies); k++)
+        ck_assert_str_eq(safecoll_strategy_name((safecoll_strategy)k), strategies[k]);
+    ck_assert_int_eq(SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL, 17);
+}
+END_TEST
+
+/* The per-strategy arrays of public structs have a fixed capacity: a
+ * strategy added changes no size (config.h, SAFECOLL_STRATEGY_CAP). */
+START_TEST(struct_sizes_are_fixed)
+{
+    ck_assert_int_eq(SAFECOLL_STRATEGY_CAP, 32);
+    ck_assert_int_le(SAFECOLL_NSTRATEGY, SAFECOLL_STRATEGY_CAP);
+    ck_assert_uint_eq(sizeof(safecoll_stats), (6 + 32) * sizeof(unsigned long long));
+    ck_assert_uint_eq(sizeof(((safecoll_stats *)0)->by_strategy) /
+                          sizeof(((safecoll_stats *)0)->by_strategy[0]),
+                      SAFECOLL_STRATEGY_CAP);
+}
+END_TEST
+
 /* ------------------------------------------------------------ applies */
 
 #define BIT(s) (1u << (s))
@@ -397,7 +439,8 @@ START_TEST(stats_arguments)
         ck_assert_int_eq(safecoll_stats_get((safecoll_coll)c, &s), MPI_SUCCESS);
         ck_assert(s.calls == 0 && s.errors == 0 && s.triggered_d == 0 && s.triggered_g == 0 &&
                   s.triggered_x == 0 && s.routed_perf == 0);
-        for (int k = 0; k < SAFECOLL_NSTRATEGY; k++)
+        /* Every slot, those past the strategies of this version too. */
+        for (int k = 0; k < SAFECOLL_STRATEGY_CAP; k++)
             ck_assert(s.by_strategy[k] == 0);
     }
 }
@@ -867,7 +910,7 @@ static Suite *config_suite(void)
         const char *name;
         const TTest *tests[10];
     } cases[] = {
-        {"names", {names, strategy_applies}},
+        {"names", {names, enum_values_never_renumber, struct_sizes_are_fixed, strategy_applies}},
         {"strategy", {strategy_set_get, strategy_set_errors, parse_each_value, parse_lists,
                       parse_errors}},
         {"settings", {int_limit, verbose, perf_bounds_switch, stats_arguments, stats_threads,

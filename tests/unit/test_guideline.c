@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "safecoll.h"
+#include "safecoll/guideline.h"
 
 #define KI 1024
 
