@@ -173,7 +173,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 .PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
         check check-run check-build check-unit check-mpi check-examples check-cli check-search \
         check-guideline fuzz \
-        check-symbols check-cxx check-install check-doc check-big check-big-run \
+        check-symbols check-traffic check-cxx check-install check-doc check-big check-big-run \
         sanitize sanitize-run bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
@@ -348,8 +348,8 @@ endif
 # `check` installs deps first, then re-enters make so that nothing of the
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
-CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-cxx check-cli \
-               check-search check-guideline check-install check-doc
+CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-traffic check-cxx \
+               check-cli check-search check-guideline check-install check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -405,6 +405,11 @@ check-symbols: $(LIB_SO_V) $(LIB_A)
 	@printf '\n== exported symbols ==\n'
 	@$(call record,symbols,tests/check-symbols.sh $(LIB_SO_V) $(LIB_A))
 
+# No MPI operation outside the traffic layer (src/traffic/traffic.h).
+check-traffic:
+	@printf '\n== traffic layer ==\n'
+	@$(call record,traffic,tests/check-traffic.sh src)
+
 check-cxx: $(CXX_BIN)
 	@printf '\n== C++ header ==\n'
 	@$(call record,cxx-header,$(CXX_BIN))
@@ -439,8 +444,9 @@ check-doc:
 # clang and libclang-rt-dev).  Only the sources the parser needs are built,
 # straight into one program: the registry, the core, and the non-blocking
 # engine with the communicator cache, since error messages travel with a
-# non-blocking operation (sc__nb_message).  Inputs reach FUZZ_MAX_LEN bytes, past the
-# longest line the parser accepts.  A bounded run: it fails on a crash, a
+# non-blocking operation (sc__nb_message), and the traffic layer under the
+# engine (with core's types.c, which its request batch uses).  Inputs reach
+# FUZZ_MAX_LEN bytes, past the longest line the parser accepts.  A bounded run: it fails on a crash, a
 # leak, an input slower than FUZZ_TIMEOUT s or memory past FUZZ_RSS MB; the
 # input that did it is left in $(FUZZ_DIR) (rerun: $(FUZZ_BIN) <file>).
 # New inputs go to $(FUZZ_DIR)/corpus; tests/fuzz/corpus holds the seeds.
@@ -454,13 +460,14 @@ FUZZ_DIR     := $(B)tests/bin/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_bounds
 FUZZ_SRCS    := tests/fuzz/fuzz_bounds.c $(sort $(wildcard src/bounds/*.c)) $(KNOWN_BOUNDS_C) \
                 src/core/error.c src/core/config.c src/core/version.c src/core/strategies.c \
-                src/core/comm.c \
-                $(sort $(wildcard src/nb/*.c))
+                src/core/comm.c src/core/types.c \
+                $(sort $(wildcard src/nb/*.c src/traffic/*.c))
 FUZZ_CFLAGS  := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=undefined -fno-omit-frame-pointer $(WARN_CFLAGS) \
-                -Iinclude -Isrc/core -Isrc/bounds -Isrc/nb -Isrc
+                -Iinclude -Isrc/core -Isrc/bounds -Isrc/nb -Isrc/traffic -Isrc
 
-$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/bounds/*.h src/core/*.h src/nb/*.h) $(HEADERS)
+$(FUZZ_BIN): $(FUZZ_SRCS) $(wildcard src/bounds/*.h src/core/*.h src/nb/*.h src/traffic/*.h) \
+             $(HEADERS)
 	$(call say,CCLD,$@)
 	@mkdir -p $(@D)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRCS) `$(PKG_CONFIG) --cflags --libs $(FUZZ_MPI_PC)`

@@ -236,7 +236,7 @@ int sc__nb_finish(int rc)
     if (rc != MPI_SUCCESS)
         return rc;
     for (;;) {
-        if ((rc = MPI_Test(&op->slot, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS || flag) {
+        if ((rc = sc__tr_test(&op->slot, &flag)) != MPI_SUCCESS || flag) {
             steps++;
             return rc;
         }
@@ -244,29 +244,29 @@ int sc__nb_finish(int rc)
     }
 }
 
-/* MPICH declares MPI_Testall's status array with an access attribute that
- * GCC 12 takes MPI_STATUSES_IGNORE for a zero-sized array with (as in
- * comm.c). */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
 int sc__nb_waitall(int n, MPI_Request reqs[])
 {
     nb_op *op = cur();
     int flag = 0, rc;
 
+    if (op == NULL)
+        return sc__tr_waitall(n, reqs);
     for (;;) {
-        if ((rc = MPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS || flag) {
+        if ((rc = sc__tr_testall(n, reqs, &flag)) != MPI_SUCCESS || flag) {
             steps++;
             return rc;
         }
         yield(op);
     }
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+
+int sc__nb_batch_wait(sc__tr_batch *b)
+{
+    int rc = b->n > 0 ? sc__nb_waitall(b->n, b->reqs) : MPI_SUCCESS;
+
+    b->n = 0;
+    return b->rc != MPI_SUCCESS ? b->rc : rc;
+}
 
 int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
                             int rtag, MPI_Comm comm)
@@ -288,9 +288,9 @@ int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int s
     /* The bytes the n elements span, so that the copy has the same layout
      * relative to (copy - lb) as the block relative to buf. */
     memcpy(copy, (char *)buf + lb, (size_t)span);
-    rc = MPI_Irecv(buf, n, type, src, rtag, comm, &reqs[0]);
+    rc = sc__tr_irecv(buf, n, type, src, rtag, comm, &reqs[0]);
     if (rc == MPI_SUCCESS) {
-        rc = MPI_Isend(copy - lb, n, type, dest, stag, comm, &reqs[1]);
+        rc = sc__tr_isend(copy - lb, n, type, dest, stag, comm, &reqs[1]);
         if (rc == MPI_SUCCESS)
             rc = sc__nb_waitall(2, reqs);
         else
