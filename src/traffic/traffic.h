@@ -84,7 +84,9 @@ int sc__tr_leave(int rc);
 
 /* A native collective, blocking or not: with request NULL the blocking
  * call blocking(...), else the i-form nonblocking(..., request):
- *   SC_TR_COLL(req, MPI_Bcast, MPI_Ibcast, buf, n, type, root, comm) */
+ *   SC_TR_COLL(req, MPI_Bcast, MPI_Ibcast, buf, n, type, root, comm)
+ * request is evaluated twice, the other arguments once (like every macro
+ * here: the call stands in both branches, one of which runs). */
 #define SC_TR_COLL(request, blocking, nonblocking, ...)                                        \
     ((request) != NULL ? SC_TR_CALL(SC_TR_NATIVE, nonblocking, __VA_ARGS__, (request))        \
                        : SC_TR_CALL(SC_TR_NATIVE, blocking, __VA_ARGS__))
