@@ -174,7 +174,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 .PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
         check check-run check-build check-unit check-mpi check-examples check-cli check-search \
         check-guideline fuzz \
-        check-symbols check-cxx check-headers check-install check-doc check-big check-big-run \
+        check-symbols check-traffic check-cxx check-headers check-install check-doc check-big check-big-run \
         sanitize sanitize-run bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
@@ -349,8 +349,8 @@ endif
 # `check` installs deps first, then re-enters make so that nothing of the
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
-CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-cxx check-headers check-cli \
-               check-search check-guideline check-install check-doc
+CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-traffic check-cxx check-headers \
+               check-cli check-search check-guideline check-install check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -406,6 +406,11 @@ check-examples: $(EX_BINS)
 check-symbols: $(LIB_SO_V) $(LIB_A)
 	@printf '\n== exported symbols ==\n'
 	@$(call record,symbols,tests/check-symbols.sh $(LIB_SO_V) $(LIB_A))
+
+# No MPI operation outside the traffic layer (src/traffic/traffic.h).
+check-traffic:
+	@printf '\n== traffic layer ==\n'
+	@$(call record,traffic,tests/check-traffic.sh src)
 
 check-cxx: $(CXX_BIN)
 	@printf '\n== C++ header ==\n'

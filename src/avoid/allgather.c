@@ -169,56 +169,27 @@ static int ag_chunk(sc__call *call)
 
 static int ag_p2p(sc__call *call)
 {
-    sc__layout *lay = &call->lay;
+    const sc__layout *lay = &call->lay;
     const int p = call->size, me = call->rank;
-    MPI_Request *reqs;
-    MPI_Datatype *types, st;
-    char *sbuf;
-    int sn, rc = MPI_SUCCESS, nreq = 0, sowned = 0;
-
-    reqs = sc__scratch(call, sizeof *reqs * (size_t)(2 * p));
-    types = sc__scratch(call, sizeof *types * (size_t)(p + 1));
-    if (reqs == NULL || types == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    for (int i = 0; i <= p; i++)
-        types[i] = MPI_DATATYPE_NULL;
     /* What this rank sends: its send buffer, or its own block in place. */
-    if (call->in_place) {
-        sbuf = sc__at(lay->buf, lay->displs[me], lay->extent);
-        rc = sc__type_fit(lay->counts[me], lay->type, &sn, &st, &sowned);
-    } else {
-        sbuf = call->leaf.buf;
-        rc = sc__type_fit(call->leaf.count, call->leaf.type, &sn, &st, &sowned);
-    }
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (sowned)
-        types[p] = st;
-    for (int i = 0; i < p && rc == MPI_SUCCESS; i++) {
-        char *at = sc__at(lay->buf, lay->displs[i], lay->extent);
-        MPI_Datatype t;
-        int n, owned;
+    const void *sbuf = call->in_place ? sc__at(lay->buf, lay->displs[me], lay->extent)
+                                      : call->leaf.buf;
+    const MPI_Count sn = call->in_place ? lay->counts[me] : call->leaf.count;
+    const MPI_Datatype st = call->in_place ? lay->type : call->leaf.type;
+    sc__tr_batch b;
+    int rc;
 
-        if ((rc = sc__type_fit(lay->counts[i], lay->type, &n, &t, &owned)) != MPI_SUCCESS)
-            break;
-        if (owned)
-            types[i] = t;
+    rc = sc__tr_batch_init(&b, call->priv, SC_TAG_P2P, 2 * p, call->fn);
+    for (int i = 0; i < p && rc == MPI_SUCCESS; i++) {
         /* The own block is a message to itself (none when in place),
          * posted with the others so the copy overlaps the transfers. */
         if (i == me && call->in_place)
             continue;
-        if ((rc = MPI_Irecv(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++])) == MPI_SUCCESS)
-            rc = MPI_Isend(sbuf, sn, st, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
+        if ((rc = sc__tr_batch_recv(&b, sc__at(lay->buf, lay->displs[i], lay->extent),
+                                    lay->counts[i], lay->type, i)) == MPI_SUCCESS)
+            rc = sc__tr_batch_send(&b, sbuf, sn, st, i);
     }
-    if (nreq > 0) {
-        int wrc = sc__waitall(nreq, reqs);
-        if (rc == MPI_SUCCESS)
-            rc = wrc;
-    }
-    for (int i = 0; i <= p; i++)
-        if (types[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&types[i]);
-    return rc;
+    return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
 const sc__pattern_ops sc__allgather_ops = {

@@ -278,55 +278,29 @@ static int a2a_chunk(sc__call *call)
 
 static int a2a_p2p(sc__call *call)
 {
-    sc__layout *s = &call->lay, *r = &call->rlay;
+    const sc__layout *s = &call->lay, *r = &call->rlay;
     const int p = call->size, me = call->rank;
-    MPI_Request *reqs;
-    MPI_Datatype *types;
-    int rc = MPI_SUCCESS, nreq = 0;
+    sc__tr_batch b;
+    int rc;
 
-    reqs = sc__scratch(call, sizeof *reqs * (size_t)(2 * p));
-    types = sc__scratch(call, sizeof *types * (size_t)(2 * p));
-    if (reqs == NULL || types == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    for (int i = 0; i < 2 * p; i++)
-        types[i] = MPI_DATATYPE_NULL;
-    for (int j = 0; j < p && rc == MPI_SUCCESS; j++) {
-        char *rat = sc__at(r->buf, r->displs[j], r->extent);
-        MPI_Datatype rt, st;
-        int rn, sn, rowned, sowned;
-
-        if ((rc = sc__type_fit(r->counts[j], r->type, &rn, &rt, &rowned)) != MPI_SUCCESS)
-            break;
-        if (rowned)
-            types[j] = rt;
-        if (call->in_place) {
-            /* Ranks exchange block pairs in increasing partner order; the
-             * lowest rank with work left always finds its partner ready, so
-             * the schedule cannot deadlock. */
+    /* In place, ranks exchange block pairs in increasing partner order;
+     * the lowest rank with work left always finds its partner ready, so
+     * the schedule cannot deadlock. */
+    if (call->in_place) {
+        rc = MPI_SUCCESS;
+        for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
             if (j != me)
-                rc = SC_SENDRECV_REPLACE(rat, rn, rt, j, SC_TAG_P2P, j, SC_TAG_P2P,
-                                         call->priv);
-            continue;
-        }
-        if ((rc = sc__type_fit(s->counts[j], s->type, &sn, &st, &sowned)) != MPI_SUCCESS)
-            break;
-        if (sowned)
-            types[p + j] = st;
-        if ((rc = MPI_Irecv(rat, rn, rt, j, SC_TAG_P2P, call->priv, &reqs[nreq++])) !=
-            MPI_SUCCESS)
-            break;
-        rc = MPI_Isend(sc__at(s->buf, s->displs[j], s->extent), sn, st, j, SC_TAG_P2P,
-                       call->priv, &reqs[nreq++]);
+                rc = sc__exchange_in_place(sc__at(r->buf, r->displs[j], r->extent),
+                                           r->counts[j], r->type, j, call->priv);
+        return rc;
     }
-    if (nreq > 0) {
-        int wrc = sc__waitall(nreq, reqs);
-        if (rc == MPI_SUCCESS)
-            rc = wrc;
-    }
-    for (int i = 0; i < 2 * p; i++)
-        if (types[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&types[i]);
-    return rc;
+    rc = sc__tr_batch_init(&b, call->priv, SC_TAG_P2P, 2 * p, call->fn);
+    for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
+        if ((rc = sc__tr_batch_recv(&b, sc__at(r->buf, r->displs[j], r->extent), r->counts[j],
+                                    r->type, j)) == MPI_SUCCESS)
+            rc = sc__tr_batch_send(&b, sc__at(s->buf, s->displs[j], s->extent), s->counts[j],
+                                   s->type, j);
+    return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
 const sc__pattern_ops sc__alltoall_ops = {

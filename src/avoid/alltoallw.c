@@ -201,8 +201,8 @@ static int w_chunk(sc__call *call)
         mine[2 * j] = sl->counts[j] > 0 ? ssize[j] : 0;
         mine[2 * j + 1] = call->rlay.counts[j] > 0 ? call->w.rsize[j] : 0;
     }
-    rc = SC_COLL(MPI_Alltoall, MPI_Ialltoall, mine, 2, MPI_LONG_LONG, theirs, 2, MPI_LONG_LONG,
-                 call->priv);
+    rc = SC_AGREE(MPI_Alltoall, MPI_Ialltoall, mine, 2, MPI_LONG_LONG, theirs, 2, MPI_LONG_LONG,
+                  call->priv);
     if (rc != MPI_SUCCESS)
         return rc;
     for (int j = 0; j < p; j++) {
@@ -226,8 +226,8 @@ static int w_chunk(sc__call *call)
         zero[j] = 0;
         st[j] = rt[j] = MPI_BYTE;
     }
-    rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, &rounds, &all_rounds, 1, MPI_LONG_LONG, MPI_MAX,
-                 call->priv);
+    rc = SC_AGREE(MPI_Allreduce, MPI_Iallreduce, &rounds, &all_rounds, 1, MPI_LONG_LONG, MPI_MAX,
+                  call->priv);
     /* The byte offsets are in the types, so alltoallw's int byte
      * displacements are all zero and cannot overflow. */
     for (long long r = 0; r < all_rounds && rc == MPI_SUCCESS; r++) {
@@ -244,8 +244,8 @@ static int w_chunk(sc__call *call)
          * blocking MPI_Alltoallw is right. So an in-place round blocks,
          * even in a non-blocking call (src/coll/known.c). */
         if (rc == MPI_SUCCESS && call->in_place)
-            rc = MPI_Alltoallw(MPI_IN_PLACE, scnt, zero, st, call->rlay.buf, rcnt, zero, rt,
-                               call->priv);
+            rc = SC_TR_CALL(SC_TR_NATIVE, MPI_Alltoallw, MPI_IN_PLACE, scnt, zero, st,
+                            call->rlay.buf, rcnt, zero, rt, call->priv);
         else if (rc == MPI_SUCCESS)
             rc = SC_COLL(MPI_Alltoallw, MPI_Ialltoallw, send_buf(call), scnt, zero, st,
                          call->rlay.buf, rcnt, zero, rt, call->priv);
@@ -262,56 +262,32 @@ static int w_p2p(sc__call *call)
 {
     const sc__layout *s = &call->lay, *r = &call->rlay;
     const int p = call->size, me = call->rank;
-    MPI_Request *reqs = sc__scratch(call, sizeof *reqs * 2 * (size_t)p);
-    MPI_Datatype *types = sc__scratch(call, sizeof *types * 2 * (size_t)p);
-    int rc = MPI_SUCCESS, nreq = 0;
+    sc__tr_batch b;
+    int rc;
 
-    if (reqs == NULL || types == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-    for (int i = 0; i < 2 * p; i++)
-        types[i] = MPI_DATATYPE_NULL;
     /* A message exists when it has bytes: both ends agree on that (their
      * signatures match), while a count of a type of size 0 on one end may
-     * face a count of 0 on the other. */
+     * face a count of 0 on the other. In place, pairs in increasing
+     * partner order, as alltoallv's p2p: deadlock-free; the own block
+     * stays where it is. */
+    if (call->in_place) {
+        rc = MPI_SUCCESS;
+        for (int j = 0; j < p && rc == MPI_SUCCESS; j++)
+            if (j != me && r->counts[j] > 0 && call->w.rsize[j] > 0)
+                rc = sc__exchange_in_place(r->buf + r->displs[j], r->counts[j],
+                                           call->w.rtypes[j], j, call->priv);
+        return rc;
+    }
+    rc = sc__tr_batch_init(&b, call->priv, SC_TAG_P2P, 2 * p, call->fn);
     for (int j = 0; j < p && rc == MPI_SUCCESS; j++) {
-        MPI_Datatype rt, st;
-        int rn, sn, owned;
-
-        if (r->counts[j] > 0 && call->w.rsize[j] > 0) {
-            char *at = r->buf + r->displs[j];
-            if ((rc = sc__type_fit(r->counts[j], call->w.rtypes[j], &rn, &rt, &owned)) !=
-                MPI_SUCCESS)
-                break;
-            if (owned)
-                types[j] = rt;
-            if (call->in_place) {
-                /* Pairs in increasing partner order, as alltoallv's p2p:
-                 * deadlock-free; the own block stays where it is. */
-                if (j != me)
-                    rc = SC_SENDRECV_REPLACE(at, rn, rt, j, SC_TAG_P2P, j, SC_TAG_P2P,
-                                             call->priv);
-            } else {
-                rc = MPI_Irecv(at, rn, rt, j, SC_TAG_P2P, call->priv, &reqs[nreq++]);
-            }
-        }
-        if (rc != MPI_SUCCESS || call->in_place || s->counts[j] == 0 || call->w.ssize[j] == 0)
-            continue;
-        if ((rc = sc__type_fit(s->counts[j], call->w.stypes[j], &sn, &st, &owned)) !=
-            MPI_SUCCESS)
-            break;
-        if (owned)
-            types[p + j] = st;
-        rc = MPI_Isend(s->buf + s->displs[j], sn, st, j, SC_TAG_P2P, call->priv, &reqs[nreq++]);
+        if (r->counts[j] > 0 && call->w.rsize[j] > 0)
+            rc = sc__tr_batch_recv(&b, r->buf + r->displs[j], r->counts[j], call->w.rtypes[j],
+                                   j);
+        if (rc == MPI_SUCCESS && s->counts[j] > 0 && call->w.ssize[j] > 0)
+            rc = sc__tr_batch_send(&b, s->buf + s->displs[j], s->counts[j], call->w.stypes[j],
+                                   j);
     }
-    if (nreq > 0) {
-        int wrc = sc__waitall(nreq, reqs);
-        if (rc == MPI_SUCCESS)
-            rc = wrc;
-    }
-    for (int i = 0; i < 2 * p; i++)
-        if (types[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&types[i]);
-    return rc;
+    return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
 const sc__pattern_ops sc__alltoallw_ops = {

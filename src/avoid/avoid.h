@@ -65,6 +65,13 @@ int sc__windows(const MPI_Count counts[], const MPI_Aint displs[], int n, MPI_Co
  * the piece in the block, the return value its length (0 when none). */
 MPI_Count sc__piece(MPI_Aint d, MPI_Count c, MPI_Aint ws, MPI_Count w, MPI_Count *off);
 
+/* Exchanges a block in place with peer (sends it and receives the peer's
+ * into it, SC_SENDRECV_REPLACE on SC_TAG_P2P), a count past the int limit
+ * as one element of a derived type: the in-place point-to-point
+ * strategies, which go pair by pair. */
+int sc__exchange_in_place(void *buf, MPI_Count count, MPI_Datatype type, int peer,
+                          MPI_Comm comm);
+
 /* A committed type describing `count` elements of `type` starting
  * `byte_offset` bytes after the buffer address, for alltoallw rounds. */
 int sc__type_at(MPI_Aint byte_offset, MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
@@ -122,6 +129,9 @@ static inline int sc__eq_rc(sc__call *call, int rc)
  * communicator appended to the arguments, its result through sc__eq_rc. */
 #define SC_EQ_COLL(call, blocking, nonblocking, ...)                                           \
     sc__eq_rc((call), SC_COLL(blocking, nonblocking, __VA_ARGS__, sc__eq_comm(call)))
+/* The same with SC_COLL_OWN (nb.h), for sc__mpi_reduce. */
+#define SC_EQ_COLL_OWN(call, blocking, nonblocking, ...)                                       \
+    sc__eq_rc((call), SC_COLL_OWN(blocking, nonblocking, __VA_ARGS__, sc__eq_comm(call)))
 
 /* n elements split into the call's size of pieces, the first n % P one
  * element larger: int counts and displacements in the call's scratch

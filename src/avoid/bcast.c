@@ -80,32 +80,18 @@ static int bcast_chunk(sc__call *call)
 /* The root sends the buffer to every other rank. */
 static int bcast_p2p(sc__call *call)
 {
-    MPI_Request *reqs;
-    MPI_Datatype t;
-    int n, owned, rc, nreq = 0;
+    const int root = call->rank == call->root;
+    sc__tr_batch b;
+    int rc;
 
-    if ((rc = sc__type_fit(call->leaf.count, call->leaf.type, &n, &t, &owned)) != MPI_SUCCESS)
-        return rc;
-    if (call->rank != call->root) {
-        rc = SC_RECV(call->leaf.buf, n, t, call->root, SC_TAG_P2P, call->priv);
-        goto out;
-    }
-    if ((reqs = sc__scratch(call, sizeof *reqs * (size_t)call->size)) == NULL) {
-        rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-        goto out;
-    }
-    for (int i = 0; i < call->size && rc == MPI_SUCCESS; i++)
+    rc = sc__tr_batch_init(&b, call->priv, SC_TAG_P2P, root ? call->size : 1, call->fn);
+    if (!root && rc == MPI_SUCCESS)
+        rc = sc__tr_batch_recv(&b, call->leaf.buf, call->leaf.count, call->leaf.type,
+                               call->root);
+    for (int i = 0; root && i < call->size && rc == MPI_SUCCESS; i++)
         if (i != call->root)
-            rc = MPI_Isend(call->leaf.buf, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
-    if (nreq > 0) {
-        int wrc = sc__waitall(nreq, reqs);
-        if (rc == MPI_SUCCESS)
-            rc = wrc;
-    }
-out:
-    if (owned)
-        MPI_Type_free(&t);
-    return rc;
+            rc = sc__tr_batch_send(&b, call->leaf.buf, call->leaf.count, call->leaf.type, i);
+    return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
 const sc__pattern_ops sc__bcast_ops = {

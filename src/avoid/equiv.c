@@ -57,10 +57,8 @@ char *sc__eq_image(sc__call *call, MPI_Count n, MPI_Datatype type)
 int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,
                 void *dst, MPI_Count m, MPI_Datatype rtype)
 {
-    if (n == 0 && m == 0)
-        return MPI_SUCCESS;
-    return MPI_Sendrecv(src, (int)n, stype, call->rank, SC_TAG_EQ_SELF, dst, (int)m, rtype,
-                        call->rank, SC_TAG_EQ_SELF, call->priv, MPI_STATUS_IGNORE);
+    return sc__tr_self_copy(src, n, stype, dst, m, rtype, call->rank, SC_TAG_EQ_SELF,
+                            call->priv);
 }
 
 int sc__even_split(sc__call *call, MPI_Count n, int **counts, int **displs)

@@ -71,7 +71,7 @@ int sc__eq_reduce_bcast(sc__call *call)
 
     /* At rank 0 in place, MPI_IN_PLACE; elsewhere the input, with no
      * receive buffer (it is not significant there). */
-    rc = SC_EQ_COLL(call, sc__mpi_reduce, MPI_Ireduce,
+    rc = SC_EQ_COLL_OWN(call, sc__mpi_reduce, MPI_Ireduce,
                     call->rank == 0 ? call->red.sendbuf : input(call),
                     call->rank == 0 ? call->red.recvbuf : NULL, n, t, call->red.op, 0);
     if (rc != MPI_SUCCESS)
@@ -126,7 +126,7 @@ int sc__eq_reduce_scatter(sc__call *call)
         return rc;
     if (call->rank == 0 && (tmp = sc__eq_image(call, total, t)) == NULL)
         return sc__eq_no_mem(call);
-    rc = SC_EQ_COLL(call, sc__mpi_reduce, MPI_Ireduce, input(call), tmp, (int)total, t,
+    rc = SC_EQ_COLL_OWN(call, sc__mpi_reduce, MPI_Ireduce, input(call), tmp, (int)total, t,
                     call->red.op, 0);
     if (rc != MPI_SUCCESS)
         return rc;

@@ -116,9 +116,6 @@ static int recv_n(sc__call *call, char *buf, MPI_Count n, int src, int tag)
 static int copy_local(sc__call *call, const char *src, char *dst, MPI_Count n)
 {
     const MPI_Aint ext = call->red.extent;
-    MPI_Request reqs[2];
-    MPI_Datatype t;
-    int k, owned, rc;
 
     if (n == 0 || src == dst)
         return MPI_SUCCESS;
@@ -126,21 +123,8 @@ static int copy_local(sc__call *call, const char *src, char *dst, MPI_Count n)
         memcpy(dst, src, (size_t)(n * ext));
         return MPI_SUCCESS;
     }
-    if ((rc = sc__type_fit(n, call->red.type, &k, &t, &owned)) != MPI_SUCCESS)
-        return rc;
-    rc = MPI_Irecv(dst, k, t, call->rank, SC_TAG_RED_SELF, call->priv, &reqs[0]);
-    if (rc == MPI_SUCCESS) {
-        rc = MPI_Isend(src, k, t, call->rank, SC_TAG_RED_SELF, call->priv, &reqs[1]);
-        if (rc != MPI_SUCCESS) {
-            MPI_Cancel(&reqs[0]);
-            MPI_Request_free(&reqs[0]);
-        } else {
-            rc = sc__waitall(2, reqs);
-        }
-    }
-    if (owned)
-        MPI_Type_free(&t);
-    return rc;
+    return sc__tr_self_copy(src, n, call->red.type, dst, n, call->red.type, call->rank,
+                            SC_TAG_RED_SELF, call->priv);
 }
 
 /* inout = in op inout on n elements, in int-sized pieces. */
@@ -194,7 +178,7 @@ static int exec_native(sc__call *call)
 
     switch (call->red.kind) {
     case SAFECOLL_COLL_REDUCE:
-        return SC_COLL(sc__mpi_reduce, MPI_Ireduce, sb, rb, n, t, op, call->root, call->comm);
+        return SC_COLL_OWN(sc__mpi_reduce, MPI_Ireduce, sb, rb, n, t, op, call->root, call->comm);
     case SAFECOLL_COLL_ALLREDUCE:
         return SC_COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, n, t, op, call->comm);
     case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
@@ -229,7 +213,8 @@ static int exec_largecount(sc__call *call)
 
     switch (call->red.kind) {
     case SAFECOLL_COLL_REDUCE:
-        return SC_COLL(sc__mpi_reduce_c, MPI_Ireduce_c, sb, rb, n, t, op, call->root, call->priv);
+        return SC_COLL_OWN(sc__mpi_reduce_c, MPI_Ireduce_c, sb, rb, n, t, op, call->root,
+                           call->priv);
     case SAFECOLL_COLL_ALLREDUCE:
         return SC_COLL(MPI_Allreduce_c, MPI_Iallreduce_c, sb, rb, n, t, op, call->priv);
     case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
@@ -323,7 +308,8 @@ static int exec_chunk(sc__call *call)
             rb = at(call, rb, off);
         switch (call->red.kind) {
         case SAFECOLL_COLL_REDUCE:
-            rc = SC_COLL(sc__mpi_reduce, MPI_Ireduce, sb, rb, len, t, op, call->root, call->priv);
+            rc = SC_COLL_OWN(sc__mpi_reduce, MPI_Ireduce, sb, rb, len, t, op, call->root,
+                             call->priv);
             break;
         case SAFECOLL_COLL_ALLREDUCE:
             rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, len, t, op, call->priv);

@@ -177,7 +177,7 @@ static int exec_segment(sc__call *call)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
     }
     /* Only the root knows the segments; one small broadcast tells the rest. */
-    rc = SC_COLL(MPI_Bcast, MPI_Ibcast, seg_start, nseg + 1, MPI_INT, call->root, call->priv);
+    rc = SC_AGREE(MPI_Bcast, MPI_Ibcast, seg_start, nseg + 1, MPI_INT, call->root, call->priv);
     if (rc != MPI_SUCCESS)
         return rc;
     for (int k = 0; k < nseg; k++) {
@@ -227,11 +227,11 @@ static int exec_chunk(sc__call *call)
     }
     /* Each rank needs the windows and where its own block lies in the root
      * buffer to cut its block the way the root cuts the layout. */
-    rc = SC_COLL(MPI_Bcast, MPI_Ibcast, starts, nwin, MPI_AINT, call->root, call->priv);
+    rc = SC_AGREE(MPI_Bcast, MPI_Ibcast, starts, nwin, MPI_AINT, call->root, call->priv);
     if (rc != MPI_SUCCESS)
         return rc;
-    if ((rc = SC_COLL(MPI_Scatter, MPI_Iscatter, is_root(call) ? lay->displs : NULL, 1, MPI_AINT,
-                      &mine, 1, MPI_AINT, call->root, call->priv)) != MPI_SUCCESS)
+    if ((rc = SC_AGREE(MPI_Scatter, MPI_Iscatter, is_root(call) ? lay->displs : NULL, 1, MPI_AINT,
+                       &mine, 1, MPI_AINT, call->root, call->priv)) != MPI_SUCCESS)
         return rc;
     for (int k = 0; k < nwin; k++) {
         MPI_Count off = 0, len = sc__piece(mine, call->leaf.count, starts[k], w, &off);
@@ -253,70 +253,30 @@ static int exec_chunk(sc__call *call)
 
 static int exec_p2p(sc__call *call)
 {
-    sc__layout *lay = &call->lay;
-    MPI_Datatype lt, *types = NULL;
-    MPI_Request *reqs = NULL;
-    int ln, lowned, rc, nreq = 0;
+    const sc__layout *lay = &call->lay;
+    const int root = is_root(call), gather = is_gather(call);
+    sc__tr_batch b;
+    int rc;
 
-    if ((rc = sc__type_fit(call->leaf.count, call->leaf.type, &ln, &lt, &lowned)) !=
-        MPI_SUCCESS)
-        return rc;
-    if (!is_root(call)) {
-        if (is_gather(call))
-            rc = SC_SEND(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv);
-        else
-            rc = SC_RECV(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv);
-        goto out;
-    }
-    reqs = sc__scratch(call, sizeof *reqs * (size_t)(call->size + 1));
-    types = sc__scratch(call, sizeof *types * (size_t)call->size);
-    if (reqs == NULL || types == NULL) {
-        rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-        goto out;
-    }
-    for (int i = 0; i < call->size; i++)
-        types[i] = MPI_DATATYPE_NULL;
-    for (int i = 0; i < call->size && rc == MPI_SUCCESS; i++) {
+    /* A rank other than the root has one message. The root has one per
+     * rank; its own block is a local copy (unless it is in place): a
+     * receive and a send to itself, posted with the others so the copy
+     * overlaps the transfers. */
+    rc = sc__tr_batch_init(&b, call->priv, SC_TAG_P2P, root ? call->size + 1 : 1, call->fn);
+    for (int i = 0; root && i < call->size && rc == MPI_SUCCESS; i++) {
         char *at = sc__at(lay->buf, lay->displs[i], lay->extent);
-        int n, owned;
 
-        types[i] = MPI_DATATYPE_NULL;
-        if ((rc = sc__type_fit(lay->counts[i], lay->type, &n, &types[i], &owned)) !=
-            MPI_SUCCESS)
-            break;
-        if (!owned)
-            types[i] = MPI_DATATYPE_NULL;
-        MPI_Datatype t = owned ? types[i] : lay->type;
-        /* The root's own block is a local copy (unless it is in place):
-         * a receive and a send to itself, posted with the others so the
-         * copy overlaps the transfers. */
         if (i == call->root && call->in_place)
             continue;
-        if (is_gather(call))
-            rc = MPI_Irecv(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
-        else
-            rc = MPI_Isend(at, n, t, i, SC_TAG_P2P, call->priv, &reqs[nreq++]);
+        rc = gather ? sc__tr_batch_recv(&b, at, lay->counts[i], lay->type, i)
+                    : sc__tr_batch_send(&b, at, lay->counts[i], lay->type, i);
     }
-    if (rc == MPI_SUCCESS && !call->in_place) {
-        if (is_gather(call))
-            rc = MPI_Isend(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv,
-                           &reqs[nreq++]);
-        else
-            rc = MPI_Irecv(call->leaf.buf, ln, lt, call->root, SC_TAG_P2P, call->priv,
-                           &reqs[nreq++]);
-    }
-    if (nreq > 0) {
-        int wrc = sc__waitall(nreq, reqs);
-        if (rc == MPI_SUCCESS)
-            rc = wrc;
-    }
-    for (int i = 0; i < call->size; i++)
-        if (types[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&types[i]);
-out:
-    if (lowned)
-        MPI_Type_free(&lt);
-    return rc;
+    if (rc == MPI_SUCCESS && !(root && call->in_place))
+        rc = gather ? sc__tr_batch_send(&b, call->leaf.buf, call->leaf.count, call->leaf.type,
+                                        call->root)
+                    : sc__tr_batch_recv(&b, call->leaf.buf, call->leaf.count, call->leaf.type,
+                                        call->root);
+    return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
 const sc__pattern_ops sc__rooted_ops = {

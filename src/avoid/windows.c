@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "avoid.h"
+#include "nb.h"
 
 int sc__windows(const MPI_Count counts[], const MPI_Aint displs[], int n, MPI_Count w,
                 MPI_Aint **starts, int *nwin)
@@ -65,6 +66,20 @@ MPI_Count sc__piece(MPI_Aint d, MPI_Count c, MPI_Aint ws, MPI_Count w, MPI_Count
 
     *off = lo - d;
     return hi > lo ? (MPI_Count)(hi - lo) : 0;
+}
+
+int sc__exchange_in_place(void *buf, MPI_Count count, MPI_Datatype type, int peer,
+                          MPI_Comm comm)
+{
+    MPI_Datatype t;
+    int n, owned, rc;
+
+    if ((rc = sc__type_fit(count, type, &n, &t, &owned)) != MPI_SUCCESS)
+        return rc;
+    rc = SC_SENDRECV_REPLACE(buf, n, t, peer, SC_TAG_P2P, peer, SC_TAG_P2P, comm);
+    if (owned)
+        MPI_Type_free(&t);
+    return rc;
 }
 
 int sc__type_at(MPI_Aint byte_offset, MPI_Count count, MPI_Datatype type, MPI_Datatype *out)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "call.h"
+#include "traffic.h"
 
 typedef struct known_bug {
     const char *library;  /* substring of MPI_Get_library_version */
@@ -253,8 +254,8 @@ int sc__mpi_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
     if (how < 0)
         return sc__error(MPI_ERR_NO_MEM, "out of memory for a copy of the root's buffer");
     if (how == 0)
-        return MPI_Reduce(sendbuf, recvbuf, count, type, op, root, comm);
-    rc = MPI_Reduce(copy, recvbuf, count, type, op, root, comm);
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Reduce, sendbuf, recvbuf, count, type, op, root, comm);
+    rc = SC_TR_CALL(SC_TR_NATIVE, MPI_Reduce, copy, recvbuf, count, type, op, root, comm);
     MPI_Type_get_true_extent_x(type, &lb, &ignored);
     free(copy + lb);
     return rc;
@@ -271,8 +272,9 @@ int sc__mpi_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     if (how < 0)
         return sc__error(MPI_ERR_NO_MEM, "out of memory for a copy of the root's buffer");
     if (how == 0)
-        return MPI_Reduce_c(sendbuf, recvbuf, count, type, op, root, comm);
-    rc = MPI_Reduce_c(copy, recvbuf, count, type, op, root, comm);
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Reduce_c, sendbuf, recvbuf, count, type, op, root,
+                          comm);
+    rc = SC_TR_CALL(SC_TR_NATIVE, MPI_Reduce_c, copy, recvbuf, count, type, op, root, comm);
     MPI_Type_get_true_extent_x(type, &lb, &ignored);
     free(copy + lb);
     return rc;

@@ -27,6 +27,7 @@
 
 #include "bounds.h"
 #include "call.h"
+#include "traffic.h"
 #include "nb.h"
 
 /* The cached conditions of a communicator (sc__comm_conditions): the
@@ -107,7 +108,7 @@ static int detect_conditions(MPI_Comm priv, unsigned *conds)
     cpu_mask(mask);
     rc = MPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc == MPI_SUCCESS && (rc = MPI_Comm_size(node, &local)) == MPI_SUCCESS)
-        rc = MPI_Allreduce(mask, all, MASK_WORDS, MPI_UNSIGNED_LONG, MPI_BOR, node);
+        rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allreduce, mask, all, MASK_WORDS, MPI_UNSIGNED_LONG, MPI_BOR, node);
     if (node != MPI_COMM_NULL)
         MPI_Comm_free(&node);
     if (rc != MPI_SUCCESS)
@@ -117,7 +118,7 @@ static int detect_conditions(MPI_Comm priv, unsigned *conds)
             cores++;
     flags[0] = local > cores;
     flags[1] = local < size;
-    if ((rc = MPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, priv)) != MPI_SUCCESS)
+    if ((rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allreduce, flags, any, 2, MPI_INT, MPI_MAX, priv)) != MPI_SUCCESS)
         return sc__error(rc, "cannot detect the node conditions of the communicator");
     *conds = (any[0] ? SC_COND_OVERSUBSCRIBED : 0) | (any[1] ? SC_COND_NODES_MANY : 0);
     return MPI_SUCCESS;
@@ -338,7 +339,7 @@ static int judge_inter(MPI_Comm priv, const long long d[MEET_N], const char *why
         free(back);
         return sc__error(MPI_ERR_NO_MEM, "out of memory for the settings check");
     }
-    rc = MPI_Allgather(d, MEET_N, MPI_LONG_LONG, all, MEET_N, MPI_LONG_LONG, priv);
+    rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allgather, d, MEET_N, MPI_LONG_LONG, all, MEET_N, MPI_LONG_LONG, priv);
     for (int r = 0; rc == MPI_SUCCESS && r < q; r++) {
         for (int f = 1; f < MEET_N; f++)
             if (all[r * MEET_N + f] != d[f])
@@ -347,7 +348,7 @@ static int judge_inter(MPI_Comm priv, const long long d[MEET_N], const char *why
             mine[2] = all[r * MEET_N + MEET_SETUP];
     }
     if (rc == MPI_SUCCESS)
-        rc = MPI_Allgather(mine, 3, MPI_LONG_LONG, back, 3, MPI_LONG_LONG, priv);
+        rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allgather, mine, 3, MPI_LONG_LONG, back, 3, MPI_LONG_LONG, priv);
     for (int r = 0; rc == MPI_SUCCESS && r < q; r++) {
         if (back[r * 3 + 1] != MPI_SUCCESS)
             list_add(fail, sizeof fail, &nfail, r);
@@ -404,7 +405,7 @@ static int meet(MPI_Comm comm, struct meet_verdict *v)
     MPI_Comm_rank(comm, &rank);
     if ((all = malloc(sizeof *all * (size_t)size * MEET_N)) == NULL)
         return sc__error(MPI_ERR_NO_MEM, "out of memory for the settings check");
-    rc = MPI_Allgather(d, MEET_N, MPI_LONG_LONG, all, MEET_N, MPI_LONG_LONG, priv);
+    rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allgather, d, MEET_N, MPI_LONG_LONG, all, MEET_N, MPI_LONG_LONG, priv);
     if (rc == MPI_SUCCESS)
         judge(all, size, rank, why, v);
     free(all);

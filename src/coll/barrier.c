@@ -50,7 +50,7 @@ static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
         rc = sc__check_bcast(coll, fn, comm, -1, 0, MPI_DATATYPE_NULL, rc);
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
-    rc = nb ? MPI_Ibarrier(comm, request) : MPI_Barrier(comm);
+    rc = SC_TR_COLL(nb ? request : NULL, MPI_Barrier, MPI_Ibarrier, comm);
     return sc__regular_native_done(coll, rc);
 }
 

@@ -6,6 +6,7 @@
  */
 #include "argcheck.h"
 #include "pipeline.h"
+#include "traffic.h"
 
 static int native(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
                   MPI_Request *request)
@@ -14,8 +15,7 @@ static int native(void *buffer, MPI_Count count, MPI_Datatype type, int root, MP
     int n, owned = 0, rc;
 
     if ((rc = sc__type_fit(count, type, &n, &t, &owned)) == MPI_SUCCESS)
-        rc = request != NULL ? MPI_Ibcast(buffer, n, t, root, comm, request)
-                             : MPI_Bcast(buffer, n, t, root, comm);
+        rc = SC_TR_COLL(request, MPI_Bcast, MPI_Ibcast, buffer, n, t, root, comm);
     if (owned)
         MPI_Type_free(&t);
     return rc;

@@ -17,6 +17,7 @@
  */
 #include "argcheck.h"
 #include "pipeline.h"
+#include "traffic.h"
 
 /* One side of the call as the caller passed it, with its argument names
  * for messages. */
@@ -52,24 +53,20 @@ static int native(sc__pattern pattern, const side *s, const side *r, const side 
         void *rb = (void *)r->buf;
         switch (pattern) {
         case SC_PATTERN_GATHER:
-            rc = request != NULL ? MPI_Igather(s->buf, n[0], t[0], rb, n[1], t[1], root, comm,
-                                               request)
-                                 : MPI_Gather(s->buf, n[0], t[0], rb, n[1], t[1], root, comm);
+            rc = SC_TR_COLL(request, MPI_Gather, MPI_Igather, s->buf, n[0], t[0], rb, n[1], t[1],
+                            root, comm);
             break;
         case SC_PATTERN_SCATTER:
-            rc = request != NULL ? MPI_Iscatter(s->buf, n[0], t[0], rb, n[1], t[1], root, comm,
-                                                request)
-                                 : MPI_Scatter(s->buf, n[0], t[0], rb, n[1], t[1], root, comm);
+            rc = SC_TR_COLL(request, MPI_Scatter, MPI_Iscatter, s->buf, n[0], t[0], rb, n[1], t[1],
+                            root, comm);
             break;
         case SC_PATTERN_ALLGATHER:
-            rc = request != NULL
-                     ? MPI_Iallgather(s->buf, n[0], t[0], rb, n[1], t[1], comm, request)
-                     : MPI_Allgather(s->buf, n[0], t[0], rb, n[1], t[1], comm);
+            rc = SC_TR_COLL(request, MPI_Allgather, MPI_Iallgather, s->buf, n[0], t[0], rb, n[1],
+                            t[1], comm);
             break;
         default:
-            rc = request != NULL
-                     ? MPI_Ialltoall(s->buf, n[0], t[0], rb, n[1], t[1], comm, request)
-                     : MPI_Alltoall(s->buf, n[0], t[0], rb, n[1], t[1], comm);
+            rc = SC_TR_COLL(request, MPI_Alltoall, MPI_Ialltoall, s->buf, n[0], t[0], rb, n[1],
+                            t[1], comm);
             break;
         }
     }

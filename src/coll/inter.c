@@ -138,22 +138,20 @@ int sc__inter_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn, co
     if (rc == MPI_SUCCESS) {
         switch (pattern) {
         case SC_PATTERN_GATHER:
-            rc = request ? MPI_Igather(sendbuf, n[0], t[0], recvbuf, n[1], t[1], root, comm,
-                                       request)
-                         : MPI_Gather(sendbuf, n[0], t[0], recvbuf, n[1], t[1], root, comm);
+            rc = SC_TR_COLL(request, MPI_Gather, MPI_Igather, sendbuf, n[0], t[0], recvbuf, n[1],
+                            t[1], root, comm);
             break;
         case SC_PATTERN_SCATTER:
-            rc = request ? MPI_Iscatter(sendbuf, n[0], t[0], recvbuf, n[1], t[1], root, comm,
-                                        request)
-                         : MPI_Scatter(sendbuf, n[0], t[0], recvbuf, n[1], t[1], root, comm);
+            rc = SC_TR_COLL(request, MPI_Scatter, MPI_Iscatter, sendbuf, n[0], t[0], recvbuf, n[1],
+                            t[1], root, comm);
             break;
         case SC_PATTERN_ALLGATHER:
-            rc = request ? MPI_Iallgather(sendbuf, n[0], t[0], recvbuf, n[1], t[1], comm, request)
-                         : MPI_Allgather(sendbuf, n[0], t[0], recvbuf, n[1], t[1], comm);
+            rc = SC_TR_COLL(request, MPI_Allgather, MPI_Iallgather, sendbuf, n[0], t[0], recvbuf,
+                            n[1], t[1], comm);
             break;
         default:
-            rc = request ? MPI_Ialltoall(sendbuf, n[0], t[0], recvbuf, n[1], t[1], comm, request)
-                         : MPI_Alltoall(sendbuf, n[0], t[0], recvbuf, n[1], t[1], comm);
+            rc = SC_TR_COLL(request, MPI_Alltoall, MPI_Ialltoall, sendbuf, n[0], t[0], recvbuf,
+                            n[1], t[1], comm);
             break;
         }
     }
@@ -254,8 +252,7 @@ int sc__inter_bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count 
             coll, ibcast_scatterv(buffer, count, type, root, rsize, comm, request));
     rc = carry(root != MPI_PROC_NULL, count, type, &n, &t, &owned);
     if (rc == MPI_SUCCESS)
-        rc = request ? MPI_Ibcast(buffer, n, t, root, comm, request)
-                     : MPI_Bcast(buffer, n, t, root, comm);
+        rc = SC_TR_COLL(request, MPI_Bcast, MPI_Ibcast, buffer, n, t, root, comm);
     if (owned)
         MPI_Type_free(&t);
     return sc__regular_native_done(coll, rc);

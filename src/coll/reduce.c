@@ -145,18 +145,19 @@ static int native(const red_args *a, int size)
 
     switch (a->kind) {
     case SAFECOLL_COLL_REDUCE:
-        return req ? MPI_Ireduce(sb, rb, n, a->type, a->op, a->root, a->comm, req)
+        /* sc__mpi_reduce goes through the traffic layer itself. */
+        return req ? SC_TR_CALL(SC_TR_NATIVE, MPI_Ireduce, sb, rb, n, a->type, a->op, a->root,
+                                a->comm, req)
                    : sc__mpi_reduce(sb, rb, n, a->type, a->op, a->root, a->comm);
     case SAFECOLL_COLL_ALLREDUCE:
-        return req ? MPI_Iallreduce(sb, rb, n, a->type, a->op, a->comm, req)
-                   : MPI_Allreduce(sb, rb, n, a->type, a->op, a->comm);
+        return SC_TR_COLL(req, MPI_Allreduce, MPI_Iallreduce, sb, rb, n, a->type, a->op, a->comm);
     case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return req ? MPI_Ireduce_scatter_block(sb, rb, n, a->type, a->op, a->comm, req)
-                   : MPI_Reduce_scatter_block(sb, rb, n, a->type, a->op, a->comm);
+        return SC_TR_COLL(req, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, sb, rb, n,
+                          a->type, a->op, a->comm);
     case SAFECOLL_COLL_REDUCE_SCATTER:
         if (a->irecvcounts != NULL)
-            return req ? MPI_Ireduce_scatter(sb, rb, a->irecvcounts, a->type, a->op, a->comm, req)
-                       : MPI_Reduce_scatter(sb, rb, a->irecvcounts, a->type, a->op, a->comm);
+            return SC_TR_COLL(req, MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, a->irecvcounts,
+                              a->type, a->op, a->comm);
         /* Blocking only: an i-form with _c counts goes through the
          * pipeline, whose call owns the converted array until it ends. */
         counts = size <= 64 ? small : malloc(sizeof(int) * (size_t)size);
@@ -164,16 +165,15 @@ static int native(const red_args *a, int size)
             return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn);
         for (int i = 0; i < size; i++)
             counts[i] = (int)a->crecvcounts[i];
-        rc = MPI_Reduce_scatter(sb, rb, counts, a->type, a->op, a->comm);
+        rc = SC_TR_CALL(SC_TR_NATIVE, MPI_Reduce_scatter, sb, rb, counts, a->type, a->op,
+                        a->comm);
         if (counts != small)
             free(counts);
         return rc;
     case SAFECOLL_COLL_SCAN:
-        return req ? MPI_Iscan(sb, rb, n, a->type, a->op, a->comm, req)
-                   : MPI_Scan(sb, rb, n, a->type, a->op, a->comm);
+        return SC_TR_COLL(req, MPI_Scan, MPI_Iscan, sb, rb, n, a->type, a->op, a->comm);
     case SAFECOLL_COLL_EXSCAN:
-        return req ? MPI_Iexscan(sb, rb, n, a->type, a->op, a->comm, req)
-                   : MPI_Exscan(sb, rb, n, a->type, a->op, a->comm);
+        return SC_TR_COLL(req, MPI_Exscan, MPI_Iexscan, sb, rb, n, a->type, a->op, a->comm);
     default:
         return sc__error(MPI_ERR_INTERN, "%s: not a reduction", a->fn);
     }
@@ -367,16 +367,15 @@ static SC_COLD int intercomm(const red_args *a)
         int *counts = (int *)a->irecvcounts;
         switch (a->kind) {
         case SAFECOLL_COLL_REDUCE:
-            rc = req ? MPI_Ireduce(sb, rb, n, a->type, a->op, a->root, a->comm, req)
-                     : MPI_Reduce(sb, rb, n, a->type, a->op, a->root, a->comm);
+            rc = SC_TR_COLL(req, MPI_Reduce, MPI_Ireduce, sb, rb, n, a->type, a->op, a->root,
+                            a->comm);
             break;
         case SAFECOLL_COLL_ALLREDUCE:
-            rc = req ? MPI_Iallreduce(sb, rb, n, a->type, a->op, a->comm, req)
-                     : MPI_Allreduce(sb, rb, n, a->type, a->op, a->comm);
+            rc = SC_TR_COLL(req, MPI_Allreduce, MPI_Iallreduce, sb, rb, n, a->type, a->op, a->comm);
             break;
         case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-            rc = req ? MPI_Ireduce_scatter_block(sb, rb, n, a->type, a->op, a->comm, req)
-                     : MPI_Reduce_scatter_block(sb, rb, n, a->type, a->op, a->comm);
+            rc = SC_TR_COLL(req, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, sb, rb, n,
+                            a->type, a->op, a->comm);
             break;
         default:
             /* A blocking _c call converts its recvcounts, which fit. */
@@ -384,8 +383,8 @@ static SC_COLD int intercomm(const red_args *a)
                 return fail(a, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
             for (int i = 0; a->irecvcounts == NULL && i < size; i++)
                 counts[i] = (int)a->crecvcounts[i];
-            rc = req ? MPI_Ireduce_scatter(sb, rb, counts, a->type, a->op, a->comm, req)
-                     : MPI_Reduce_scatter(sb, rb, counts, a->type, a->op, a->comm);
+            rc = SC_TR_COLL(req, MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, counts, a->type,
+                            a->op, a->comm);
             if (a->irecvcounts == NULL)
                 free(counts);
             break;
@@ -400,22 +399,20 @@ static SC_COLD int intercomm(const red_args *a)
         MPI_Request *req = a->request;
         switch (a->kind) {
         case SAFECOLL_COLL_REDUCE:
-            rc = req ? MPI_Ireduce_c(sb, rb, a->count, a->type, a->op, a->root, a->comm, req)
-                     : MPI_Reduce_c(sb, rb, a->count, a->type, a->op, a->root, a->comm);
+            rc = SC_TR_COLL(req, MPI_Reduce_c, MPI_Ireduce_c, sb, rb, a->count, a->type, a->op,
+                            a->root, a->comm);
             break;
         case SAFECOLL_COLL_ALLREDUCE:
-            rc = req ? MPI_Iallreduce_c(sb, rb, a->count, a->type, a->op, a->comm, req)
-                     : MPI_Allreduce_c(sb, rb, a->count, a->type, a->op, a->comm);
+            rc = SC_TR_COLL(req, MPI_Allreduce_c, MPI_Iallreduce_c, sb, rb, a->count, a->type,
+                            a->op, a->comm);
             break;
         case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-            rc = req ? MPI_Ireduce_scatter_block_c(sb, rb, a->count, a->type, a->op, a->comm,
-                                                   req)
-                     : MPI_Reduce_scatter_block_c(sb, rb, a->count, a->type, a->op, a->comm);
+            rc = SC_TR_COLL(req, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, sb, rb,
+                            a->count, a->type, a->op, a->comm);
             break;
         default:
-            rc = req ? MPI_Ireduce_scatter_c(sb, rb, a->crecvcounts, a->type, a->op, a->comm,
-                                             req)
-                     : MPI_Reduce_scatter_c(sb, rb, a->crecvcounts, a->type, a->op, a->comm);
+            rc = SC_TR_COLL(req, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, sb, rb,
+                            a->crecvcounts, a->type, a->op, a->comm);
             break;
         }
 #else

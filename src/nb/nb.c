@@ -232,27 +232,12 @@ int sc__nb_finish(int rc)
     if (rc != MPI_SUCCESS)
         return rc;
     for (;;) {
-        if ((rc = MPI_Test(&op->slot, &flag, MPI_STATUS_IGNORE)) != MPI_SUCCESS || flag) {
+        if ((rc = sc__tr_test(&op->slot, &flag)) != MPI_SUCCESS || flag) {
             steps++;
             return rc;
         }
         yield(op);
     }
-}
-
-/* MPICH declares the status arrays of MPI_Waitall and MPI_Testall with an
- * access attribute, and GCC 12 then takes the MPI_STATUSES_IGNORE sentinel
- * for a zero-sized array. The calls are correct, so the warning is
- * silenced here, in one place. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-int sc__waitall(int n, MPI_Request reqs[])
-{
-    if (sc__nb_active())
-        return sc__nb_waitall(n, reqs);
-    return MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
 }
 
 int sc__nb_waitall(int n, MPI_Request reqs[])
@@ -260,17 +245,24 @@ int sc__nb_waitall(int n, MPI_Request reqs[])
     nb_op *op = cur();
     int flag = 0, rc;
 
+    if (op == NULL)
+        return sc__tr_waitall(n, reqs);
     for (;;) {
-        if ((rc = MPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS || flag) {
+        if ((rc = sc__tr_testall(n, reqs, &flag)) != MPI_SUCCESS || flag) {
             steps++;
             return rc;
         }
         yield(op);
     }
 }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
+
+int sc__nb_batch_wait(sc__tr_batch *b)
+{
+    int rc = b->n > 0 ? sc__nb_waitall(b->n, b->reqs) : MPI_SUCCESS;
+
+    b->n = 0;
+    return b->rc != MPI_SUCCESS ? b->rc : rc;
+}
 
 int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
                             int rtag, MPI_Comm comm)
@@ -292,9 +284,9 @@ int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int s
     /* The bytes the n elements span, so that the copy has the same layout
      * relative to (copy - lb) as the block relative to buf. */
     memcpy(copy, (char *)buf + lb, (size_t)span);
-    rc = MPI_Irecv(buf, n, type, src, rtag, comm, &reqs[0]);
+    rc = sc__tr_irecv(buf, n, type, src, rtag, comm, &reqs[0]);
     if (rc == MPI_SUCCESS) {
-        rc = MPI_Isend(copy - lb, n, type, dest, stag, comm, &reqs[1]);
+        rc = sc__tr_isend(copy - lb, n, type, dest, stag, comm, &reqs[1]);
         if (rc == MPI_SUCCESS)
             rc = sc__nb_waitall(2, reqs);
         else

@@ -21,13 +21,14 @@
  * tests run it there too.
  *
  * Strategy code therefore never says whether it runs blocking or not; it
- * must only use SC_COLL / SC_SEND / SC_RECV / sc__waitall for anything that
- * waits on other ranks.
+ * must only use SC_COLL / SC_AGREE / SC_SEND / SC_RECV / sc__nb_waitall /
+ * sc__nb_batch_wait for anything that waits on other ranks.
  */
 #ifndef SC_NB_H
 #define SC_NB_H
 
 #include "core.h"
+#include "traffic.h"
 
 /* Non-zero inside the coroutine of a non-blocking safe collective. */
 int sc__nb_active(void);
@@ -43,18 +44,31 @@ int sc__nb_finish(int rc);
 /* A blocking collective call written once for both modes, e.g.
  *   SC_COLL(MPI_Gatherv, MPI_Igatherv, sbuf, n, t, rbuf, counts, displs, t, root, comm)
  * runs MPI_Gatherv(...) outside a coroutine and MPI_Igatherv(..., &slot)
- * plus a yielding wait inside one. */
-#define SC_COLL(blocking, nonblocking, ...)                                                   \
-    (sc__nb_active() ? sc__nb_finish(nonblocking(__VA_ARGS__, sc__nb_slot()))                 \
-                     : blocking(__VA_ARGS__))
+ * plus a yielding wait inside one; both through the traffic layer
+ * (traffic.h), as native collectives. SC_AGREE is the same for the
+ * library's own messages (plans, agreements). */
+#define SC_COLL_KIND(kind, blocking, nonblocking, ...)                                         \
+    (sc__nb_active()                                                                           \
+         ? sc__nb_finish(SC_TR_CALL(kind, nonblocking, __VA_ARGS__, sc__nb_slot()))            \
+         : SC_TR_CALL(kind, blocking, __VA_ARGS__))
+#define SC_COLL(blocking, nonblocking, ...)                                                    \
+    SC_COLL_KIND(SC_TR_NATIVE, blocking, nonblocking, __VA_ARGS__)
+#define SC_AGREE(blocking, nonblocking, ...)                                                   \
+    SC_COLL_KIND(SC_TR_AGREE, blocking, nonblocking, __VA_ARGS__)
+/* SC_COLL for a blocking function that goes through the traffic layer
+ * itself (sc__mpi_reduce, known.c), so that it is marked once. */
+#define SC_COLL_OWN(blocking, nonblocking, ...)                                                \
+    (sc__nb_active()                                                                           \
+         ? sc__nb_finish(SC_TR_CALL(SC_TR_NATIVE, nonblocking, __VA_ARGS__, sc__nb_slot()))    \
+         : blocking(__VA_ARGS__))
 
 /* Point-to-point the same way (no status is kept). */
-#define SC_SEND(buf, n, type, dest, tag, comm)                                                \
-    (sc__nb_active() ? sc__nb_finish(MPI_Isend(buf, n, type, dest, tag, comm, sc__nb_slot()))  \
-                     : MPI_Send(buf, n, type, dest, tag, comm))
-#define SC_RECV(buf, n, type, src, tag, comm)                                                 \
-    (sc__nb_active() ? sc__nb_finish(MPI_Irecv(buf, n, type, src, tag, comm, sc__nb_slot()))   \
-                     : MPI_Recv(buf, n, type, src, tag, comm, MPI_STATUS_IGNORE))
+#define SC_SEND(buf, n, type, dest, tag, comm)                                                 \
+    (sc__nb_active() ? sc__nb_finish(sc__tr_isend(buf, n, type, dest, tag, comm, sc__nb_slot())) \
+                     : sc__tr_send(buf, n, type, dest, tag, comm))
+#define SC_RECV(buf, n, type, src, tag, comm)                                                  \
+    (sc__nb_active() ? sc__nb_finish(sc__tr_irecv(buf, n, type, src, tag, comm, sc__nb_slot())) \
+                     : sc__tr_recv(buf, n, type, src, tag, comm))
 
 /* MPI_Sendrecv_replace. In a coroutine: a copy of the block is sent while
  * the block is received in place (sc__nb_sendrecv_replace), rather than
@@ -62,19 +76,20 @@ int sc__nb_finish(int rc);
  * datatypes: it drops a reference to the type it never took, and the
  * next MPI_Type_free of it fails an assertion (found by this project's
  * tests; a contiguous type of 4 MPI_INTs on 2 ranks shows it). */
-#define SC_SENDRECV_REPLACE(buf, n, type, dest, stag, src, rtag, comm)                        \
-    (sc__nb_active() ? sc__nb_sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm)     \
-                     : MPI_Sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm,        \
-                                            MPI_STATUS_IGNORE))
+#define SC_SENDRECV_REPLACE(buf, n, type, dest, stag, src, rtag, comm)                         \
+    (sc__nb_active() ? sc__nb_sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm)      \
+                     : sc__tr_sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm))
 int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
                             int rtag, MPI_Comm comm);
 
-/* MPI_Waitall ignoring statuses; in the coroutine of a non-blocking safe
- * collective it tests and yields instead (sc__nb_waitall). */
-int sc__waitall(int n, MPI_Request reqs[]);
-
-/* The yielding MPI_Waitall of a coroutine. */
+/* MPI_Waitall that yields in a coroutine (through the traffic layer's
+ * MPI_Testall); sc__tr_waitall outside one. */
 int sc__nb_waitall(int n, MPI_Request reqs[]);
+
+/* sc__tr_batch_wait (traffic.h) for code that may run in a coroutine:
+ * there it yields until the batch's messages complete. The first error,
+ * a post's first. */
+int sc__nb_batch_wait(sc__tr_batch *b);
 
 /* Runs the body on a coroutine driven by the returned request. The body
  * gets `arg` and returns an MPI error code, which becomes the request's

@@ -1,0 +1,246 @@
+/*
+ * The traffic layer: every MPI operation the library's runtime issues goes
+ * through here (traffic.c). Native collectives, the point-to-point
+ * messages of the strategies, the library's own agreement messages, the
+ * start and the completion of non-blocking operations, request frees.
+ *
+ * Why one layer: the modules that come next (hang detection, tracing,
+ * record/replay, timing) must see every such operation, and without it
+ * they would have to edit each call site. The wrappers pass the MPI call's
+ * arguments through unchanged (macros and inline functions, no copies), so
+ * that behaviour and speed stay those of the plain MPI call.
+ *
+ * Three hook points, all off by default:
+ *  (a) the "inside MPI" mark: per thread, the depth of MPI operations the
+ *      thread is in and which one is innermost (sc__tr_mark_self), written
+ *      with relaxed atomic stores so that a watchdog thread may read it;
+ *  (b) a per-message observer (sc__tr_observe): called for each
+ *      point-to-point message as it is posted, with peer, tag, count,
+ *      datatype, communicator and direction;
+ *  (c) a timer (sc__tr_timer): the time spent inside MPI and the number
+ *      of operations, per kind of operation.
+ * Off, a wrapped call costs one predictable branch on a relaxed atomic load
+ * (sc__tr_hooks); the hooks are reached only when one is on.
+ *
+ * A mark brackets one MPI call, never a coroutine's yield (nb.h): the
+ * call's start and end run on the same thread, and marks nest on one
+ * thread (an MPI call that polls a generalized request may resume a
+ * coroutine, whose calls are then marked inside it).
+ *
+ * Registration (sc__tr_mark_enable, sc__tr_observe, sc__tr_timer) is
+ * meant for setup time, when no safe call is in flight: a call in flight
+ * while a hook is turned off may still report to it once.
+ *
+ * Depends on core (core.h) and MPI only.
+ */
+#ifndef SC_TRAFFIC_H
+#define SC_TRAFFIC_H
+
+#include "core.h"
+
+/* ------------------------------------------------------------ kinds */
+
+/* What an operation is, for the mark and the timer. */
+typedef enum sc__tr_kind {
+    SC_TR_NATIVE,   /* a native collective (blocking, or the start of an i-form) */
+    SC_TR_P2P,      /* point-to-point of a strategy (posted or blocking) */
+    SC_TR_AGREE,    /* the library's own messages: agreement, checks, plans */
+    SC_TR_COMPLETE, /* completion: wait, waitall, test, testall, request free */
+    SC_TR_NKIND
+} sc__tr_kind;
+
+/* Bits of sc__tr_hooks: which hooks are on. */
+enum { SC_TR_HOOK_MARK = 1, SC_TR_HOOK_OBSERVE = 2, SC_TR_HOOK_TIME = 4 };
+
+/* Non-zero while any hook is on; the one word the fast path reads. */
+extern atomic_uint sc__tr_hooks;
+
+#if defined(__GNUC__)
+#define SC_TR_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SC_TR_UNLIKELY(x) (x)
+#endif
+
+/* 1 when a hook is on (one relaxed load). */
+#define SC_TR_ON() \
+    SC_TR_UNLIKELY(atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) != 0)
+
+/* ------------------------------------------------------------ brackets */
+
+/* Enter and leave one MPI operation (hooks on only): the mark, the
+ * timer. sc__tr_leave returns rc, the operation's result. */
+void sc__tr_enter(sc__tr_kind kind, const char *what);
+int sc__tr_leave(int rc);
+
+/* Evaluates expr, an MPI call returning an error code, marked "inside
+ * MPI" as an operation of `kind` named `what` (a string literal) when a
+ * hook is on; exactly expr otherwise. */
+#define SC_TR_MARK(kind, what, expr) \
+    (SC_TR_ON() ? (sc__tr_enter((kind), (what)), sc__tr_leave(expr)) : (expr))
+
+/* The call fn(...) through SC_TR_MARK, named after fn:
+ *   SC_TR_CALL(SC_TR_NATIVE, MPI_Gather, sb, n, t, rb, n, t, root, comm) */
+#define SC_TR_CALL(kind, fn, ...) SC_TR_MARK(kind, #fn, fn(__VA_ARGS__))
+
+/* A native collective, blocking or not: with request NULL the blocking
+ * call blocking(...), else the i-form nonblocking(..., request):
+ *   SC_TR_COLL(req, MPI_Bcast, MPI_Ibcast, buf, n, type, root, comm)
+ * request is evaluated twice, the other arguments once (like every macro
+ * here: the call stands in both branches, one of which runs). */
+#define SC_TR_COLL(request, blocking, nonblocking, ...)                                        \
+    ((request) != NULL ? SC_TR_CALL(SC_TR_NATIVE, nonblocking, __VA_ARGS__, (request))        \
+                       : SC_TR_CALL(SC_TR_NATIVE, blocking, __VA_ARGS__))
+
+/* ------------------------------------------------------------ (a) the mark */
+
+/* Where one thread is. Read by other threads with relaxed loads: depth > 0
+ * means inside MPI, in the operation `what` of kind `kind`. */
+typedef struct sc__tr_mark {
+    atomic_int depth;
+    atomic_int kind;
+    _Atomic(const char *) what;
+} sc__tr_mark;
+
+/* The calling thread's mark; its address stays valid for the thread's
+ * life, so a watchdog may keep it. */
+sc__tr_mark *sc__tr_mark_self(void);
+
+/* Turns the mark on (non-zero) or off. Off, depth stays 0. */
+void sc__tr_mark_enable(int on);
+
+/* ------------------------------------------------------------ (b) messages */
+
+typedef enum sc__tr_dir { SC_TR_SEND, SC_TR_RECV } sc__tr_dir;
+
+/* One point-to-point message, as posted (for a receive, buf is filled only
+ * once the operation completes). */
+typedef struct sc__tr_msg {
+    sc__tr_dir dir;
+    int peer, tag;
+    MPI_Count count;
+    MPI_Datatype type;
+    MPI_Comm comm;
+    const void *buf;
+} sc__tr_msg;
+
+typedef void (*sc__tr_observer)(const sc__tr_msg *msg, void *data);
+
+/* Calls fn(msg, data) for every point-to-point message posted from now on,
+ * on the thread that posts it; NULL stops. One observer at a time. */
+void sc__tr_observe(sc__tr_observer fn, void *data);
+
+/* Reports one message to the observer (hooks on only). */
+void sc__tr_message(sc__tr_dir dir, const void *buf, MPI_Count count, MPI_Datatype type,
+                    int peer, int tag, MPI_Comm comm);
+
+/* ------------------------------------------------------------ (c) the timer */
+
+/* Turns the timer on (non-zero) or off; turning it on resets it. */
+void sc__tr_timer(int on);
+
+/* Seconds spent inside MPI and operations counted, per kind, since the
+ * timer was turned on (either array may be NULL). A thread's nested
+ * operations count once each, their time once, at the outermost. */
+void sc__tr_times(double seconds[SC_TR_NKIND], long long ops[SC_TR_NKIND]);
+
+/* ------------------------------------------------------------ point-to-point */
+
+/* The point-to-point call `fn args` (args: the whole parenthesized
+ * argument list), reported to the observer as a message of buf, n, type,
+ * peer, tag, comm and marked, when a hook is on. */
+#define SC_TR_MSG(dir, fn, buf, n, type, peer, tag, comm, args)                                \
+    (SC_TR_ON() ? (sc__tr_message((dir), (buf), (n), (type), (peer), (tag), (comm)),          \
+                   sc__tr_enter(SC_TR_P2P, #fn), sc__tr_leave(fn args))                        \
+                : fn args)
+
+/* MPI_Isend / MPI_Irecv / MPI_Send / MPI_Recv (no status kept), with MPI's
+ * parameters in MPI's order. */
+static inline int sc__tr_isend(const void *buf, int n, MPI_Datatype type, int dest, int tag,
+                               MPI_Comm comm, MPI_Request *req)
+{
+    return SC_TR_MSG(SC_TR_SEND, MPI_Isend, buf, n, type, dest, tag, comm,
+                     (buf, n, type, dest, tag, comm, req));
+}
+
+static inline int sc__tr_irecv(void *buf, int n, MPI_Datatype type, int src, int tag,
+                               MPI_Comm comm, MPI_Request *req)
+{
+    return SC_TR_MSG(SC_TR_RECV, MPI_Irecv, buf, n, type, src, tag, comm,
+                     (buf, n, type, src, tag, comm, req));
+}
+
+static inline int sc__tr_send(const void *buf, int n, MPI_Datatype type, int dest, int tag,
+                              MPI_Comm comm)
+{
+    return SC_TR_MSG(SC_TR_SEND, MPI_Send, buf, n, type, dest, tag, comm,
+                     (buf, n, type, dest, tag, comm));
+}
+
+static inline int sc__tr_recv(void *buf, int n, MPI_Datatype type, int src, int tag,
+                              MPI_Comm comm)
+{
+    return SC_TR_MSG(SC_TR_RECV, MPI_Recv, buf, n, type, src, tag, comm,
+                     (buf, n, type, src, tag, comm, MPI_STATUS_IGNORE));
+}
+
+/* MPI_Sendrecv_replace, no status kept. */
+int sc__tr_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
+                            int rtag, MPI_Comm comm);
+
+/* Copies count elements of stype at src to rcount elements of rtype at
+ * dst as a message of this rank (`rank` in comm) to itself, on `tag`:
+ * holes of the destination type stay untouched. Counts past the int limit
+ * go as derived types (sc__type_fit). */
+int sc__tr_self_copy(const void *src, MPI_Count count, MPI_Datatype stype, void *dst,
+                     MPI_Count rcount, MPI_Datatype rtype, int rank, int tag, MPI_Comm comm);
+
+/* ------------------------------------------------------------ completion */
+
+/* MPI_Wait / MPI_Test / MPI_Waitall / MPI_Testall / MPI_Request_free,
+ * statuses ignored. */
+int sc__tr_wait(MPI_Request *req);
+int sc__tr_test(MPI_Request *req, int *flag);
+int sc__tr_waitall(int n, MPI_Request reqs[]);
+int sc__tr_testall(int n, MPI_Request reqs[], int *flag);
+int sc__tr_request_free(MPI_Request *req);
+
+/* ------------------------------------------------------------ a batch */
+
+/* The requests of one round of point-to-point messages on one
+ * communicator and tag: post them (sc__tr_batch_send/_recv), complete
+ * them all (sc__tr_batch_wait, or sc__nb_batch_wait in code that may run
+ * in a non-blocking operation's coroutine), then release the batch
+ * (sc__tr_batch_free). Counts are 64-bit: a count past the int limit is
+ * sent as one element of a derived type that the batch frees. */
+typedef struct sc__tr_batch {
+    MPI_Comm comm;
+    int tag;
+    int n, cap;          /* requests posted, room for */
+    int rc;              /* the first error of a post */
+    MPI_Request *reqs;
+    MPI_Datatype *types; /* derived types made for the posts */
+    int ntypes;
+    /* The last fit (the same block is often sent to every peer). */
+    MPI_Count last_count;
+    MPI_Datatype last_type, last_fit;
+    int last_n;
+} sc__tr_batch;
+
+/* Room for cap messages. MPI_SUCCESS, or MPI_ERR_NO_MEM (with a message
+ * naming fn); the batch may be freed either way. */
+int sc__tr_batch_init(sc__tr_batch *b, MPI_Comm comm, int tag, int cap, const char *fn);
+
+/* Posts a message to / from peer; returns the batch's first error (a post
+ * after an error is not made). */
+int sc__tr_batch_send(sc__tr_batch *b, const void *buf, MPI_Count count, MPI_Datatype type,
+                      int peer);
+int sc__tr_batch_recv(sc__tr_batch *b, void *buf, MPI_Count count, MPI_Datatype type, int peer);
+
+/* Blocking completion of the posted messages (all of them, even after a
+ * failed post: the peers match them); the first error, a post's first. */
+int sc__tr_batch_wait(sc__tr_batch *b);
+
+/* Frees the batch's derived types and memory; returns rc. */
+int sc__tr_batch_free(sc__tr_batch *b, int rc);
+
+#endif /* SC_TRAFFIC_H */
