@@ -47,6 +47,7 @@
 #include <unistd.h>
 
 #include "nb.h"
+#include "worker.h"
 
 #if defined(MPICH) && defined(MPICH_NUMVERSION) && SC_HAVE_MPI4
 #define SC_HAVE_GREQX 1
@@ -580,7 +581,7 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
     op->comm = comm;
     op->slot = MPI_REQUEST_NULL;
     /* A progress thread that cannot start leaves the call to run now. */
-    if (mode == MODE_THREAD && sc__nb_worker_start() != MPI_SUCCESS)
+    if (mode == MODE_THREAD && sc__nb_worker_start(sc__nb_pending, sc__nb_pass) != MPI_SUCCESS)
         mode = MODE_START;
     if (mode != MODE_START && make_stack(op) == 0) {
 #if SC_HAVE_GREQX

@@ -122,7 +122,7 @@ void sc__nb_drain(MPI_Comm comm);
  * requests, or the progress thread is available (sc__nb_worker_usable). */
 int sc__nb_overlaps(void);
 
-/* ---- for the progress thread (worker.c) ---- */
+/* ---- what the engine hands the progress thread (worker.h) ---- */
 
 /* Operations started and not yet completed. */
 int sc__nb_pending(void);
@@ -132,16 +132,5 @@ int sc__nb_pending(void);
  * started or ended), so that the caller knows whether to back off. */
 int sc__nb_pass(void);
 
-/* 1 when the progress thread can carry operations now: MPI is initialised,
- * not finalised (nor finalising), provides MPI_THREAD_MULTIPLE, and the
- * thread did not fail to start. */
-int sc__nb_worker_usable(void);
-
-/* Starts the progress thread unless it runs already (and arranges for it
- * to be joined at MPI_Finalize). MPI_SUCCESS or an error code. */
-int sc__nb_worker_start(void);
-
-/* Tells the progress thread that an operation was added. */
-void sc__nb_worker_wake(void);
 
 #endif /* SC_NB_H */

@@ -5,7 +5,8 @@
  * library while the caller tests or waits on a plain generalized request,
  * so the coroutines of the safe `i` calls need another driver. When MPI
  * provides MPI_THREAD_MULTIPLE, that is one thread per process, started at
- * the first such call: it makes passes over the operations (sc__nb_pass)
+ * the first such call: it makes passes over the operations (the engine's
+ * pass, handed to sc__nb_worker_start)
  * while any is pending and sleeps on a condition variable otherwise.
  *
  * Between passes that find every operation still waiting on MPI it backs
@@ -25,7 +26,7 @@
 #include <signal.h>
 #include <time.h>
 
-#include "nb.h"
+#include "worker.h"
 
 /* Passes that only yield before the sleeps start, and the longest sleep. */
 enum { BACKOFF_SPINS = 64, BACKOFF_MAX_US = 256 };
@@ -38,6 +39,9 @@ static pthread_t thread;
 /* Guarded by wlock; read without it by sc__nb_worker_usable, where a
  * stale value only delays the answer by one call. */
 static _Atomic int state = IDLE;
+/* The engine's functions (nb.c), set before the thread starts. */
+static int (*pending_fn)(void);
+static int (*pass_fn)(void);
 static int stopping;
 
 static void backoff(unsigned *idle)
@@ -60,12 +64,12 @@ static void *loop(void *arg)
     (void)arg;
     pthread_mutex_lock(&wlock);
     for (;;) {
-        while (sc__nb_pending() == 0 && !stopping)
+        while (pending_fn() == 0 && !stopping)
             pthread_cond_wait(&wcond, &wlock);
-        if (sc__nb_pending() == 0)
+        if (pending_fn() == 0)
             break; /* stopping, and nothing left */
         pthread_mutex_unlock(&wlock);
-        if (sc__nb_pass())
+        if (pass_fn())
             idle = 0;
         else
             backoff(&idle);
@@ -127,7 +131,7 @@ static int spawn(void)
     return rc;
 }
 
-int sc__nb_worker_start(void)
+int sc__nb_worker_start(int (*pending)(void), int (*pass)(void))
 {
     int key = MPI_KEYVAL_INVALID, rc = MPI_SUCCESS;
 
@@ -156,6 +160,8 @@ int sc__nb_worker_start(void)
         pthread_mutex_unlock(&wlock);
         return sc__error(rc, "cannot hook the progress thread to MPI_Finalize");
     }
+    pending_fn = pending;
+    pass_fn = pass;
     if (spawn() != 0) {
         /* The attribute stays; its callback sees FAILED and does nothing. */
         state = FAILED;
