@@ -67,10 +67,11 @@ const char *safecoll_probe_type_double(const char *name)
 /* Table V for the probe, from the collective table (its tv column,
  * colls.h says what each number means), at each row's blocking value; an
  * i-form is its blocking form's row. */
-#define SC_TV_(S, ...) SC_TV_ROW_(S, __VA_ARGS__)
-#define SC_TV_ROW_(S, probed, g, m0, m1, m2, d, r)                                            \
-    [SAFECOLL_COLL_##S] = {probed, SAFECOLL_COLL_##S, SAFECOLL_COLL_I##S, g, {m0, m1, m2}, d, r},
-#define SC_PROBE_ROW_(S, name, c, set, tv) SC_TV_(S, SC_COLLS_ARGS tv)
+#define SC_TV_(S, v, ...) SC_TV_ROW_(S, v, __VA_ARGS__)
+#define SC_TV_ROW_(S, v, probed, g, m0, m1, m2, r)                                            \
+    [SAFECOLL_COLL_##S] = {probed, SAFECOLL_COLL_##S, SAFECOLL_COLL_I##S, g, {m0, m1, m2},      \
+                           (probed) && (v), r},
+#define SC_PROBE_ROW_(S, name, c, v, set, tv) SC_TV_(S, v, SC_COLLS_ARGS tv)
 static const sc__probe_info table[SAFECOLL_NCOLL] = {SC_COLLS(SC_PROBE_ROW_)};
 #undef SC_PROBE_ROW_
 #undef SC_TV_ROW_
