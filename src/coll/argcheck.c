@@ -413,12 +413,13 @@ static side_sig block(const sc__call *call, const sc__layout *lay, const MPI_Dat
 
 int sc__check_is_v(safecoll_coll coll)
 {
-    switch (coll) {
-    case SAFECOLL_COLL_GATHERV: case SAFECOLL_COLL_SCATTERV: case SAFECOLL_COLL_ALLGATHERV:
-    case SAFECOLL_COLL_ALLTOALLV: case SAFECOLL_COLL_ALLTOALLW: case SAFECOLL_COLL_IGATHERV:
-    case SAFECOLL_COLL_ISCATTERV: case SAFECOLL_COLL_IALLGATHERV:
-    case SAFECOLL_COLL_IALLTOALLV: case SAFECOLL_COLL_IALLTOALLW:
-        return 1;
+    /* The v column of the collective table (colls.h). */
+    switch (sc__blocking(coll)) {
+#define SC_IS_V_(S, name, c, v, ...)                                                          \
+    case SAFECOLL_COLL_##S:                                                                   \
+        return v;
+        SC_COLLS(SC_IS_V_)
+#undef SC_IS_V_
     default:
         return 0;
     }

@@ -179,8 +179,8 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
                        fn, root, *size);
     else {
         /* A blocking call first completes the safe i-calls pending on comm
-         * (nb.h); the i-forms' values of safecoll_coll follow the others. */
-        if (coll < SAFECOLL_COLL_IGATHERV)
+         * (nb.h). */
+        if (sc__blocking(coll) == coll)
             sc__nb_drain(comm);
         return MPI_SUCCESS;
     }

@@ -22,14 +22,10 @@ static const char *const strategy_names[SAFECOLL_NSTRATEGY] = {
     "exscan+reduce_local",
 };
 
-static const char *const coll_names[SAFECOLL_NCOLL] = {
-    "gatherv", "scatterv", "allgatherv", "alltoallv", "barrier", "bcast", "gather", "scatter",
-    "allgather", "alltoall", "alltoallw", "reduce", "allreduce", "reduce_scatter",
-    "reduce_scatter_block", "scan", "exscan", "igatherv", "iscatterv", "iallgatherv",
-    "ialltoallv", "ibarrier", "ibcast", "igather", "iscatter", "iallgather", "ialltoall",
-    "ialltoallw", "ireduce", "iallreduce", "ireduce_scatter", "ireduce_scatter_block", "iscan",
-    "iexscan",
-};
+/* From the collective table (colls.h): each row and its i-form. */
+#define SC_NAME_(S, name, ...) [SAFECOLL_COLL_##S] = name, [SAFECOLL_COLL_I##S] = "i" name,
+static const char *const coll_names[SAFECOLL_NCOLL] = {SC_COLLS(SC_NAME_)};
+#undef SC_NAME_
 
 static atomic_int forced[SAFECOLL_NCOLL];
 /* 1 where forced[c] was set by an `all=` entry of a specification string

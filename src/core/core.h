@@ -31,6 +31,8 @@
 #define SC_HAVE_MPI4 0
 #endif
 
+#include "colls.h"
+
 /* ---- errors (error.c) ---- */
 
 /* Record a formatted message for safecoll_last_error() and return code.
@@ -57,13 +59,19 @@ void sc__call_errhandler(MPI_Comm comm, int rc) SC_COLD;
 /* The standard MPI error class name of a code, for messages. */
 const char *sc__error_class_name(int code);
 
-/* The blocking collective of an `i` form (the i-forms' values follow the
- * blocking ones in the same order); a blocking one is itself. */
+/* The blocking collective of an `i` form; a blocking one (or a value out
+ * of range) is itself. Derived from the collective table (colls.h). */
 static inline safecoll_coll sc__blocking(safecoll_coll coll)
 {
-    return coll >= SAFECOLL_COLL_IGATHERV
-               ? (safecoll_coll)(coll - SAFECOLL_COLL_IGATHERV + SAFECOLL_COLL_GATHERV)
-               : coll;
+    switch (coll) {
+#define SC_BLOCKING_(S, ...)                                                                  \
+    case SAFECOLL_COLL_I##S:                                                                  \
+        return SAFECOLL_COLL_##S;
+        SC_COLLS(SC_BLOCKING_)
+#undef SC_BLOCKING_
+    default:
+        return coll;
+    }
 }
 
 /* ---- strategies (strategies.c) ---- */

@@ -12,55 +12,20 @@
 
 #define BIT(s) (1u << (s))
 
-/* MPI-4's `_c` calls are what largecount runs. */
-#if SC_HAVE_MPI4
-#define LC BIT(SAFECOLL_STRATEGY_LARGECOUNT)
-#else
-#define LC 0u
-#endif
-
-#define BASE (BIT(SAFECOLL_STRATEGY_AUTO) | BIT(SAFECOLL_STRATEGY_NATIVE))
-/* Table X of paper 000, extended (src/avoid/table.c says why each is left
- * out where it is). */
-#define ROOTED                                                                                \
-    (BASE | LC | BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_SEGMENT) |            \
-     BIT(SAFECOLL_STRATEGY_CHUNK) | BIT(SAFECOLL_STRATEGY_P2P))
-#define ALLTOALL_LIKE                                                                         \
-    (BASE | LC | BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_CHUNK) |              \
-     BIT(SAFECOLL_STRATEGY_P2P))
-#define REDUCTION (BASE | LC | BIT(SAFECOLL_STRATEGY_CHUNK) | BIT(SAFECOLL_STRATEGY_P2P))
+/* MPI-4's `_c` calls are what largecount runs: where a collective has one
+ * (the c column of colls.h). */
+#define LC(c) ((c) && SC_HAVE_MPI4 ? BIT(SAFECOLL_STRATEGY_LARGECOUNT) : 0u)
 
 /* The equivalents of the performance guidelines (paper 003) that are
- * written (src/avoid/equiv*.c); one listed in the table below but not
- * here does not exist yet. All are. */
+ * written (src/avoid/equiv*.c); one listed in the table but not here does
+ * not exist yet. All are. */
 #define WRITTEN (~0u)
 
-/* Per blocking collective; an i-form has what its blocking form has. */
-static const unsigned strategies[SAFECOLL_COLL_IGATHERV] = {
-    [SAFECOLL_COLL_GATHERV] = ROOTED | BIT(SAFECOLL_STRATEGY_REGULAR),
-    [SAFECOLL_COLL_SCATTERV] = ROOTED | BIT(SAFECOLL_STRATEGY_REGULAR),
-    [SAFECOLL_COLL_ALLGATHERV] =
-        ROOTED | BIT(SAFECOLL_STRATEGY_GATHER_BCAST) | BIT(SAFECOLL_STRATEGY_REGULAR),
-    [SAFECOLL_COLL_ALLTOALLV] = ALLTOALL_LIKE | BIT(SAFECOLL_STRATEGY_REGULAR),
-    [SAFECOLL_COLL_BARRIER] = BASE,
-    [SAFECOLL_COLL_BCAST] = ALLTOALL_LIKE | BIT(SAFECOLL_STRATEGY_SCATTER_ALLGATHER),
-    [SAFECOLL_COLL_GATHER] = ROOTED | BIT(SAFECOLL_STRATEGY_ALLGATHER),
-    [SAFECOLL_COLL_SCATTER] = ROOTED | BIT(SAFECOLL_STRATEGY_BCAST),
-    [SAFECOLL_COLL_ALLGATHER] =
-        ROOTED | BIT(SAFECOLL_STRATEGY_GATHER_BCAST) | BIT(SAFECOLL_STRATEGY_ALLTOALL),
-    [SAFECOLL_COLL_ALLTOALL] = ALLTOALL_LIKE,
-    [SAFECOLL_COLL_ALLTOALLW] =
-        BASE | LC | BIT(SAFECOLL_STRATEGY_CHUNK) | BIT(SAFECOLL_STRATEGY_P2P),
-    [SAFECOLL_COLL_REDUCE] = REDUCTION | BIT(SAFECOLL_STRATEGY_ALLREDUCE),
-    [SAFECOLL_COLL_ALLREDUCE] =
-        REDUCTION | BIT(SAFECOLL_STRATEGY_REDUCE_BCAST) | BIT(SAFECOLL_STRATEGY_RS_ALLGATHER),
-    [SAFECOLL_COLL_REDUCE_SCATTER] =
-        REDUCTION | BIT(SAFECOLL_STRATEGY_REDUCE_SCATTER) | BIT(SAFECOLL_STRATEGY_ALLREDUCE),
-    [SAFECOLL_COLL_REDUCE_SCATTER_BLOCK] =
-        REDUCTION | BIT(SAFECOLL_STRATEGY_REDUCE_SCATTER) | BIT(SAFECOLL_STRATEGY_ALLREDUCE),
-    [SAFECOLL_COLL_SCAN] = REDUCTION | BIT(SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL),
-    [SAFECOLL_COLL_EXSCAN] = REDUCTION,
-};
+/* Per collective, from the collective table (colls.h); an i-form has what
+ * its blocking form has. */
+#define SC_STRATEGIES_(S, name, c, v, set, ...) [SAFECOLL_COLL_##S] = (set) | LC(c),
+static const unsigned strategies[SAFECOLL_NCOLL] = {SC_COLLS(SC_STRATEGIES_)};
+#undef SC_STRATEGIES_
 
 int sc__strategy_exists(safecoll_coll coll, safecoll_strategy s)
 {

@@ -64,40 +64,24 @@ const char *safecoll_probe_type_double(const char *name)
     return i < 0 ? NULL : types[i].twice;
 }
 
-/* Table V for the probe, one row per blocking collective it supports (an
- * i-form is its blocking form's row). n is the count of one message: for
- * reduce_scatter(_block) one rank's block (the recvcount), so their global
- * buffer, the paper's s*n with n the whole vector, is s*n*P here, as the
- * registry counts it (bounds.h). The memory estimate is s*n times
- * mem[0]*P*P + mem[1]*P + mem[2] messages, all ranks together. */
-static const sc__probe_info table[] = {
-    /* coll, its i-form, G_e = n*P, memory, int displacements, reduction */
-    {SAFECOLL_COLL_GATHER, SAFECOLL_COLL_IGATHER, 1, {0, 2, 0}, 0, 0},
-    {SAFECOLL_COLL_SCATTER, SAFECOLL_COLL_ISCATTER, 1, {0, 2, 0}, 0, 0},
-    {SAFECOLL_COLL_ALLGATHER, SAFECOLL_COLL_IALLGATHER, 1, {1, 1, 0}, 0, 0},
-    {SAFECOLL_COLL_ALLTOALL, SAFECOLL_COLL_IALLTOALL, 1, {2, 0, 0}, 0, 0},
-    {SAFECOLL_COLL_BCAST, SAFECOLL_COLL_IBCAST, 0, {0, 1, 0}, 0, 0},
-    {SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_IREDUCE, 0, {0, 1, 1}, 0, 1},
-    {SAFECOLL_COLL_ALLREDUCE, SAFECOLL_COLL_IALLREDUCE, 0, {0, 2, 0}, 0, 1},
-    {SAFECOLL_COLL_GATHERV, SAFECOLL_COLL_IGATHERV, 1, {0, 2, 0}, 1, 0},
-    {SAFECOLL_COLL_SCATTERV, SAFECOLL_COLL_ISCATTERV, 1, {0, 2, 0}, 1, 0},
-    {SAFECOLL_COLL_ALLGATHERV, SAFECOLL_COLL_IALLGATHERV, 1, {1, 1, 0}, 1, 0},
-    {SAFECOLL_COLL_ALLTOALLV, SAFECOLL_COLL_IALLTOALLV, 1, {2, 0, 0}, 1, 0},
-    /* every rank sends the whole vector of n*P and receives its block */
-    {SAFECOLL_COLL_REDUCE_SCATTER_BLOCK, SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK, 1, {1, 1, 0}, 0, 1},
-    {SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_IREDUCE_SCATTER, 1, {1, 1, 0}, 0, 1},
-    /* every rank sends n and receives n (exscan's rank 0 too: its buffer
-     * is undefined after the call, but MPI may write it) */
-    {SAFECOLL_COLL_SCAN, SAFECOLL_COLL_ISCAN, 0, {0, 2, 0}, 0, 1},
-    {SAFECOLL_COLL_EXSCAN, SAFECOLL_COLL_IEXSCAN, 0, {0, 2, 0}, 0, 1},
-};
+/* Table V for the probe, from the collective table (its tv column,
+ * colls.h says what each number means), at each row's blocking value; an
+ * i-form is its blocking form's row. */
+#define SC_TV_(S, v, ...) SC_TV_ROW_(S, v, __VA_ARGS__)
+#define SC_TV_ROW_(S, v, probed, g, m0, m1, m2, r)                                            \
+    [SAFECOLL_COLL_##S] = {probed, SAFECOLL_COLL_##S, SAFECOLL_COLL_I##S, g, {m0, m1, m2},      \
+                           (probed) && (v), r},
+#define SC_PROBE_ROW_(S, name, c, v, set, tv) SC_TV_(S, v, SC_COLLS_ARGS tv)
+static const sc__probe_info table[SAFECOLL_NCOLL] = {SC_COLLS(SC_PROBE_ROW_)};
+#undef SC_PROBE_ROW_
+#undef SC_TV_ROW_
+#undef SC_TV_
 
 const sc__probe_info *sc__probe_info_of(safecoll_coll coll)
 {
-    for (size_t i = 0; i < sizeof table / sizeof *table; i++)
-        if (table[i].coll == coll || table[i].icoll == coll)
-            return &table[i];
-    return NULL;
+    if ((int)coll < 0 || coll >= SAFECOLL_NCOLL)
+        return NULL;
+    return table[sc__blocking(coll)].probed ? &table[sc__blocking(coll)] : NULL;
 }
 
 safecoll_coll sc__probe_blocking(safecoll_coll coll)

@@ -43,8 +43,8 @@ int sc__guideline_opts_check(const safecoll_guideline_opts *o, const char *fn)
 
 int safecoll_guideline_supported(safecoll_coll coll)
 {
-    return coll >= SAFECOLL_COLL_GATHERV && coll <= SAFECOLL_COLL_EXSCAN &&
-           coll != SAFECOLL_COLL_BARRIER && coll != SAFECOLL_COLL_ALLTOALLW;
+    /* The blocking collectives the probe supports (colls.h, tv). */
+    return sc__probe_info_of(coll) != NULL && sc__blocking(coll) == coll;
 }
 
 /* Whether a variant has a usable median: at least `need` (reps_min)

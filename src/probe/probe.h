@@ -17,9 +17,10 @@
 #define SC_PROBE_COUNT_MAX ((MPI_Count)INT64_MAX)
 
 /* The probe's row of Table V for one collective and its i-form
- * (classify.c holds the one table): what the search, the classification,
+ * (classify.c derives the table from colls.h): what the search, the classification,
  * the memory estimate and the fault injection read. */
 typedef struct sc__probe_info {
+    int probed;          /* 1: the probe supports it (else only coll and icoll are set) */
     safecoll_coll coll;  /* the blocking form */
     safecoll_coll icoll; /* its non-blocking form */
     int global_p;        /* 1: G_e = n*P; 0: G_e = n (the message is the buffer) */

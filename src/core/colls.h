@@ -1,0 +1,97 @@
+/*
+ * The collective table: one row per blocking collective, the facts the
+ * rest of the library derives from it (an X-macro, as libuv's error map).
+ * A row is
+ *
+ *   X(S, name, c, v, strategies, tv)
+ *
+ *   S           the suffix of its safecoll_coll value, SAFECOLL_COLL_##S;
+ *               its non-blocking form is SAFECOLL_COLL_I##S, named "i" name
+ *               (every collective here has one).
+ *   name        its name in specifications, records and output.
+ *   c           1 when it has a `_c` form (MPI-4's large-count call), which
+ *               the largecount strategy runs; barrier has no count.
+ *   v           1 when its counts (and displacements) are arrays, one per
+ *               peer: the argument check compares them (sc__check_is_v),
+ *               and the probe keeps their int displacements, up to
+ *               (P-1)*n, below INT_MAX.
+ *   strategies  the strategies that exist for it, an i-form having what its
+ *               blocking form has (safecoll_strategy_applies): a set below,
+ *               largecount left out (it follows from c), plus its
+ *               equivalents and regular.
+ *   tv          the probe's Table V row (src/probe/classify.c), in
+ *               parentheses: (probed, global_p, m0, m1, m2, reduction).
+ *               probed is 0 when the probe does not support it (then the
+ *               other columns are 0). global_p 1 when its global buffer is
+ *               s*n*P, 0 when it is the message itself (s*n); the job's
+ *               buffers are s*n*(m0*P*P + m1*P + m2) bytes, all ranks
+ *               together; reduction 1 for a reduction (BXOR on integers,
+ *               SUM on floating point). n is the count of one message: for
+ *               reduce_scatter(_block) one rank's block (the recvcount), so
+ *               their global buffer, the paper's s*n with n the whole
+ *               vector, is s*n*P here, as the registry counts it.
+ *
+ * The safecoll_coll values themselves are written out in
+ * include/safecoll/config.h: they are ABI and never renumber, so a new
+ * collective takes the next two free numbers there and one row here. The
+ * rows are in the order of the values; the order carries no meaning.
+ *
+ * What is not here: the call pattern (each entry file names its own, the
+ * pattern's executors live in src/avoid/), the probe's call and data
+ * (src/probe/probe.c) and the guidelines' equivalences (src/probe/
+ * guideline.c), which switch on the collective.
+ */
+#ifndef SC_COLLS_H
+#define SC_COLLS_H
+
+/* A strategy's bit in a set. */
+#define SC_SBIT(s) (1u << SAFECOLL_STRATEGY_##s)
+
+/* The sets of Table X of paper 000, extended (src/avoid/table.c says why
+ * each is left out where it is), largecount apart. */
+#define SC_SET_BASE (SC_SBIT(AUTO) | SC_SBIT(NATIVE))
+#define SC_SET_ROOTED                                                                         \
+    (SC_SET_BASE | SC_SBIT(BIGTYPE) | SC_SBIT(SEGMENT) | SC_SBIT(CHUNK) | SC_SBIT(P2P))
+#define SC_SET_ALLTOALL (SC_SET_BASE | SC_SBIT(BIGTYPE) | SC_SBIT(CHUNK) | SC_SBIT(P2P))
+#define SC_SET_REDUCTION (SC_SET_BASE | SC_SBIT(CHUNK) | SC_SBIT(P2P))
+
+/* clang-format off */
+#define SC_COLLS(X)                                                                               \
+    X(GATHERV, "gatherv", 1, 1, SC_SET_ROOTED | SC_SBIT(REGULAR), (1, 1, 0, 2, 0, 0))             \
+    X(SCATTERV, "scatterv", 1, 1, SC_SET_ROOTED | SC_SBIT(REGULAR), (1, 1, 0, 2, 0, 0))           \
+    X(ALLGATHERV, "allgatherv", 1, 1,                                                             \
+      SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(REGULAR), (1, 1, 1, 1, 0, 0))               \
+    X(ALLTOALLV, "alltoallv", 1, 1, SC_SET_ALLTOALL | SC_SBIT(REGULAR), (1, 1, 2, 0, 0, 0))       \
+    X(BARRIER, "barrier", 0, 0, SC_SET_BASE, (0, 0, 0, 0, 0, 0))                                  \
+    X(BCAST, "bcast", 1, 0, SC_SET_ALLTOALL | SC_SBIT(SCATTER_ALLGATHER), (1, 0, 0, 1, 0, 0))     \
+    X(GATHER, "gather", 1, 0, SC_SET_ROOTED | SC_SBIT(ALLGATHER), (1, 1, 0, 2, 0, 0))             \
+    X(SCATTER, "scatter", 1, 0, SC_SET_ROOTED | SC_SBIT(BCAST), (1, 1, 0, 2, 0, 0))               \
+    X(ALLGATHER, "allgather", 1, 0,                                                               \
+      SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(ALLTOALL), (1, 1, 1, 1, 0, 0))              \
+    X(ALLTOALL, "alltoall", 1, 0, SC_SET_ALLTOALL, (1, 1, 2, 0, 0, 0))                            \
+    X(ALLTOALLW, "alltoallw", 1, 1, SC_SET_BASE | SC_SBIT(CHUNK) | SC_SBIT(P2P),                  \
+      (0, 0, 0, 0, 0, 0))                                                                         \
+    X(REDUCE, "reduce", 1, 0, SC_SET_REDUCTION | SC_SBIT(ALLREDUCE), (1, 0, 0, 1, 1, 1))          \
+    X(ALLREDUCE, "allreduce", 1, 0,                                                               \
+      SC_SET_REDUCTION | SC_SBIT(REDUCE_BCAST) | SC_SBIT(RS_ALLGATHER), (1, 0, 0, 2, 0, 1))       \
+    /* every rank sends the whole vector of n*P and receives its block */                         \
+    X(REDUCE_SCATTER, "reduce_scatter", 1, 0,                                                     \
+      SC_SET_REDUCTION | SC_SBIT(REDUCE_SCATTER) | SC_SBIT(ALLREDUCE), (1, 1, 1, 1, 0, 1))        \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", 1, 0,                                         \
+      SC_SET_REDUCTION | SC_SBIT(REDUCE_SCATTER) | SC_SBIT(ALLREDUCE), (1, 1, 1, 1, 0, 1))        \
+    /* every rank sends n and receives n (exscan's rank 0 too: its buffer is                      \
+     * undefined after the call, but MPI may write it) */                                         \
+    X(SCAN, "scan", 1, 0, SC_SET_REDUCTION | SC_SBIT(EXSCAN_REDUCE_LOCAL), (1, 0, 0, 2, 0, 1))    \
+    X(EXSCAN, "exscan", 1, 0, SC_SET_REDUCTION, (1, 0, 0, 2, 0, 1))
+/* clang-format on */
+
+/* The number of rows: the blocking collectives. */
+#define SC_COLLS_ONE_(S, ...) +1
+enum { SC_NBLOCKING = 0 SC_COLLS(SC_COLLS_ONE_) };
+_Static_assert(2 * SC_NBLOCKING == SAFECOLL_NCOLL,
+               "every safecoll_coll value is a row of SC_COLLS or its i-form");
+
+/* Expands a parenthesized column, tv: SC_COLLS_ARGS tv. */
+#define SC_COLLS_ARGS(...) __VA_ARGS__
+
+#endif
