@@ -25,6 +25,7 @@ extern "C" {
  *  | `SAFECOLL_INT_LIMIT` | integer in [1, 2147483647] | safecoll_int_limit_set() |
  *  | `SAFECOLL_PERF_BOUNDS` | `0` or `1` (default): performance records route calls | safecoll_perf_bounds_set() (bounds.h) |
  *  | `SAFECOLL_CHECK` | `0` (default) or `1`: checking mode, arguments agreed across ranks | safecoll_check_set() |
+ *  | `SAFECOLL_AGREE` | `auto` (default) or `always`: whether an irregular call may decide alone | safecoll_agree_set() |
  *  | `SAFECOLL_BOUNDS` | `:`-separated list of bound files | safecoll_bounds_load() |
  *  | `SAFECOLL_KNOWN_BOUNDS` | unset: the known bounds built into the library; a path: that file instead; empty: none | — |
  *
@@ -265,6 +266,39 @@ SAFECOLL_API MPI_Count safecoll_int_limit_get(void);
  * \return MPI_SUCCESS, or MPI_ERR_ARG for another value.
  */
 SAFECOLL_API int safecoll_check_set(int on);
+
+/**
+ * \brief Keep the agreement in every irregular call (1), or let a call
+ *        decide alone where the agreement cannot change its outcome (0,
+ *        the default).
+ *
+ * With 0, a blocking gatherv, scatterv or alltoallv (int or _c) on an
+ * MPI-4 library decides without a message when nothing but its own
+ * layout can trigger it: no strategy forced, no correctness or
+ * performance record of the collective in the registry, no known MPI bug
+ * of the collective, checking mode off. A rank whose own layout triggers
+ * then runs the MPI-4 `_c` call alone while the others run the int call.
+ * A bad argument that only one rank sees is then returned on that rank
+ * only (as MPI does, and as the regular collectives always did); the
+ * others' call behaves as MPI's does with a missing participant. With 1
+ * (or `SAFECOLL_AGREE=always`, or checking mode) every irregular call
+ * agrees, and such an error becomes every rank's error. See the guide
+ * ("Deciding alone").
+ * \note Collective in effect: every rank must hold the same setting; the
+ *       first safe call on a communicator compares it across ranks.
+ * \param[in] always 0 or 1
+ * \return MPI_SUCCESS, or MPI_ERR_ARG for another value.
+ */
+SAFECOLL_API int safecoll_agree_set(int always);
+
+/**
+ * \brief Whether every irregular call agrees (1) or may decide alone (0).
+ *
+ * Reads `SAFECOLL_AGREE` on first use unless safecoll_agree_set() was
+ * called.
+ * \return 1 or 0.
+ */
+SAFECOLL_API int safecoll_agree_get(void);
 
 /**
  * \brief Whether the checking mode is on (1) or off (0).

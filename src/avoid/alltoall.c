@@ -139,7 +139,7 @@ static int a2a_largecount(sc__call *call)
     if (!call->in_place && (rc = sc__layout_view(call, s)) != MPI_SUCCESS)
         return rc;
     return SC_COLL(MPI_Alltoallv_c, MPI_Ialltoallv_c, send_buf(call), s->counts, s->displs, s->type,
-                   r->buf, r->counts, r->displs, r->type, call->priv);
+                   r->buf, r->counts, r->displs, r->type, sc__call_comm(call));
 }
 #endif
 

@@ -117,10 +117,10 @@ static int exec_largecount(sc__call *call)
     if (is_gather(call))
         return SC_COLL(MPI_Gatherv_c, MPI_Igatherv_c, leaf_buf(call, 0), call->leaf.count,
                        call->leaf.type, lay->buf, lay->counts, lay->displs, lay->type, call->root,
-                       call->priv);
+                       sc__call_comm(call));
     return SC_COLL(MPI_Scatterv_c, MPI_Iscatterv_c, lay->buf, lay->counts, lay->displs, lay->type,
                    (void *)leaf_buf(call, 0), call->leaf.count, call->leaf.type, call->root,
-                   call->priv);
+                   sc__call_comm(call));
 }
 #endif
 

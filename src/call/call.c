@@ -194,7 +194,9 @@ void sc__call_free(sc__call *call)
         if (lays[k]->owned_displs)
             free(lays[k]->displs);
     }
-    for (size_t i = 0; i < sizeof call->scratch / sizeof call->scratch[0]; i++)
+    /* Slots are filled in order and never emptied (sc__scratch_adopt). */
+    for (size_t i = 0; i < sizeof call->scratch / sizeof call->scratch[0] && call->scratch[i];
+         i++)
         free(call->scratch[i]);
 }
 

@@ -136,6 +136,10 @@ typedef struct sc__call {
      * the caller's communicator, as the same calls written by hand would
      * (sc__eq_comm; doc/performance.md). */
     int direct;
+    /* The call decides alone (pipeline.c, decide_alone): no agreement; a
+     * rank whose own layout triggers runs the _c call on the caller's
+     * communicator while the others run the int call there. */
+    int alone;
     int errh_done;       /* MPI invoked the caller's error handler (sc__eq_rc) */
     /* Detectors G and X on this rank: the class that fired first, the
      * quantity and the bound it passed, for the log. */
@@ -191,6 +195,9 @@ typedef struct sc__call {
 /* Known bugs of the running MPI library (known.c): the strategies that
  * would hit one with this call, as bits; *what names the bug. */
 unsigned sc__known_bugs(const sc__call *call, const char **what);
+/* Whether the running MPI library has a known bug of this pattern at all,
+ * whatever the call: the same answer on every rank. */
+int sc__known_any(sc__pattern pattern);
 
 /* Whether a regular call's chunk must run the v-form's rounds because the
  * regular rounds' resized types would meet a known bug (known.c). */
@@ -255,6 +262,14 @@ int sc__layout_view(sc__call *call, sc__layout *lay);
  * memory or out of slots. sc__scratch_adopt hands over memory already
  * allocated (freed at once when no slot is left). */
 void *sc__scratch(sc__call *call, size_t bytes);
+
+/* The communicator a one-call strategy (largecount) runs on: the private
+ * duplicate after an agreement, the caller's own when the call decided
+ * alone (its peers then run the native call there). */
+static inline MPI_Comm sc__call_comm(const sc__call *call)
+{
+    return call->alone ? call->comm : call->priv;
+}
 void *sc__scratch_adopt(sc__call *call, void *mem);
 /* Frees what the call owns: its layouts' copies and its scratch memory. */
 void sc__call_free(sc__call *call);

@@ -156,6 +156,10 @@ static const known_bug known_bugs[] = {
 static pthread_once_t version_once = PTHREAD_ONCE_INIT;
 static unsigned char library_matches[NKNOWN];
 static int mpich_402;
+/* Per pattern, whether the library matches a bug of it: set once with the
+ * matches (match_library). */
+static unsigned char pattern_known[SC_PATTERN_REDUCE + 1];
+
 
 static void match_library(void)
 {
@@ -164,9 +168,18 @@ static void match_library(void)
 
     if (MPI_Get_library_version(version, &len) != MPI_SUCCESS)
         return;
-    for (size_t i = 0; i < NKNOWN; i++)
+    for (size_t i = 0; i < NKNOWN; i++) {
         library_matches[i] = strstr(version, known_bugs[i].library) != NULL;
+        if (library_matches[i])
+            pattern_known[known_bugs[i].pattern] = 1;
+    }
     mpich_402 = strstr(version, "MPICH Version:\t4.0.2\n") != NULL;
+}
+
+int sc__known_any(sc__pattern pattern)
+{
+    pthread_once(&version_once, match_library);
+    return pattern_known[pattern];
 }
 
 unsigned sc__known_bugs(const sc__call *call, const char **what)

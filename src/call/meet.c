@@ -162,7 +162,7 @@ int sc__comm_conditions(MPI_Comm comm, unsigned *conds)
 /* A rank's settings, as far as the path of a safe call depends on them:
  * one entry each, compared entry by entry across ranks. MEET_SETUP is the
  * error of a malformed SAFECOLL_* variable or bound source (0: none). */
-enum { MEET_SETUP, MEET_STRATEGY, MEET_LIMIT, MEET_PERF, MEET_BOUNDS, MEET_COND, MEET_CHECK, MEET_N };
+enum { MEET_SETUP, MEET_STRATEGY, MEET_LIMIT, MEET_PERF, MEET_BOUNDS, MEET_COND, MEET_CHECK, MEET_AGREE, MEET_N };
 
 static const char *const meet_names[MEET_N] = {
     "setup",
@@ -172,6 +172,7 @@ static const char *const meet_names[MEET_N] = {
     "bound registry",
     "SAFECOLL_NODE_CONDITIONS",
     "SAFECOLL_CHECK",
+    "SAFECOLL_AGREE",
 };
 
 struct meet_verdict {
@@ -235,6 +236,9 @@ static void digest(long long d[MEET_N], char *why, size_t len)
      * would meet the others' traffic. Read through the public switch, so
      * that the core needs nothing of the call layer. */
     d[MEET_CHECK] = safecoll_check_get();
+    /* Deciding alone on some ranks only would leave the others waiting in
+     * the agreement. */
+    d[MEET_AGREE] = sc__config_agree_always();
 }
 
 /* Appends rank r to a list that names at most 8. */

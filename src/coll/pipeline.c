@@ -77,8 +77,9 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
         (root < 0 || root >= call->size))
         return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                          fn, root, call->size);
-    if ((rc = sc__comm_private(comm, &call->priv)) != MPI_SUCCESS)
-        return rc;
+    /* The private duplicate, which the first meeting made, is looked up
+     * when the call needs it (sc__run): a call that decides alone never
+     * does. */
     /* A performance record measured under node conditions applies only
      * where they hold: they are read here, because detect's lookups differ
      * from rank to rank (a root and its leaves) and the coroutine of an
@@ -453,7 +454,7 @@ static void log_decision(const sc__call *call)
     int logger = call->root >= 0 ? call->root : 0;
     char why[512] = "forced";
 
-    if (call->rank != logger)
+    if (call->rank != logger && !call->alone)
         return;
     if (call->forced_skipped != SAFECOLL_STRATEGY_AUTO)
         fprintf(stderr, "libsafecoll: %s on %d ranks: %s, forced for all collectives, cannot "
@@ -525,12 +526,89 @@ static void log_decision(const sc__call *call)
                      mine ? "counts or displacements" : "another rank has counts or displacements",
                      (long long)limit);
     }
-    fprintf(stderr, "libsafecoll: %s on %d ranks: %s -> %s\n", call->fn, call->size, why,
-            safecoll_strategy_name(call->strategy));
+    if (call->alone)
+        fprintf(stderr, "libsafecoll: %s on %d ranks: rank %d: %s -> %s, decided alone (the "
+                        "other ranks run the int call)\n",
+                call->fn, call->size, call->rank, why, safecoll_strategy_name(call->strategy));
+    else
+        fprintf(stderr, "libsafecoll: %s on %d ranks: %s -> %s\n", call->fn, call->size, why,
+                safecoll_strategy_name(call->strategy));
 }
 
 /* sc__fail_early without the checking mode's agreement of a bad root. */
 static int fail_early(sc__call *call, int rc);
+
+/* Deciding alone (issue 17). The agreement can change what a blocking
+ * call does only through what the ranks cannot know of each other. Every
+ * rank knows without a message (from settings the first meeting compared,
+ * the registry and the MPI library) whether a strategy is forced, whether
+ * a record of the collective could fire and whether the library has a
+ * known bug of its pattern. When none can, the only trigger left is a
+ * rank's own layout (class D, or a count or displacement past the limit),
+ * and on an MPI-4 library the _c form of the same collective carries any
+ * layout: MPI matches a collective's messages by type signature, and the
+ * int and _c forms of one collective on different ranks form one
+ * collective call (tests/mpi/test_alone.c checks it on every rank mix).
+ * So the rank whose layout triggers runs the _c call and the others the
+ * int call, on the caller's communicator, with no agreement at all. Only
+ * gatherv, scatterv and alltoallv: allgatherv and alltoallw have known
+ * bugs in MPICH 4.0.2's _c calls (known.c), and the i-forms still run
+ * through the engine. */
+static int may_decide_alone(const sc__call *call)
+{
+#if SC_HAVE_MPI4
+    return !call->regular && !call->direct && !call->nb && call->request == NULL &&
+           (call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER ||
+            call->pattern == SC_PATTERN_ALLTOALL) &&
+           call->forced == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() &&
+           !SC_CHECK_ON() && !sc__bounds_corr_any(call->coll) &&
+           !(sc__config_perf_bounds() && sc__bounds_perf_any(call->coll)) &&
+           !sc__known_any(call->pattern);
+#else
+    (void)call;
+    return 0;
+#endif
+}
+
+/* A call that decided alone: native, or largecount on a rank whose own
+ * layout triggers. An error this rank found is its own: the others cannot
+ * hear of it without the agreement they skipped (the guide, "Deciding
+ * alone"). */
+static int run_alone(sc__call *call, const sc__pattern_ops *ops)
+{
+    const int trig =
+        call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
+    int rc = (int)call->ag[SC_AG_ERROR];
+
+    call->alone = 1;
+    if (rc == MPI_SUCCESS) {
+        call->ag[SC_AG_TRIGGER] = trig;
+        call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
+        call->strategy = trig ? SAFECOLL_STRATEGY_LARGECOUNT : SAFECOLL_STRATEGY_NATIVE;
+        if (trig && sc__config_verbose())
+            log_decision(call);
+        if (!trig)
+            SC_NATIVE_HOOK(call->coll, call->lay.max_count * call->lay.type_size);
+        /* The 64-bit view first (the executor keeps it): a layout that
+         * cannot be recovered fails here, before any MPI call. */
+        if (trig && (call->pattern != SC_PATTERN_ALLTOALL || !call->in_place))
+            rc = sc__layout_view(call, &call->lay);
+        if (trig && rc == MPI_SUCCESS && call->pattern == SC_PATTERN_ALLTOALL)
+            rc = sc__layout_view(call, &call->rlay);
+        if (rc == MPI_SUCCESS) {
+            rc = ops->exec[call->strategy](call);
+            /* Both run on the caller's communicator, where MPI has invoked
+             * the error handler. */
+            call->errh_done = rc != MPI_SUCCESS;
+        }
+    }
+    sc__stats_count(call->coll, call->strategy, call->ag[SC_AG_WRAPPED] ? SC_TRIG_D : 0,
+                    rc != MPI_SUCCESS);
+    sc__call_free(call);
+    if (rc != MPI_SUCCESS && !call->errh_done)
+        MPI_Comm_call_errhandler(call->comm, rc);
+    return rc;
+}
 
 int sc__run(sc__call *call)
 {
@@ -547,6 +625,12 @@ int sc__run(sc__call *call)
         return sc__run_nb(call, call->request);
     if (!call->nb)
         sc__nb_drain(call->comm);
+    if (may_decide_alone(call))
+        return run_alone(call, ops);
+    /* An i-call's body has the engine's duplicate already. */
+    if (call->priv == MPI_COMM_NULL &&
+        (rc = sc__comm_private(call->comm, &call->priv)) != MPI_SUCCESS)
+        return fail_early(call, rc);
     detect(call, ops, forced);
     /* A direct call's vector is every rank's already (pipeline.h); an
      * error only this rank found cannot be told to the others without the

@@ -40,6 +40,10 @@ static atomic_int verbose;
  * once, never changed afterwards: the engine picks its mode per call. */
 static atomic_int nb_thread;
 static atomic_int perf_bounds = 1;
+/* SAFECOLL_AGREE: 1 (always) keeps the agreement in every irregular call;
+ * 0 (auto, the default) lets a call decide alone where the agreement
+ * cannot change the outcome (pipeline.c, decide_alone). */
+static atomic_int agree_always;
 /* SAFECOLL_NODE_CONDITIONS: the conditions of every communicator instead
  * of the detected ones (SC_COND_* bits), or -1 to detect them. */
 static atomic_int node_conditions = -1;
@@ -240,6 +244,15 @@ static void read_env(void)
                                       "SAFECOLL_PERF_BOUNDS: '%s' is not 0 or 1", v));
         atomic_store(&perf_bounds, (int)n);
     }
+    if ((v = env_value("SAFECOLL_AGREE")) != NULL) {
+        if (strcmp(v, "auto") == 0)
+            atomic_store(&agree_always, 0);
+        else if (strcmp(v, "always") == 0)
+            atomic_store(&agree_always, 1);
+        else
+            return env_fail(sc__error(MPI_ERR_ARG,
+                                      "SAFECOLL_AGREE: '%s' is not auto or always", v));
+    }
     if ((v = env_value("SAFECOLL_INT_LIMIT")) != NULL) {
         if (parse_long(v, 1, INT_MAX, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
@@ -292,6 +305,11 @@ int sc__config_verbose(void)
 int sc__config_perf_bounds(void)
 {
     return atomic_load_explicit(&perf_bounds, memory_order_relaxed);
+}
+
+int sc__config_agree_always(void)
+{
+    return atomic_load_explicit(&agree_always, memory_order_relaxed);
 }
 
 int sc__config_node_conditions(void)
@@ -388,6 +406,21 @@ int safecoll_perf_bounds_set(int on)
         return sc__error(MPI_ERR_ARG, "safecoll_perf_bounds_set: %d is not 0 or 1", on);
     atomic_store(&perf_bounds, on);
     return MPI_SUCCESS;
+}
+
+int safecoll_agree_set(int always)
+{
+    sc__config_init();
+    if (always != 0 && always != 1)
+        return sc__error(MPI_ERR_ARG, "safecoll_agree_set: %d is not 0 or 1", always);
+    atomic_store(&agree_always, always);
+    return MPI_SUCCESS;
+}
+
+int safecoll_agree_get(void)
+{
+    sc__config_init();
+    return atomic_load(&agree_always);
 }
 
 int safecoll_perf_bounds_get(void)

@@ -95,6 +95,9 @@ int sc__config_forced_all(safecoll_coll coll);
 int sc__config_verbose(void);
 /* Performance records route calls (SAFECOLL_PERF_BOUNDS, safecoll_perf_bounds_set). */
 int sc__config_perf_bounds(void);
+/* SAFECOLL_AGREE=always or safecoll_agree_set(1): no irregular call
+ * decides alone. */
+int sc__config_agree_always(void);
 MPI_Count sc__config_int_limit(void);
 /* 1 when SAFECOLL_NB_THREAD=1 asks for the progress thread (nb.h). */
 int sc__config_nb_thread(void);

@@ -868,6 +868,41 @@ static inline safecoll_stats tc_stats(safecoll_coll coll)
     return s;
 }
 
+/* Whether a blocking call of coll decides alone (doc/guide.md, "Deciding
+ * alone"; src/coll/pipeline.c, may_decide_alone), from the same settings
+ * and registry the library reads: then a rank runs largecount exactly when
+ * its own layout triggers, and native otherwise. */
+static inline int tc_decides_alone(safecoll_coll coll)
+{
+#if defined(MPI_VERSION) && MPI_VERSION >= 4
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    size_t n = 0;
+    int len = 0;
+
+    if (coll != SAFECOLL_COLL_GATHERV && coll != SAFECOLL_COLL_SCATTERV &&
+        coll != SAFECOLL_COLL_ALLTOALLV)
+        return 0;
+    if (safecoll_agree_get() || safecoll_check_get() ||
+        safecoll_strategy_get(coll) != SAFECOLL_STRATEGY_AUTO)
+        return 0;
+    MPI_Get_library_version(version, &len);
+    safecoll_bounds_count(&n);
+    for (size_t i = 0; i < n; i++) {
+        safecoll_bound b;
+        if (safecoll_bounds_get(i, &b) != MPI_SUCCESS || b.collective != coll)
+            continue;
+        if (b.kind == SAFECOLL_BOUND_PERFORMANCE && !safecoll_perf_bounds_get())
+            continue;
+        if (b.mpi[0] == '\0' || strstr(version, b.mpi) != NULL)
+            return 0;
+    }
+    return 1;
+#else
+    (void)coll;
+    return 0;
+#endif
+}
+
 /* Checks what one call added to the counters of coll: one call; on success
  * one execution by the forced strategy (or, for auto, by a non-native one
  * exactly when a trigger was expected); on error one error and no
@@ -878,11 +913,18 @@ static inline void tc_check_stats(tc_ctx *t, safecoll_coll coll, const safecoll_
 {
     safecoll_stats a = tc_stats(coll);
     unsigned long long native, other = 0;
+    /* Decided alone: only a rank whose own layout triggers leaves native,
+     * for largecount, and only it counts detector D. */
+    const int alone = strategy == SAFECOLL_STRATEGY_AUTO && trigger && tc_decides_alone(coll);
+    const unsigned long long lc = a.by_strategy[SAFECOLL_STRATEGY_LARGECOUNT] -
+                                  before->by_strategy[SAFECOLL_STRATEGY_LARGECOUNT];
 
     TC_CHECK(t, a.calls == before->calls + 1, "%s: stats calls %llu -> %llu, expected +1", label,
              before->calls, a.calls);
     TC_CHECK(t, a.errors == before->errors + (ok ? 0 : 1), "%s: stats errors %llu -> %llu",
              label, before->errors, a.errors);
+    if (wrapped >= 0 && ok && alone)
+        wrapped = wrapped && lc == 1;
     if (wrapped >= 0 && ok)
         TC_CHECK(t, a.triggered_d == before->triggered_d + (unsigned)wrapped,
                  "%s: stats triggered_d %llu -> %llu, expected +%d", label,
@@ -901,6 +943,11 @@ static inline void tc_check_stats(tc_ctx *t, safecoll_coll coll, const safecoll_
                  "%s: forced %s not counted once (by_strategy[%s] %llu -> %llu, total +%llu)",
                  label, tc_sname(strategy), tc_sname(strategy), before->by_strategy[strategy],
                  a.by_strategy[strategy], native + other);
+    } else if (alone) {
+        TC_CHECK(t, native + other == 1 && other == lc,
+                 "%s: auto deciding alone should run native or largecount once "
+                 "(native +%llu, largecount +%llu, others +%llu)",
+                 label, native, lc, other - lc);
     } else if (trigger) {
         TC_CHECK(t, native == 0 && other == 1,
                  "%s: auto above the limit should run a non-native strategy once "

@@ -16,6 +16,7 @@ static int rank, size;
 
 static void reset(void)
 {
+    safecoll_agree_set(0);
     safecoll_bounds_clear();
     safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_AUTO);
     safecoll_int_limit_set(INT_MAX);
@@ -185,12 +186,15 @@ END_TEST
 
 /* A strategy forced through the API on one rank only: every rank refuses
  * the call with MPI_ERR_ARG instead of running different code, and the
- * next call, with the settings alike again, works. */
+ * next call, with the settings alike again, works. That is the
+ * agreement's doing: the ranks without the forced strategy would decide
+ * alone (doc/guide.md, "Deciding alone"), so it is kept here. */
 START_TEST(strategy_forced_on_one_rank)
 {
     int counts[64], displs[64], sbuf[2] = {rank, rank}, rbuf[128], rc, lo, hi;
 
     reset();
+    safecoll_agree_set(1);
     for (int i = 0; i < size; i++) {
         counts[i] = 2;
         displs[i] = 2 * i;
