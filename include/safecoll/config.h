@@ -272,8 +272,8 @@ SAFECOLL_API int safecoll_check_set(int on);
  *        decide alone where the agreement cannot change its outcome (0,
  *        the default).
  *
- * With 0, a blocking gatherv, scatterv or alltoallv (int or _c) on an
- * MPI-4 library decides without a message when nothing but its own
+ * With 0, a gatherv, scatterv or alltoallv (blocking or i-form, int or
+ * _c) on an MPI-4 library decides without a message when nothing but its own
  * layout can trigger it: no strategy forced, no correctness or
  * performance record of the collective in the registry, no known MPI bug
  * of the collective, checking mode off. A rank whose own layout triggers

@@ -303,8 +303,27 @@ static int a2a_p2p(sc__call *call)
     return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
+#if SC_HAVE_MPI4
+static int a2a_post(sc__call *call, MPI_Request *req)
+{
+    const sc__layout *s = &call->lay, *r = &call->rlay;
+
+    if (call->large)
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Ialltoallv_c, send_buf(call), s->ccounts, s->cdispls,
+                          s->type, r->buf, r->ccounts, r->cdispls, r->type, call->comm, req);
+    if (r->counts != NULL)
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Ialltoallv_c, send_buf(call), s->counts, s->displs,
+                          s->type, r->buf, r->counts, r->displs, r->type, call->comm, req);
+    return SC_TR_CALL(SC_TR_NATIVE, MPI_Ialltoallv, send_buf(call), s->icounts, s->idispls,
+                      s->type, r->buf, r->icounts, r->idispls, r->type, call->comm, req);
+}
+#endif
+
 const sc__pattern_ops sc__alltoall_ops = {
     .feasible = a2a_feasible,
+#if SC_HAVE_MPI4
+    .post = a2a_post,
+#endif
     .exec = {
         [SAFECOLL_STRATEGY_NATIVE] = a2a_native,
 #if SC_HAVE_MPI4

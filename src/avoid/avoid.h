@@ -19,6 +19,12 @@ typedef struct sc__pattern_ops {
      * Returns an MPI error code for a failure of its own (e.g. memory). */
     int (*feasible)(sc__call *call);
     sc__exec_fn exec[SAFECOLL_NSTRATEGY];
+    /* An i-call that decided alone (pipeline.c): posts the i-form of the
+     * MPI call on the caller's communicator into *req and returns. The
+     * _c form with the caller's arrays for a _c call, with the 64-bit view
+     * when the pipeline made one (a layout that triggers), else the int
+     * form with the caller's arrays. NULL where no call decides alone. */
+    int (*post)(sc__call *call, MPI_Request *req);
 } sc__pattern_ops;
 
 extern const sc__pattern_ops *const sc__patterns[];

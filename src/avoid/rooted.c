@@ -279,8 +279,37 @@ static int exec_p2p(sc__call *call)
     return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
+#if SC_HAVE_MPI4
+static int rooted_post(sc__call *call, MPI_Request *req)
+{
+    const sc__layout *lay = &call->lay;
+    const MPI_Count *cc = call->large ? lay->ccounts : lay->counts;
+    const MPI_Aint *cd = call->large ? lay->cdispls : lay->displs;
+
+    if (cc != NULL || call->large) {
+        if (is_gather(call))
+            return SC_TR_CALL(SC_TR_NATIVE, MPI_Igatherv_c, leaf_buf(call, 0), call->leaf.count,
+                              call->leaf.type, lay->buf, cc, cd, lay->type, call->root,
+                              call->comm, req);
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Iscatterv_c, lay->buf, cc, cd, lay->type,
+                          (void *)leaf_buf(call, 0), call->leaf.count, call->leaf.type,
+                          call->root, call->comm, req);
+    }
+    if (is_gather(call))
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Igatherv, leaf_buf(call, 0), (int)call->leaf.count,
+                          call->leaf.type, lay->buf, lay->icounts, lay->idispls, lay->type,
+                          call->root, call->comm, req);
+    return SC_TR_CALL(SC_TR_NATIVE, MPI_Iscatterv, lay->buf, lay->icounts, lay->idispls,
+                      lay->type, (void *)leaf_buf(call, 0), (int)call->leaf.count,
+                      call->leaf.type, call->root, call->comm, req);
+}
+#endif
+
 const sc__pattern_ops sc__rooted_ops = {
     .feasible = rooted_feasible,
+#if SC_HAVE_MPI4
+    .post = rooted_post,
+#endif
     .exec = {
         [SAFECOLL_STRATEGY_NATIVE] = exec_native,
 #if SC_HAVE_MPI4

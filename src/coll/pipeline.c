@@ -551,13 +551,12 @@ static int fail_early(sc__call *call, int rc);
  * collective call (tests/mpi/test_alone.c checks it on every rank mix).
  * So the rank whose layout triggers runs the _c call and the others the
  * int call, on the caller's communicator, with no agreement at all. Only
- * gatherv, scatterv and alltoallv: allgatherv and alltoallw have known
- * bugs in MPICH 4.0.2's _c calls (known.c), and the i-forms still run
- * through the engine. */
+ * gatherv, scatterv and alltoallv, blocking and i-forms: allgatherv and
+ * alltoallw have known bugs in MPICH 4.0.2's _c calls (known.c). */
 static int may_decide_alone(const sc__call *call)
 {
 #if SC_HAVE_MPI4
-    return !call->regular && !call->direct && !call->nb && call->request == NULL &&
+    return !call->regular && !call->direct && !call->nb &&
            (call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER ||
             call->pattern == SC_PATTERN_ALLTOALL) &&
            call->forced == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() &&
@@ -568,6 +567,87 @@ static int may_decide_alone(const sc__call *call)
     (void)call;
     return 0;
 #endif
+}
+
+/* The rank of an i-call that decided alone whose 64-bit arrays the
+ * library made: MPI's request is waited for by an operation of the engine,
+ * whose request the caller gets, and the arrays are freed after. */
+typedef struct alone_wait {
+    sc__call call;
+    MPI_Request inner;
+} alone_wait;
+
+static int alone_wait_body(void *arg)
+{
+    return sc__nb_waitall(1, &((alone_wait *)arg)->inner);
+}
+
+static void alone_wait_free(void *arg)
+{
+    sc__call_free(&((alone_wait *)arg)->call);
+    free(arg);
+}
+
+/* An i-call that decided alone: MPI's own i-call on the caller's
+ * communicator, posted now, as the caller would have posted it; its
+ * request is the caller's. Every rank posts at the call, in call order,
+ * so calls on one communicator match as MPI's do. A rank whose int
+ * layout triggers gets the 64-bit view and posts the _c call; the view
+ * must live until MPI is done with it, so that rank alone hands the
+ * request to the engine (which posts nothing). */
+static int run_alone_i(sc__call *call, const sc__pattern_ops *ops)
+{
+    const int trig =
+        call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
+    int rc = (int)call->ag[SC_AG_ERROR];
+    int mpi_rc = 0;
+    alone_wait *w = NULL;
+
+    call->alone = 1;
+    call->strategy = trig ? SAFECOLL_STRATEGY_LARGECOUNT : SAFECOLL_STRATEGY_NATIVE;
+    call->ag[SC_AG_TRIGGER] = trig;
+    call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
+    if (rc == MPI_SUCCESS && trig && !call->large) {
+        if (call->pattern != SC_PATTERN_ALLTOALL || !call->in_place)
+            rc = sc__layout_view(call, &call->lay);
+        if (rc == MPI_SUCCESS && call->pattern == SC_PATTERN_ALLTOALL)
+            rc = sc__layout_view(call, &call->rlay);
+        /* The engine orders its operations by a key: the blocking calls'
+         * duplicate, which the first meeting made (no collective here). */
+        if (rc == MPI_SUCCESS)
+            rc = sc__comm_private(call->comm, &call->priv);
+        if (rc == MPI_SUCCESS && (w = malloc(sizeof *w)) == NULL)
+            rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
+    }
+    if (rc == MPI_SUCCESS) {
+        if (trig && sc__config_verbose())
+            log_decision(call);
+        if (w != NULL) {
+            w->call = *call;
+            w->inner = MPI_REQUEST_NULL;
+            rc = ops->post(&w->call, &w->inner);
+            mpi_rc = rc != MPI_SUCCESS;
+            if (rc == MPI_SUCCESS)
+                rc = sc__nb_start(w->call.priv, alone_wait_body, w, alone_wait_free, 0,
+                                  call->request);
+            else
+                alone_wait_free(w);
+            /* The engine's copy owns the arrays now. */
+            memset(&call->lay, 0, sizeof call->lay);
+            memset(&call->rlay, 0, sizeof call->rlay);
+            memset(call->scratch, 0, sizeof call->scratch);
+        } else {
+            rc = ops->post(call, call->request);
+            mpi_rc = rc != MPI_SUCCESS;
+        }
+    }
+    sc__stats_count(call->coll, call->strategy, call->ag[SC_AG_WRAPPED] ? SC_TRIG_D : 0,
+                    rc != MPI_SUCCESS);
+    sc__call_free(call);
+    /* MPI raised its own failure on the caller's communicator already. */
+    if (rc != MPI_SUCCESS && !mpi_rc)
+        MPI_Comm_call_errhandler(call->comm, rc);
+    return rc;
 }
 
 /* A call that decided alone: native, or largecount on a rank whose own
@@ -621,6 +701,8 @@ int sc__run(sc__call *call)
     if (!call->nb && call->request == NULL && SC_CHECK_ON() && sc__check_is_v(call->coll) &&
         (rc = sc__check_v(call)) != MPI_SUCCESS)
         return fail_early(call, rc);
+    if (call->request != NULL && !call->nb && ops->post != NULL && may_decide_alone(call))
+        return run_alone_i(call, ops);
     if (call->request != NULL && !call->nb)
         return sc__run_nb(call, call->request);
     if (!call->nb)

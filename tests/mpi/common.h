@@ -868,7 +868,7 @@ static inline safecoll_stats tc_stats(safecoll_coll coll)
     return s;
 }
 
-/* Whether a blocking call of coll decides alone (doc/guide.md, "Deciding
+/* Whether a call of coll decides alone (doc/guide.md, "Deciding
  * alone"; src/coll/pipeline.c, may_decide_alone), from the same settings
  * and registry the library reads: then a rank runs largecount exactly when
  * its own layout triggers, and native otherwise. */
@@ -880,7 +880,8 @@ static inline int tc_decides_alone(safecoll_coll coll)
     int len = 0;
 
     if (coll != SAFECOLL_COLL_GATHERV && coll != SAFECOLL_COLL_SCATTERV &&
-        coll != SAFECOLL_COLL_ALLTOALLV)
+        coll != SAFECOLL_COLL_ALLTOALLV && coll != SAFECOLL_COLL_IGATHERV &&
+        coll != SAFECOLL_COLL_ISCATTERV && coll != SAFECOLL_COLL_IALLTOALLV)
         return 0;
     if (safecoll_agree_get() || safecoll_check_get() ||
         safecoll_strategy_get(coll) != SAFECOLL_STRATEGY_AUTO)

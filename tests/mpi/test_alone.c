@@ -20,6 +20,21 @@
 #include <safecoll.h>
 
 static int rank, size;
+/* 1: the cases run the i-forms, started and then waited for. */
+static int nb_mode;
+
+static safecoll_coll form(safecoll_coll blocking, safecoll_coll nb)
+{
+    return nb_mode ? nb : blocking;
+}
+
+/* Waits for an i-call's request; rc is the call's own return. */
+static int finish(int rc, MPI_Request *req)
+{
+    if (!nb_mode || rc != MPI_SUCCESS)
+        return rc;
+    return MPI_Wait(req, MPI_STATUS_IGNORE);
+}
 
 #if defined(MPI_VERSION) && MPI_VERSION >= 4
 #define HAVE_C 1
@@ -106,7 +121,7 @@ static void gatherv_case(int agree, int large, int record)
     if (record) {
         safecoll_bound b;
         ck_assert_int_eq(safecoll_bound_init(&b), MPI_SUCCESS);
-        b.collective = SAFECOLL_COLL_GATHERV;
+        b.collective = form(SAFECOLL_COLL_GATHERV, SAFECOLL_COLL_IGATHERV);
         b.cls = SAFECOLL_BOUND_G_ELEMENTS;
         b.bound = 1;
         b.s_min = b.s_max = 8;
@@ -124,15 +139,24 @@ static void gatherv_case(int agree, int large, int record)
         recv[k] = -7;
     for (int k = 0; k < 5 + rank; k++)
         send[k] = rank * 100 + k;
-    safecoll_stats_get(SAFECOLL_COLL_GATHERV, &before);
-    if (large)
+    const safecoll_coll c = form(SAFECOLL_COLL_GATHERV, SAFECOLL_COLL_IGATHERV);
+    MPI_Request req = MPI_REQUEST_NULL;
+    safecoll_stats_get(c, &before);
+    if (large && nb_mode)
+        rc = safecoll_igatherv_c(send, 5 + rank, MPI_INT, recv, ccounts, cdispls, MPI_INT, root,
+                                 MPI_COMM_WORLD, &req);
+    else if (nb_mode)
+        rc = safecoll_igatherv(send, 5 + rank, MPI_INT, recv, counts, displs, MPI_INT, root,
+                               MPI_COMM_WORLD, &req);
+    else if (large)
         rc = safecoll_gatherv_c(send, 5 + rank, MPI_INT, recv, ccounts, cdispls, MPI_INT, root,
                                 MPI_COMM_WORLD);
     else
         rc = safecoll_gatherv(send, 5 + rank, MPI_INT, recv, counts, displs, MPI_INT, root,
                               MPI_COMM_WORLD);
+    rc = finish(rc, &req);
     ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
-    expect(ran(SAFECOLL_COLL_GATHERV, &before), rank == root, agree);
+    expect(ran(c, &before), rank == root, agree);
     if (rank == root)
         for (int i = 0; i < size; i++)
             for (int k = 0; k < counts[i] + 3; k++)
@@ -191,15 +215,24 @@ static void scatterv_case(int agree, int large)
         send[k] = k;
     for (int k = 0; k < 16; k++)
         recv[k] = -7;
-    safecoll_stats_get(SAFECOLL_COLL_SCATTERV, &before);
-    if (large)
+    const safecoll_coll c = form(SAFECOLL_COLL_SCATTERV, SAFECOLL_COLL_ISCATTERV);
+    MPI_Request req = MPI_REQUEST_NULL;
+    safecoll_stats_get(c, &before);
+    if (large && nb_mode)
+        rc = safecoll_iscatterv_c(send, ccounts, cdispls, MPI_INT, recv, 6 + rank, MPI_INT, 0,
+                                  MPI_COMM_WORLD, &req);
+    else if (nb_mode)
+        rc = safecoll_iscatterv(send, counts, displs, MPI_INT, recv, 6 + rank, MPI_INT, 0,
+                                MPI_COMM_WORLD, &req);
+    else if (large)
         rc = safecoll_scatterv_c(send, ccounts, cdispls, MPI_INT, recv, 6 + rank, MPI_INT, 0,
                                  MPI_COMM_WORLD);
     else
         rc = safecoll_scatterv(send, counts, displs, MPI_INT, recv, 6 + rank, MPI_INT, 0,
                                MPI_COMM_WORLD);
+    rc = finish(rc, &req);
     ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
-    expect(ran(SAFECOLL_COLL_SCATTERV, &before), rank == 0, agree);
+    expect(ran(c, &before), rank == 0, agree);
     for (int k = 0; k < 16; k++)
         bad += recv[k] != (k < 6 + rank ? displs[rank] + k : -7);
     ck_assert_msg(bad == 0, "rank %d: %d wrong ints", rank, bad);
@@ -251,15 +284,24 @@ static void alltoallv_case(int agree, int large)
     }
     for (int k = 0; k < 80; k++)
         rbuf[k] = -7;
-    safecoll_stats_get(SAFECOLL_COLL_ALLTOALLV, &before);
-    if (large)
+    const safecoll_coll c = form(SAFECOLL_COLL_ALLTOALLV, SAFECOLL_COLL_IALLTOALLV);
+    MPI_Request req = MPI_REQUEST_NULL;
+    safecoll_stats_get(c, &before);
+    if (large && nb_mode)
+        rc = safecoll_ialltoallv_c(sbuf, csc, csd, MPI_INT, rbuf, crc, crd, MPI_INT,
+                                   MPI_COMM_WORLD, &req);
+    else if (nb_mode)
+        rc = safecoll_ialltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc_, rd, MPI_INT, MPI_COMM_WORLD,
+                                 &req);
+    else if (large)
         rc = safecoll_alltoallv_c(sbuf, csc, csd, MPI_INT, rbuf, crc, crd, MPI_INT,
                                   MPI_COMM_WORLD);
     else
         rc = safecoll_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc_, rd, MPI_INT, MPI_COMM_WORLD);
+    rc = finish(rc, &req);
     ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
     /* On 2 ranks rank 1's last displacement is 10, past 8; on more, too. */
-    expect(ran(SAFECOLL_COLL_ALLTOALLV, &before), rank == 1, agree);
+    expect(ran(c, &before), rank == 1, agree);
     for (int k = 0; k < 80; k++) {
         int from = k % gap == 0 && k / gap < size ? k / gap : -1;
         bad += rbuf[k] != (from >= 0 ? from * 100 + rank : -7);
@@ -283,6 +325,70 @@ END_TEST
 START_TEST(alltoallv_agree_always)
 {
     alltoallv_case(1, 0);
+}
+END_TEST
+
+/* The same cases through the i-forms (start, then MPI_Wait). */
+START_TEST(i_forms)
+{
+    nb_mode = 1;
+    for (int large = 0; large < 2; large++) {
+        gatherv_case(0, large, 0);
+        scatterv_case(0, large);
+        alltoallv_case(0, large);
+    }
+    gatherv_case(1, 0, 0);
+    gatherv_case(0, 0, 1);
+    scatterv_case(1, 0);
+    alltoallv_case(1, 0);
+    nb_mode = 0;
+}
+END_TEST
+
+/* i-calls that decide alone keep MPI's order: a triggered igatherv (the
+ * root's request is the engine's, the others' MPI's) and an untriggered
+ * one started right after it on the same communicator, waited for in the
+ * reverse order, then a blocking one. */
+START_TEST(i_order)
+{
+    const int root = 0;
+    int counts[16], displs[16], small[16], sdispls[16], send[16], recv[256], recv2[64], recv3[64];
+    int bad = 0;
+    MPI_Request req[2];
+
+    safecoll_agree_set(0);
+    safecoll_int_limit_set(4);
+    for (int i = 0; i < size; i++) {
+        counts[i] = 6;
+        displs[i] = 7 * i;
+        small[i] = 1;
+        sdispls[i] = i;
+    }
+    for (int k = 0; k < 6; k++)
+        send[k] = rank * 10 + k;
+    memset(recv, 0xff, sizeof recv);
+    memset(recv2, 0xff, sizeof recv2);
+    memset(recv3, 0xff, sizeof recv3);
+    ck_assert_int_eq(safecoll_igatherv(send, 6, MPI_INT, recv, counts, displs, MPI_INT, root,
+                                       MPI_COMM_WORLD, &req[0]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_igatherv(send, 1, MPI_INT, recv2, small, sdispls, MPI_INT, root,
+                                       MPI_COMM_WORLD, &req[1]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Wait(&req[1], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_gatherv(send, 1, MPI_INT, recv3, small, sdispls, MPI_INT, root,
+                                      MPI_COMM_WORLD),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Wait(&req[0], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    if (rank == root)
+        for (int i = 0; i < size; i++) {
+            for (int k = 0; k < 6; k++)
+                bad += recv[7 * i + k] != i * 10 + k;
+            bad += recv2[i] != i * 10;
+            bad += recv3[i] != i * 10;
+        }
+    safecoll_int_limit_set(INT_MAX);
+    ck_assert_msg(bad == 0, "rank %d: %d wrong ints", rank, bad);
 }
 END_TEST
 
@@ -369,6 +475,8 @@ int main(int argc, char **argv)
     tcase_add_test(tc, alltoallv_c_one_rank_alone);
     tcase_add_test(tc, alltoallv_agree_always);
     tcase_add_test(tc, agree_always_spreads_errors);
+    tcase_add_test(tc, i_forms);
+    tcase_add_test(tc, i_order);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
     srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
