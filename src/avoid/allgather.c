@@ -66,7 +66,26 @@ static int ag_largecount(sc__call *call)
     if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
         return rc;
     return SC_COLL(MPI_Allgatherv_c, MPI_Iallgatherv_c, send_buf(call, 0), call->leaf.count,
-                   call->leaf.type, lay->buf, lay->counts, lay->displs, lay->type, call->priv);
+                   call->leaf.type, lay->buf, lay->counts, lay->displs, lay->type,
+                   sc__call_comm(call));
+}
+
+/* An i-call that decided alone (avoid.h, post). */
+static int ag_post(sc__call *call, MPI_Request *req)
+{
+    const sc__layout *lay = &call->lay;
+
+    if (call->large)
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Iallgatherv_c, send_buf(call, 0), call->leaf.count,
+                          call->leaf.type, lay->buf, lay->ccounts, lay->cdispls, lay->type,
+                          call->comm, req);
+    if (lay->counts != NULL)
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Iallgatherv_c, send_buf(call, 0), call->leaf.count,
+                          call->leaf.type, lay->buf, lay->counts, lay->displs, lay->type,
+                          call->comm, req);
+    return SC_TR_CALL(SC_TR_NATIVE, MPI_Iallgatherv, send_buf(call, 0), (int)call->leaf.count,
+                      call->leaf.type, lay->buf, lay->icounts, lay->idispls, lay->type,
+                      call->comm, req);
 }
 #endif
 
@@ -194,6 +213,9 @@ static int ag_p2p(sc__call *call)
 
 const sc__pattern_ops sc__allgather_ops = {
     .feasible = ag_feasible,
+#if SC_HAVE_MPI4
+    .post = ag_post,
+#endif
     .exec = {
         [SAFECOLL_STRATEGY_NATIVE] = ag_native,
 #if SC_HAVE_MPI4

@@ -195,9 +195,10 @@ typedef struct sc__call {
 /* Known bugs of the running MPI library (known.c): the strategies that
  * would hit one with this call, as bits; *what names the bug. */
 unsigned sc__known_bugs(const sc__call *call, const char **what);
-/* Whether the running MPI library has a known bug of this pattern at all,
- * whatever the call: the same answer on every rank. */
-int sc__known_any(sc__pattern pattern);
+/* Whether the running MPI library has a known bug of this pattern whose
+ * condition only some ranks may see (the others' conditions every rank
+ * finds alike, through sc__known_bugs). */
+int sc__known_local(sc__pattern pattern);
 
 /* Whether a regular call's chunk must run the v-form's rounds because the
  * regular rounds' resized types would meet a known bug (known.c). */

@@ -18,6 +18,11 @@ typedef struct known_bug {
     int (*applies)(const sc__call *call);
     unsigned broken;      /* bit s: strategy s is affected */
     const char *what;
+    /* 1: the condition reads only what every rank holds alike (the number
+     * of processes, the i-form, MPI_IN_PLACE where MPI requires it on
+     * every rank, counts MPI requires equal), so every rank finds the same
+     * without a message and a call may decide alone (pipeline.c). */
+    int global;
 } known_bug;
 
 #define BIT(s) (1u << (s))
@@ -132,20 +137,22 @@ static const known_bug known_bugs[] = {
      BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT) |
          BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_SEGMENT) |
          BIT(SAFECOLL_STRATEGY_CHUNK),
-     "MPI_Allgatherv on one process ignores displs"},
+     "MPI_Allgatherv on one process ignores displs", 1},
+    /* allgatherv's recvcounts are the same on every rank (MPI). */
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLGATHER, allgatherv_c_count_over_int,
-     BIT(SAFECOLL_STRATEGY_LARGECOUNT), "MPI_Allgatherv_c with a count above INT_MAX crashes"},
+     BIT(SAFECOLL_STRATEGY_LARGECOUNT), "MPI_Allgatherv_c with a count above INT_MAX crashes", 1},
     {"Open MPI v", SC_PATTERN_ALLGATHER, allgatherv_send_type_size_v,
      BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_SEGMENT),
-     "MPI_Allgatherv deadlocks when send type sizes differ across ranks"},
+     "MPI_Allgatherv deadlocks when send type sizes differ across ranks", 0},
     {"Open MPI v", SC_PATTERN_ALLGATHER, allgatherv_send_type_size_regular,
      BIT(SAFECOLL_STRATEGY_SEGMENT),
-     "MPI_Allgatherv deadlocks when send type sizes differ across ranks"},
+     "MPI_Allgatherv deadlocks when send type sizes differ across ranks", 0},
+    /* MPI_IN_PLACE in alltoallw is given on every rank or on none (MPI). */
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLTOALLW, ialltoallw_in_place,
      BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT),
-     "MPI_Ialltoallw in place fails when the peers' blocks differ"},
+     "MPI_Ialltoallw in place fails when the peers' blocks differ", 1},
     {"Open MPI v", SC_PATTERN_ALLTOALLW, alltoallw_single_displs, BIT(SAFECOLL_STRATEGY_NATIVE),
-     "MPI_Alltoallw on one process scales the byte displacements by the extents"},
+     "MPI_Alltoallw on one process scales the byte displacements by the extents", 1},
 };
 
 #define NKNOWN (sizeof known_bugs / sizeof known_bugs[0])
@@ -156,8 +163,8 @@ static const known_bug known_bugs[] = {
 static pthread_once_t version_once = PTHREAD_ONCE_INIT;
 static unsigned char library_matches[NKNOWN];
 static int mpich_402;
-/* Per pattern, whether the library matches a bug of it: set once with the
- * matches (match_library). */
+/* Per pattern, whether the library matches a bug of it whose condition
+ * some ranks only may see: set once with the matches (match_library). */
 static unsigned char pattern_known[SC_PATTERN_REDUCE + 1];
 
 
@@ -170,13 +177,13 @@ static void match_library(void)
         return;
     for (size_t i = 0; i < NKNOWN; i++) {
         library_matches[i] = strstr(version, known_bugs[i].library) != NULL;
-        if (library_matches[i])
+        if (library_matches[i] && !known_bugs[i].global)
             pattern_known[known_bugs[i].pattern] = 1;
     }
     mpich_402 = strstr(version, "MPICH Version:\t4.0.2\n") != NULL;
 }
 
-int sc__known_any(sc__pattern pattern)
+int sc__known_local(sc__pattern pattern)
 {
     pthread_once(&version_once, match_library);
     return pattern_known[pattern];

@@ -881,7 +881,8 @@ static inline int tc_decides_alone(safecoll_coll coll)
 
     if (coll != SAFECOLL_COLL_GATHERV && coll != SAFECOLL_COLL_SCATTERV &&
         coll != SAFECOLL_COLL_ALLTOALLV && coll != SAFECOLL_COLL_IGATHERV &&
-        coll != SAFECOLL_COLL_ISCATTERV && coll != SAFECOLL_COLL_IALLTOALLV)
+        coll != SAFECOLL_COLL_ISCATTERV && coll != SAFECOLL_COLL_IALLTOALLV &&
+        coll != SAFECOLL_COLL_ALLGATHERV && coll != SAFECOLL_COLL_IALLGATHERV)
         return 0;
     if (safecoll_agree_get() || safecoll_check_get() ||
         safecoll_strategy_get(coll) != SAFECOLL_STRATEGY_AUTO)
@@ -925,7 +926,7 @@ static inline void tc_check_stats(tc_ctx *t, safecoll_coll coll, const safecoll_
     TC_CHECK(t, a.errors == before->errors + (ok ? 0 : 1), "%s: stats errors %llu -> %llu",
              label, before->errors, a.errors);
     if (wrapped >= 0 && ok && alone)
-        wrapped = wrapped && lc == 1;
+        wrapped = wrapped && other == 1;
     if (wrapped >= 0 && ok)
         TC_CHECK(t, a.triggered_d == before->triggered_d + (unsigned)wrapped,
                  "%s: stats triggered_d %llu -> %llu, expected +%d", label,
@@ -945,8 +946,10 @@ static inline void tc_check_stats(tc_ctx *t, safecoll_coll coll, const safecoll_
                  label, tc_sname(strategy), tc_sname(strategy), before->by_strategy[strategy],
                  a.by_strategy[strategy], native + other);
     } else if (alone) {
-        TC_CHECK(t, native + other == 1 && other == lc,
-                 "%s: auto deciding alone should run native or largecount once "
+        /* largecount, or (a known bug every rank sees, such as MPICH
+         * 4.0.2's allgatherv on one process) the agreed strategy. */
+        TC_CHECK(t, native + other == 1,
+                 "%s: auto deciding alone should run one strategy "
                  "(native +%llu, largecount +%llu, others +%llu)",
                  label, native, lc, other - lc);
     } else if (trigger) {

@@ -1,11 +1,12 @@
 /*
  * Deciding alone (issue 17): where the agreement cannot change the
- * outcome, a blocking gatherv, scatterv or alltoallv makes no agreement. A
+ * outcome, a gatherv, scatterv, allgatherv or alltoallv makes no
+ * agreement. A
  * rank whose own layout triggers runs the MPI-4 _c call while the others
  * run the int call, in one collective call on the caller's communicator.
  * Checked here: exact data and each rank's own strategy for every mix
- * (the root triggered and the leaves not; one rank of an alltoallv with
- * its own layout past the limit), the int and _c entry points, and that
+ * (the root triggered and the leaves not; one rank of an allgatherv or
+ * alltoallv with its own layout past the limit), the int and _c entry points, and that
  * SAFECOLL_AGREE=always (safecoll_agree_set) and a registry record bring
  * the agreement back (every rank runs the same strategy, and an error of
  * one rank becomes everyone's). On an MPI-3 library (no _c calls) every
@@ -310,6 +311,59 @@ static void alltoallv_case(int agree, int large)
     teardown();
 }
 
+/* allgatherv of one int per rank, where rank 1 alone receives into a
+ * layout with gaps of 10 (displacements are each rank's own): past the
+ * limit of 8 on rank 1 only, which runs MPI_Allgatherv_c. */
+static void allgatherv_case(int agree, int large)
+{
+    int counts[8], displs[8], rbuf[80], bad = 0, rc, send = rank * 100 + 7;
+    MPI_Count ccounts[8];
+    MPI_Aint cdispls[8];
+    const int gap = rank == 1 ? 10 : 1;
+    const safecoll_coll c = form(SAFECOLL_COLL_ALLGATHERV, SAFECOLL_COLL_IALLGATHERV);
+    MPI_Request req = MPI_REQUEST_NULL;
+    safecoll_stats before;
+
+    setup(agree);
+    safecoll_int_limit_set(8);
+    for (int j = 0; j < size; j++) {
+        counts[j] = ccounts[j] = 1;
+        displs[j] = cdispls[j] = j * gap;
+    }
+    for (int k = 0; k < 80; k++)
+        rbuf[k] = -7;
+    safecoll_stats_get(c, &before);
+    if (large && nb_mode)
+        rc = safecoll_iallgatherv_c(&send, 1, MPI_INT, rbuf, ccounts, cdispls, MPI_INT,
+                                    MPI_COMM_WORLD, &req);
+    else if (nb_mode)
+        rc = safecoll_iallgatherv(&send, 1, MPI_INT, rbuf, counts, displs, MPI_INT,
+                                  MPI_COMM_WORLD, &req);
+    else if (large)
+        rc = safecoll_allgatherv_c(&send, 1, MPI_INT, rbuf, ccounts, cdispls, MPI_INT,
+                                   MPI_COMM_WORLD);
+    else
+        rc = safecoll_allgatherv(&send, 1, MPI_INT, rbuf, counts, displs, MPI_INT,
+                                 MPI_COMM_WORLD);
+    rc = finish(rc, &req);
+    ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
+    expect(ran(c, &before), rank == 1, agree);
+    for (int k = 0; k < 80; k++) {
+        int from = k % gap == 0 && k / gap < size ? k / gap : -1;
+        bad += rbuf[k] != (from >= 0 ? from * 100 + 7 : -7);
+    }
+    ck_assert_msg(bad == 0, "rank %d: %d wrong ints", rank, bad);
+    teardown();
+}
+
+START_TEST(allgatherv_one_rank_alone)
+{
+    allgatherv_case(0, 0);
+    allgatherv_case(0, 1);
+    allgatherv_case(1, 0);
+}
+END_TEST
+
 START_TEST(alltoallv_one_rank_alone)
 {
     alltoallv_case(0, 0);
@@ -336,7 +390,9 @@ START_TEST(i_forms)
         gatherv_case(0, large, 0);
         scatterv_case(0, large);
         alltoallv_case(0, large);
+        allgatherv_case(0, large);
     }
+    allgatherv_case(1, 0);
     gatherv_case(1, 0, 0);
     gatherv_case(0, 0, 1);
     scatterv_case(1, 0);
@@ -471,6 +527,7 @@ int main(int argc, char **argv)
     tcase_add_test(tc, scatterv_root_alone);
     tcase_add_test(tc, scatterv_c_root_alone);
     tcase_add_test(tc, scatterv_agree_always);
+    tcase_add_test(tc, allgatherv_one_rank_alone);
     tcase_add_test(tc, alltoallv_one_rank_alone);
     tcase_add_test(tc, alltoallv_c_one_rank_alone);
     tcase_add_test(tc, alltoallv_agree_always);
