@@ -139,6 +139,12 @@ int sc__bounds_perf_any(safecoll_coll coll);
 /* The same for the correctness records (sc__bounds_limit's). Both answer
  * 0 before sc__bounds_init has merged the sources. */
 int sc__bounds_corr_any(safecoll_coll coll);
+/* Whether a record of coll of the kind (perf 0: correctness, 1:
+ * performance) that applies to the running MPI could apply at nprocs
+ * processes, whatever the type size and node conditions: two atomic
+ * loads. Every rank of a communicator gets the same answer from the same
+ * registry (pipeline.c, deciding alone). */
+int sc__bounds_any_at(safecoll_coll coll, int nprocs, int perf);
 /* The size in bytes of the global buffer at or below which no performance
  * record of coll routes a call (LLONG_MAX without one): one atomic load. */
 MPI_Count sc__bounds_perf_floor(safecoll_coll coll);

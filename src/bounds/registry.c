@@ -76,6 +76,10 @@ static size_t plim_start[SAFECOLL_NCOLL + 1];  /* slice of collective c */
  * (perf_floor, see rebuild). */
 static atomic_int corr_n[SAFECOLL_NCOLL];
 static atomic_int perf_n[SAFECOLL_NCOLL];
+/* The smallest p_min and largest p_max of those records, per kind
+ * (0 correctness, 1 performance) and collective: a process count outside
+ * reads no record of the kind (sc__bounds_any_at). */
+static atomic_int any_pmin[2][SAFECOLL_NCOLL], any_pmax[2][SAFECOLL_NCOLL];
 static atomic_int perf_cond_n[SAFECOLL_NCOLL]; /* of them, those that name a condition */
 static atomic_llong perf_floor[SAFECOLL_NCOLL];
 static atomic_ulong generation;
@@ -154,6 +158,28 @@ static int reserve(size_t n)
 static void rebuild(void)
 {
     size_t fill[SAFECOLL_NCOLL] = {0};
+    int pmin[2][SAFECOLL_NCOLL], pmax[2][SAFECOLL_NCOLL];
+
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        for (int k = 0; k < 2; k++) {
+            pmin[k][c] = INT_MAX;
+            pmax[k][c] = -1;
+        }
+    for (size_t i = 0; i < reg.n; i++) {
+        const safecoll_bound *b = &reg.v[i].b;
+        const int k = b->kind == SAFECOLL_BOUND_PERFORMANCE;
+        if (!reg.v[i].applies)
+            continue;
+        if (b->p_min < pmin[k][b->collective])
+            pmin[k][b->collective] = b->p_min;
+        if (b->p_max > pmax[k][b->collective])
+            pmax[k][b->collective] = b->p_max;
+    }
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        for (int k = 0; k < 2; k++) {
+            atomic_store(&any_pmin[k][c], pmin[k][c]);
+            atomic_store(&any_pmax[k][c], pmax[k][c]);
+        }
 
     /* Performance records never make a call fail-safe: they have an index
      * of their own (perf) and stay out of the detectors' one. */
@@ -815,6 +841,14 @@ int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *
     if (perf_covers != NULL)
         *perf_covers = m->perf;
     return MPI_SUCCESS;
+}
+
+int sc__bounds_any_at(safecoll_coll coll, int nprocs, int perf)
+{
+    const int k = perf != 0;
+
+    return atomic_load_explicit(&any_pmin[k][coll], memory_order_acquire) <= nprocs &&
+           nprocs <= atomic_load_explicit(&any_pmax[k][coll], memory_order_acquire);
 }
 
 int sc__bounds_corr_any(safecoll_coll coll)

@@ -564,8 +564,8 @@ static int may_decide_alone(const sc__call *call)
            (call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER ||
             call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLGATHER) &&
            call->forced == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() &&
-           !SC_CHECK_ON() && !sc__bounds_corr_any(call->coll) &&
-           !(sc__config_perf_bounds() && sc__bounds_perf_any(call->coll)) &&
+           !SC_CHECK_ON() && !sc__bounds_any_at(call->coll, call->size, 0) &&
+           !(sc__config_perf_bounds() && sc__bounds_any_at(call->coll, call->size, 1)) &&
            !sc__known_local(call->pattern) &&
            /* A bug whose condition every rank sees alike (known.c): all
             * agree. After an error the arrays may be missing; the error is
