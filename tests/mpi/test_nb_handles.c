@@ -580,8 +580,10 @@ static void compare(tc_ctx *t, const char *label, const char *got, const char *w
     }
 }
 
-/* The v-forms and alltoallw always run the pipeline, behind a request of
- * the library's. */
+/* The v-forms and alltoallw run the pipeline, behind a request of the
+ * library's, where they agree (alltoallw always; the others on MPI-3, or
+ * when triggered and the agreement is kept); deciding alone, MPI's own
+ * request. */
 static int own_pipeline(safecoll_coll coll)
 {
     return coll == SAFECOLL_COLL_IALLGATHERV || coll == SAFECOLL_COLL_IALLTOALLV ||
@@ -647,7 +649,9 @@ static void run_case(tc_ctx *t, const ncase *c)
 
 /* The communicators made so far, once the library has made the private
  * duplicates it keeps on MPI_COMM_WORLD until MPI_Finalize (by a first
- * safe i-call there that goes through its pipeline, as a v-form does). */
+ * safe i-call there that goes through its pipeline: a v-form that agrees,
+ * as SAFECOLL_AGREE=always makes it; one that decides alone is MPI's own
+ * call). */
 static int comms_baseline(void)
 {
     const int p = tc_size(MPI_COMM_WORLD), me = tc_rank(MPI_COMM_WORLD);
@@ -658,9 +662,11 @@ static int comms_baseline(void)
         counts[i] = 1;
         displs[i] = i;
     }
+    safecoll_agree_set(1);
     if (safecoll_iallgatherv(&me, 1, MPI_INT, all, counts, displs, MPI_INT, MPI_COMM_WORLD,
                              &req) == MPI_SUCCESS)
         MPI_Wait(&req, MPI_STATUS_IGNORE);
+    safecoll_agree_set(0);
     free(all);
     return live_count(&nlive_comms);
 }
