@@ -18,12 +18,16 @@
  *   bounds: SAFECOLL_BOUNDS names a missing file on the odd ranks, whose
  *           setup fails with MPI_ERR_NO_SUCH_FILE: every rank returns it;
  *   check: SAFECOLL_CHECK=1 (checking mode) on the odd ranks, whose calls
- *          would add a message the even ranks never make.
+ *          would add a message the even ranks never make;
+ *   agree: SAFECOLL_AGREE=always on the odd ranks, whose irregular calls
+ *          would wait in an agreement the even ranks, deciding alone,
+ *          never make.
  */
 /* mpi-procs: 2 3 4 */
 /* mpi-env: TC_SETTINGS=limit */
 /* mpi-env: TC_SETTINGS=bounds */
 /* mpi-env: TC_SETTINGS=check */
+/* mpi-env: TC_SETTINGS=agree */
 #include "common.h"
 
 #include <check.h>
@@ -63,6 +67,8 @@ static void set_mine(void)
         setenv("SAFECOLL_BOUNDS", "/nonexistent/safecoll-test/missing.bounds", 1);
     else if (strcmp(mode, "check") == 0)
         setenv("SAFECOLL_CHECK", "1", 1);
+    else if (strcmp(mode, "agree") == 0)
+        setenv("SAFECOLL_AGREE", "always", 1);
     else
         setenv("SAFECOLL_STRATEGY", "all=p2p", 1);
 }

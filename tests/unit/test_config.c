@@ -571,11 +571,13 @@ typedef struct child_report {
     char later_error[700];       /* ... after a later call */
     int overlaps;                /* safecoll_nonblocking_overlaps(), MPI not initialised */
     int conds;                   /* sc__config_node_conditions() */
+    int agree;                   /* safecoll_agree_get() */
 } child_report;
 
 static const char *const env_vars[] = {"SAFECOLL_STRATEGY", "SAFECOLL_VERBOSE",
                                        "SAFECOLL_INT_LIMIT", "SAFECOLL_PERF_BOUNDS",
-                                       "SAFECOLL_NB_THREAD", "SAFECOLL_NODE_CONDITIONS"};
+                                       "SAFECOLL_NB_THREAD", "SAFECOLL_NODE_CONDITIONS",
+                                       "SAFECOLL_AGREE"};
 
 /* Extended generalized requests (MPICH with MPI-4), as the library tests
  * it: then safecoll_nonblocking_overlaps() is 1 even before MPI_Init,
@@ -598,6 +600,7 @@ static int env_child(void)
     printf("limit %lld\n", limit);
     printf("perf %d\n", safecoll_perf_bounds_get());
     printf("conds %d\n", sc__config_node_conditions());
+    printf("agree %d\n", safecoll_agree_get());
     printf("forced");
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         printf(" %d", safecoll_strategy_get((safecoll_coll)c));
@@ -642,6 +645,8 @@ static child_report run_child(const char *var, const char *value)
             r.limit = strtoll(line + 6, NULL, 10);
         } else if (strncmp(line, "perf ", 5) == 0) {
             r.perf = (int)strtol(line + 5, NULL, 10);
+        } else if (strncmp(line, "agree ", 6) == 0) {
+            r.agree = (int)strtol(line + 6, NULL, 10);
         } else if (strncmp(line, "conds ", 6) == 0) {
             r.conds = (int)strtol(line + 6, NULL, 10);
         } else if (strncmp(line, "forced", 6) == 0) {
@@ -672,6 +677,7 @@ START_TEST(env_none)
     ck_assert_int_eq(r.limit, INT_MAX);
     ck_assert_int_eq(r.perf, 1);
     ck_assert_int_eq(r.conds, -1);
+    ck_assert_int_eq(r.agree, 0);
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         ck_assert_int_eq(r.forced[c], SAFECOLL_STRATEGY_AUTO);
     ck_assert_str_eq(r.error, "");
@@ -842,6 +848,25 @@ START_TEST(env_perf_bounds)
 }
 END_TEST
 
+/* SAFECOLL_AGREE (issue 17): auto (the default) or always; anything else
+ * is an error, as for every variable. */
+START_TEST(env_agree)
+{
+    const char *bad[] = {"1", "0", "yes", "Always", "auto ", " always", "never", "alway"};
+    const char *good[] = {"auto", "always"};
+
+    for (int v = 0; v <= 1; v++) {
+        child_report r = run_child("SAFECOLL_AGREE", good[v]);
+        assert_env_ok("SAFECOLL_AGREE", good[v], &r);
+        ck_assert_int_eq(r.agree, v);
+    }
+    for (int i = 0; i < NELEMS(bad); i++) {
+        child_report r = run_child("SAFECOLL_AGREE", bad[i]);
+        assert_env_bad("SAFECOLL_AGREE", bad[i], &r);
+    }
+}
+END_TEST
+
 /* SAFECOLL_NODE_CONDITIONS (issue 14): "detect", or both conditions in
  * either order; anything else is an error. */
 START_TEST(env_node_conditions)
@@ -908,7 +933,7 @@ static Suite *config_suite(void)
     Suite *s = suite_create("config");
     struct {
         const char *name;
-        const TTest *tests[10];
+        const TTest *tests[12];
     } cases[] = {
         {"names", {names, enum_values_never_renumber, struct_sizes_are_fixed, strategy_applies}},
         {"strategy", {strategy_set_get, strategy_set_errors, parse_each_value, parse_lists,
@@ -917,14 +942,14 @@ static Suite *config_suite(void)
                       version}},
         {"environment", {env_none, env_strategy_each_value, env_strategy_lists,
                          env_strategy_malformed, env_verbose, env_int_limit,
-                         env_perf_bounds, env_nb_thread, env_node_conditions,
+                         env_perf_bounds, env_nb_thread, env_node_conditions, env_agree,
                          env_empty_is_unset}},
     };
 
     for (int c = 0; c < NELEMS(cases); c++) {
         TCase *tc = tcase_create(cases[c].name);
         tcase_set_timeout(tc, 60);
-        for (int t = 0; t < 10 && cases[c].tests[t] != NULL; t++)
+        for (int t = 0; t < 12 && cases[c].tests[t] != NULL; t++)
             tcase_add_test(tc, cases[c].tests[t]);
         suite_add_tcase(s, tc);
     }
