@@ -201,11 +201,18 @@ static void detect_perf(sc__call *call, const sc__layout *lay)
                                        &call->perf) > 0;
 }
 
+/* Whether this rank's own arrays trigger: a count or displacement past the
+ * limit, or displacements wrapped past INT_MAX (found by describe). */
+static int own_layout_triggers(const sc__call *call)
+{
+    return call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
+}
+
 /* Step 2, detect: triggers are known from describe; here this rank works
  * out which strategies it could run when one is needed or forced. */
 static void detect(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy forced)
 {
-    int trig = call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
+    int trig = own_layout_triggers(call);
     unsigned broken = 0;
 
     /* After an error the arrays may be missing: nothing more to look at. */
@@ -577,6 +584,46 @@ static int may_decide_alone(const sc__call *call)
 #endif
 }
 
+/* What a call that decided alone runs, from its own layout alone: native,
+ * or largecount where the layout triggers, whose 64-bit view is made here
+ * when `view` (a layout that cannot be recovered fails now, before any MPI
+ * call). Returns the call's error, or the view's. */
+static int alone_begin(sc__call *call, int view)
+{
+    const int trig = own_layout_triggers(call);
+    int rc = (int)call->ag[SC_AG_ERROR];
+
+    call->alone = 1;
+    call->strategy = trig ? SAFECOLL_STRATEGY_LARGECOUNT : SAFECOLL_STRATEGY_NATIVE;
+    if (rc != MPI_SUCCESS)
+        return rc;
+    call->ag[SC_AG_TRIGGER] = trig;
+    call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
+    if (!trig)
+        return MPI_SUCCESS;
+    if (view && (call->pattern != SC_PATTERN_ALLTOALL || !call->in_place))
+        rc = sc__layout_view(call, &call->lay);
+    if (view && rc == MPI_SUCCESS && call->pattern == SC_PATTERN_ALLTOALL)
+        rc = sc__layout_view(call, &call->rlay);
+    if (rc == MPI_SUCCESS && sc__config_verbose())
+        log_decision(call);
+    return rc;
+}
+
+/* The end of a call that decided alone: counted, freed unless `owns` is 0
+ * (the engine's copy owns its memory), and an error not raised by MPI
+ * itself raised on the caller's communicator. */
+static int alone_end(sc__call *call, int rc, int mpi_raised, int owns)
+{
+    sc__stats_count(call->coll, call->strategy, call->ag[SC_AG_WRAPPED] ? SC_TRIG_D : 0,
+                    rc != MPI_SUCCESS);
+    if (owns)
+        sc__call_free(call);
+    if (rc != MPI_SUCCESS && !mpi_raised)
+        MPI_Comm_call_errhandler(call->comm, rc);
+    return rc;
+}
+
 /* The rank of an i-call that decided alone whose 64-bit arrays the
  * library made: MPI's request is waited for by an operation of the engine,
  * whose request the caller gets, and the arrays are freed after. */
@@ -605,57 +652,31 @@ static void alone_wait_free(void *arg)
  * request to the engine (which posts nothing). */
 static int run_alone_i(sc__call *call, const sc__pattern_ops *ops)
 {
-    const int trig =
-        call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
-    int rc = (int)call->ag[SC_AG_ERROR];
-    int mpi_rc = 0;
+    /* A _c call posts the caller's own 64-bit arrays: no view. */
+    const int view = !call->large;
+    int rc = alone_begin(call, view);
     alone_wait *w = NULL;
 
-    call->alone = 1;
-    call->strategy = trig ? SAFECOLL_STRATEGY_LARGECOUNT : SAFECOLL_STRATEGY_NATIVE;
-    call->ag[SC_AG_TRIGGER] = trig;
-    call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
-    if (rc == MPI_SUCCESS && trig && !call->large) {
-        if (call->pattern != SC_PATTERN_ALLTOALL || !call->in_place)
-            rc = sc__layout_view(call, &call->lay);
-        if (rc == MPI_SUCCESS && call->pattern == SC_PATTERN_ALLTOALL)
-            rc = sc__layout_view(call, &call->rlay);
-        /* The engine orders its operations by a key: the blocking calls'
-         * duplicate, which the first meeting made (no collective here). */
-        if (rc == MPI_SUCCESS)
-            rc = sc__comm_private(call->comm, &call->priv);
-        if (rc == MPI_SUCCESS && (w = malloc(sizeof *w)) == NULL)
-            rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
+    /* The engine orders its operations by a key: the blocking calls'
+     * duplicate, which the first meeting made (no collective here). */
+    if (rc == MPI_SUCCESS && view && call->strategy == SAFECOLL_STRATEGY_LARGECOUNT &&
+        (rc = sc__comm_private(call->comm, &call->priv)) == MPI_SUCCESS &&
+        (w = malloc(sizeof *w)) == NULL)
+        rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
+    if (rc != MPI_SUCCESS)
+        return alone_end(call, rc, 0, 1);
+    if (w == NULL)
+        return alone_end(call, ops->post(call, call->request), 1, 1);
+    /* The engine's copy owns the arrays from here on (the engine frees it
+     * also when it cannot start). */
+    w->call = *call;
+    w->inner = MPI_REQUEST_NULL;
+    if ((rc = ops->post(&w->call, &w->inner)) != MPI_SUCCESS) {
+        alone_wait_free(w);
+        return alone_end(call, rc, 1, 0);
     }
-    if (rc == MPI_SUCCESS) {
-        if (trig && sc__config_verbose())
-            log_decision(call);
-        if (w != NULL) {
-            w->call = *call;
-            w->inner = MPI_REQUEST_NULL;
-            rc = ops->post(&w->call, &w->inner);
-            mpi_rc = rc != MPI_SUCCESS;
-            if (rc == MPI_SUCCESS)
-                rc = sc__nb_start(w->call.priv, alone_wait_body, w, alone_wait_free, 0,
-                                  call->request);
-            else
-                alone_wait_free(w);
-            /* The engine's copy owns the arrays now. */
-            memset(&call->lay, 0, sizeof call->lay);
-            memset(&call->rlay, 0, sizeof call->rlay);
-            memset(call->scratch, 0, sizeof call->scratch);
-        } else {
-            rc = ops->post(call, call->request);
-            mpi_rc = rc != MPI_SUCCESS;
-        }
-    }
-    sc__stats_count(call->coll, call->strategy, call->ag[SC_AG_WRAPPED] ? SC_TRIG_D : 0,
-                    rc != MPI_SUCCESS);
-    sc__call_free(call);
-    /* MPI raised its own failure on the caller's communicator already. */
-    if (rc != MPI_SUCCESS && !mpi_rc)
-        MPI_Comm_call_errhandler(call->comm, rc);
-    return rc;
+    rc = sc__nb_start(w->call.priv, alone_wait_body, w, alone_wait_free, 0, call->request);
+    return alone_end(call, rc, 0, 0);
 }
 
 /* A call that decided alone: native, or largecount on a rank whose own
@@ -664,38 +685,15 @@ static int run_alone_i(sc__call *call, const sc__pattern_ops *ops)
  * alone"). */
 static int run_alone(sc__call *call, const sc__pattern_ops *ops)
 {
-    const int trig =
-        call->lay.nofit || call->rlay.nofit || call->lay.wrapped || call->rlay.wrapped;
-    int rc = (int)call->ag[SC_AG_ERROR];
+    int rc = alone_begin(call, 1);
 
-    call->alone = 1;
-    if (rc == MPI_SUCCESS) {
-        call->ag[SC_AG_TRIGGER] = trig;
-        call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
-        call->strategy = trig ? SAFECOLL_STRATEGY_LARGECOUNT : SAFECOLL_STRATEGY_NATIVE;
-        if (trig && sc__config_verbose())
-            log_decision(call);
-        if (!trig)
-            SC_NATIVE_HOOK(call->coll, call->lay.max_count * call->lay.type_size);
-        /* The 64-bit view first (the executor keeps it): a layout that
-         * cannot be recovered fails here, before any MPI call. */
-        if (trig && (call->pattern != SC_PATTERN_ALLTOALL || !call->in_place))
-            rc = sc__layout_view(call, &call->lay);
-        if (trig && rc == MPI_SUCCESS && call->pattern == SC_PATTERN_ALLTOALL)
-            rc = sc__layout_view(call, &call->rlay);
-        if (rc == MPI_SUCCESS) {
-            rc = ops->exec[call->strategy](call);
-            /* Both run on the caller's communicator, where MPI has invoked
-             * the error handler. */
-            call->errh_done = rc != MPI_SUCCESS;
-        }
-    }
-    sc__stats_count(call->coll, call->strategy, call->ag[SC_AG_WRAPPED] ? SC_TRIG_D : 0,
-                    rc != MPI_SUCCESS);
-    sc__call_free(call);
-    if (rc != MPI_SUCCESS && !call->errh_done)
-        MPI_Comm_call_errhandler(call->comm, rc);
-    return rc;
+    if (rc != MPI_SUCCESS)
+        return alone_end(call, rc, 0, 1);
+    if (call->strategy == SAFECOLL_STRATEGY_NATIVE)
+        SC_NATIVE_HOOK(call->coll, call->lay.max_count * call->lay.type_size);
+    /* Both strategies run on the caller's communicator, where MPI raises
+     * its own failures. */
+    return alone_end(call, ops->exec[call->strategy](call), 1, 1);
 }
 
 int sc__run(sc__call *call)

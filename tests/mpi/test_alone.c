@@ -13,12 +13,7 @@
  * call agrees: the same checks then assert one strategy on every rank.
  */
 /* mpi-procs: 2 3 4 */
-#include <check.h>
-#include <limits.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include <safecoll.h>
+#include "common.h"
 
 static int rank, size;
 /* 1: the cases run the i-forms, started and then waited for. */
@@ -506,40 +501,23 @@ START_TEST(agree_setting_checked)
 }
 END_TEST
 
+static Suite *make_suite(void)
+{
+    const TTest *const tests[] = {
+        agree_setting_checked, untriggered_native, gatherv_root_alone, gatherv_c_root_alone,
+        gatherv_agree_always, gatherv_record_agrees, scatterv_root_alone, scatterv_c_root_alone,
+        scatterv_agree_always, allgatherv_one_rank_alone, alltoallv_one_rank_alone,
+        alltoallv_c_one_rank_alone, alltoallv_agree_always, agree_always_spreads_errors, i_forms,
+        i_order};
+    Suite *s = suite_create("alone");
+
+    rank = tc_rank(MPI_COMM_WORLD);
+    size = tc_size(MPI_COMM_WORLD);
+    tc_add(s, "alone", tests, TC_NELEMS(tests));
+    return s;
+}
+
 int main(int argc, char **argv)
 {
-    int failed, any;
-    Suite *s = suite_create("alone");
-    TCase *tc = tcase_create("alone");
-    SRunner *sr;
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, agree_setting_checked);
-    tcase_add_test(tc, untriggered_native);
-    tcase_add_test(tc, gatherv_root_alone);
-    tcase_add_test(tc, gatherv_c_root_alone);
-    tcase_add_test(tc, gatherv_agree_always);
-    tcase_add_test(tc, gatherv_record_agrees);
-    tcase_add_test(tc, scatterv_root_alone);
-    tcase_add_test(tc, scatterv_c_root_alone);
-    tcase_add_test(tc, scatterv_agree_always);
-    tcase_add_test(tc, allgatherv_one_rank_alone);
-    tcase_add_test(tc, alltoallv_one_rank_alone);
-    tcase_add_test(tc, alltoallv_c_one_rank_alone);
-    tcase_add_test(tc, alltoallv_agree_always);
-    tcase_add_test(tc, agree_always_spreads_errors);
-    tcase_add_test(tc, i_forms);
-    tcase_add_test(tc, i_order);
-    suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, rank == 0 ? CK_NORMAL : CK_SILENT);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Finalize();
-    return any ? 1 : 0;
+    return tc_main(argc, argv, make_suite);
 }
