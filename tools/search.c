@@ -109,8 +109,11 @@ static const char probe_usage[] =
     "registry of this process, and says whether it avoided the native call.\n"
     "Collectives: as `safecoll search --help` lists (gather ... exscan, igather ...\n"
     "iexscan).\n"
-    "Exit status: 0 pass, 65 wrong data, 66 MPI error, 67 timeout (watchdog),\n"
-    "68 out of memory, 2 wrong usage. SAFECOLL_PROBE_FAULT injects a bug.\n";
+    "Exit status of each rank: 0 pass, 65 wrong data, 66 MPI error, 67 timeout\n"
+    "(watchdog), 68 out of memory, 2 wrong usage. mpiexec's own status may differ\n"
+    "when it ends the other ranks of a job whose rank timed out (MPICH's may be\n"
+    "the signal it sent); --report PREFIX writes each rank's outcome to PREFIX.RANK.\n"
+    "SAFECOLL_PROBE_FAULT injects a bug.\n";
 
 int tool_probe(int argc, char **argv)
 {
