@@ -73,7 +73,7 @@ B        := $(if $(strip $(BUILDDIR)),$(patsubst %/,%,$(BUILDDIR))/)
 SANDIR   ?= build-san
 
 # ---------------------------------------------------------------- flags
-CFLAGS   ?= $(if $(filter 1,$(SANITIZE)),-O1,-O2) -g
+CFLAGS   ?= $(if $(filter 1 thread,$(SANITIZE)),-O1,-O2) -g
 CXXFLAGS ?= -O2 -g
 CPPFLAGS ?=
 LDFLAGS  ?=
@@ -81,7 +81,9 @@ LDFLAGS  ?=
 , := ,
 # Kept apart from CFLAGS so that a CFLAGS given on the command line does not
 # drop them.
-SAN_FLAGS := $(if $(filter 1,$(SANITIZE)),-fsanitize=address$(,)undefined -fno-omit-frame-pointer)
+# SANITIZE=thread: ThreadSanitizer instead (make sanitize-thread).
+SAN_FLAGS := $(if $(filter 1,$(SANITIZE)),-fsanitize=address$(,)undefined -fno-omit-frame-pointer) \
+             $(if $(filter thread,$(SANITIZE)),-fsanitize=thread -fno-omit-frame-pointer)
 
 WARN_CFLAGS := -Wall -Wextra -Werror
 # Module headers are included by bare name across modules ("avoid.h" from
@@ -102,10 +104,12 @@ EX_CFLAGS    = -std=c11 $(CFLAGS) $(SAN_FLAGS) $(WARN_CFLAGS) -Iinclude $(CPPFLA
 # comes with the executable), so the check for undefined symbols is only
 # made in the normal build.
 SO_LDFLAGS  := -shared -Wl,-soname,libsafecoll.so.$(VERSION_MAJOR) \
-               $(if $(filter 1,$(SANITIZE)),,-Wl,-z,defs)
-# zlib is linked only when a source uses it (--as-needed); pthread always.
-SO_LIBS     := -lpthread -Wl,--as-needed -lz -Wl,--no-as-needed
-LIBS_PRIVATE := $(strip -lpthread $(if $(shell grep -ls '<zlib\.h>' src/*/*.c),-lz))
+               $(if $(filter 1 thread,$(SANITIZE)),,-Wl,-z,defs)
+# zlib and libm are linked only when a source uses them (--as-needed);
+# pthread always.
+SO_LIBS     := -lpthread -Wl,--as-needed -lz -lm -Wl,--no-as-needed
+LIBS_PRIVATE := $(strip -lpthread $(if $(shell grep -ls '<zlib\.h>' src/*/*.c),-lz) \
+                $(if $(shell grep -ls '<math\.h>' src/*/*.c),-lm))
 TEST_LIBS   := -lpthread -lz -lm
 # Evaluated when a recipe runs, never at parse time (see `deps`).
 CHECK_FLAGS  = `$(PKG_CONFIG) --cflags --libs check`
@@ -172,10 +176,10 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 
 .DEFAULT_GOAL := all
 .PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
-        check check-run check-build check-unit check-mpi check-examples check-cli check-search \
+        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-hang \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-doc check-big check-big-run \
-        sanitize sanitize-run bench demo demo-native doc install uninstall clean
+        sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
 all: lib bin
@@ -350,7 +354,7 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-traffic check-cxx check-headers \
-               check-cli check-search check-guideline check-install check-doc
+               check-cli check-search check-guideline check-hang check-install check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -435,6 +439,11 @@ check-cli: $(TOOL_BIN)
 check-search: $(TOOL_BIN)
 	@printf '\n== search (fault injection) ==\n'
 	@$(call record,search,tests/check-search.sh $(TOOL_BIN))
+
+# Real hangs caught by the hang monitor, which ends the job (exit 70).
+check-hang: $(B)examples/bin/hang_detect
+	@printf '\n== hang detection ==\n'
+	@$(call record,hang,tests/check-hang.sh $(B)examples/bin/hang_detect)
 
 # The guideline test against simulated slow and jittery collectives at tiny
 # sizes.
@@ -533,6 +542,20 @@ sanitize-run:
 	ASAN_OPTIONS=detect_leaks=0 \
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(MAKE) $(SILENT) check-mpi || st=1; \
 	$(SUMMARIZE) && exit $$st
+
+# The code with threads (the hang monitor) under ThreadSanitizer: its unit
+# test and its MPI test, in their own tree, against Open MPI (MPICH 4.0.2's
+# ch4:ucx crashes in MPI_Init under ThreadSanitizer, even a program that
+# only calls MPI_Init and MPI_Barrier).
+TSANDIR ?= build-tsan
+sanitize-thread: deps deps-openmpi
+	$(Q)$(MAKE) $(SILENT) BUILDDIR=$(TSANDIR) SANITIZE=thread MPICC=mpicc.openmpi \
+	    MPICXX=mpicxx.openmpi $(TSANDIR)/tests/bin/unit/test_hang $(TSANDIR)/tests/bin/mpi/test_hang
+	$(Q)TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} tests/run-unit.sh \
+	    --logs $(TSANDIR)/tests/bin/logs $(TSANDIR)/tests/bin/unit/test_hang
+	$(Q)TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} MPIEXEC=mpiexec.openmpi \
+	    tests/run-mpi.sh --src tests/mpi --logs $(TSANDIR)/tests/bin/logs \
+	    $(TSANDIR)/tests/bin/mpi/test_hang
 
 # ---------------------------------------------------------------- bench, demo
 bench: lib $(BENCH_BINS)

@@ -105,6 +105,7 @@ SAFECOLL_API const char *safecoll_last_error(void);
 #include "safecoll/config.h"
 #include "safecoll/coll.h"
 #include "safecoll/bounds.h"
+#include "safecoll/hang.h"
 /* Not safecoll/probe.h nor safecoll/guideline.h: the testing toolkit is
  * included explicitly by the programs that use it (see above). */
 

@@ -11,6 +11,9 @@
 #                                   again with these variables set; the plain
 #                                   run without extra variables always comes
 #                                   first.  Values cannot contain spaces.
+#   /* mpi-exit: N */               the exit status of a passing run (default
+#                                   0), for a program that ends its job on
+#                                   purpose (examples/hang_detect.c)
 #
 # A source without an mpi-procs line runs with --default-procs (default: 4).
 # Each run prints one line: `PASS test_x -n 4`, `FAIL ...` or `SKIP ...`
@@ -68,9 +71,12 @@ for bin in "$@"; do
     src=$src_dir/$name.c
     procs=$default_procs
     envs=()
+    want=0
     if [ -f "$src" ]; then
         line=$(header_lines mpi-procs "$src" | head -n 1)
         [ -n "$line" ] && procs=$line
+        line=$(header_lines mpi-exit "$src" | head -n 1)
+        [ -n "$line" ] && want=$line
         while IFS= read -r e; do envs+=("$e"); done < <(header_lines mpi-env "$src")
     fi
     # Strict: a malformed header is a failure, not a silently skipped run.
@@ -83,6 +89,7 @@ for bin in "$@"; do
             [[ $kv =~ ^[A-Za-z_][A-Za-z0-9_]*= ]] || bad="mpi-env: '$e'"
         done
     done
+    case $want in ''|*[!0-9]*) bad="mpi-exit: '$want'" ;; esac
     if [ ! -x "$bin" ]; then bad="no executable $bin"; fi
     if [ -n "$bad" ]; then
         echo "FAIL $name ($bad)"
@@ -101,6 +108,11 @@ for bin in "$@"; do
             env CK_FORK=no $e timeout -k 5 "$timeout_s" \
                 "$MPIEXEC" $MPIEXEC_FLAGS -n "$n" "$bin" </dev/null >"$log" 2>&1
             rc=$?
+            # A run that ends with its expected status passed; one that
+            # should have ended otherwise but exited 0 failed.
+            if [ "$want" -ne 0 ]; then
+                if [ $rc -eq "$want" ]; then rc=0; elif [ $rc -eq 0 ]; then rc=1; fi
+            fi
             # The reasons of the tests that skipped, once each.
             skips=$(sed -n 's/^SKIP: //p' "$log" | awk '!seen[$0]++')
             nskips=$(printf '%s' "$skips" | grep -c . || true)

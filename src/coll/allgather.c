@@ -4,36 +4,41 @@
  * the allgatherv the call is, through the pipeline (blocks.c).
  */
 #include "pipeline.h"
+#include "traffic.h"
 
 int safecoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_ALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_allgather",
+    return SC_TR_REGION("safecoll_allgather",
+        sc__regular_blocks(SAFECOLL_COLL_ALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_allgather",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 0, NULL);
+                              SC_NO_ROOT, comm, 0, NULL));
 }
 
 int safecoll_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_ALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_allgather_c",
+    return SC_TR_REGION("safecoll_allgather_c",
+        sc__regular_blocks(SAFECOLL_COLL_ALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_allgather_c",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 0, NULL);
+                              SC_NO_ROOT, comm, 0, NULL));
 }
 
 int safecoll_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_IALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_iallgather",
+    return SC_TR_REGION("safecoll_iallgather",
+        sc__regular_blocks(SAFECOLL_COLL_IALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_iallgather",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 1, request);
+                              SC_NO_ROOT, comm, 1, request));
 }
 
 int safecoll_iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                           void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                           MPI_Request *request)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_IALLGATHER, SC_PATTERN_ALLGATHER,
+    return SC_TR_REGION("safecoll_iallgather_c",
+        sc__regular_blocks(SAFECOLL_COLL_IALLGATHER, SC_PATTERN_ALLGATHER,
                               "safecoll_iallgather_c", sendbuf, sendcount, sendtype, recvbuf,
-                              recvcount, recvtype, SC_NO_ROOT, comm, 1, request);
+                              recvcount, recvtype, SC_NO_ROOT, comm, 1, request));
 }

@@ -1,6 +1,7 @@
 /* safecoll_allgatherv and safecoll_allgatherv_c. Every rank holds the same
  * receive arrays. */
 #include "pipeline.h"
+#include "traffic.h"
 
 void sc__describe_allgatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
                              MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
@@ -16,9 +17,9 @@ void sc__describe_allgatherv(sc__call *call, const void *sendbuf, MPI_Count send
                   "sendtype");
 }
 
-int safecoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, const int recvcounts[], const int displs[],
-                        MPI_Datatype recvtype, MPI_Comm comm)
+static int allgatherv_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[], const int displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm)
 {
     sc__call call;
     int rc = sc__begin(&call, SAFECOLL_COLL_ALLGATHERV, SC_PATTERN_ALLGATHER,
@@ -38,9 +39,17 @@ int safecoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtyp
     return sc__run(&call);
 }
 
-int safecoll_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                          MPI_Datatype recvtype, MPI_Comm comm)
+int safecoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
+                        MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_allgatherv",
+        allgatherv_body(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
+}
+
+static int allgatherv_c_body(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
 {
     sc__call call;
     int rc = sc__begin(&call, SAFECOLL_COLL_ALLGATHERV, SC_PATTERN_ALLGATHER,
@@ -60,9 +69,18 @@ int safecoll_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
     return sc__run(&call);
 }
 
-int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, const int recvcounts[], const int displs[],
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int safecoll_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_allgatherv_c",
+        allgatherv_c_body(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+        comm));
+}
+
+static int iallgatherv_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLGATHERV, SC_PATTERN_ALLGATHER,
@@ -82,9 +100,18 @@ int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
     return sc__run(&call);
 }
 
-int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const int recvcounts[], const int displs[],
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_iallgatherv",
+        iallgatherv_body(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+        request));
+}
+
+static int iallgatherv_c_body(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLGATHERV, SC_PATTERN_ALLGATHER,
@@ -102,4 +129,13 @@ int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatyp
     call.lay.cdispls = displs;
     sc__describe_allgatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
     return sc__run(&call);
+}
+
+int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_iallgatherv_c",
+        iallgatherv_c_body(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+        comm, request));
 }

@@ -4,36 +4,41 @@
  * the alltoallv the call is, through the pipeline (blocks.c).
  */
 #include "pipeline.h"
+#include "traffic.h"
 
 int safecoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_ALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_alltoall",
+    return SC_TR_REGION("safecoll_alltoall",
+        sc__regular_blocks(SAFECOLL_COLL_ALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_alltoall",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 0, NULL);
+                              SC_NO_ROOT, comm, 0, NULL));
 }
 
 int safecoll_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_ALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_alltoall_c",
+    return SC_TR_REGION("safecoll_alltoall_c",
+        sc__regular_blocks(SAFECOLL_COLL_ALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_alltoall_c",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 0, NULL);
+                              SC_NO_ROOT, comm, 0, NULL));
 }
 
 int safecoll_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_IALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_ialltoall",
+    return SC_TR_REGION("safecoll_ialltoall",
+        sc__regular_blocks(SAFECOLL_COLL_IALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_ialltoall",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 1, request);
+                              SC_NO_ROOT, comm, 1, request));
 }
 
 int safecoll_ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                          MPI_Request *request)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_IALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_ialltoall_c",
+    return SC_TR_REGION("safecoll_ialltoall_c",
+        sc__regular_blocks(SAFECOLL_COLL_IALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_ialltoall_c",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 1, request);
+                              SC_NO_ROOT, comm, 1, request));
 }

@@ -1,6 +1,7 @@
 /* safecoll_alltoallv and safecoll_alltoallv_c. Each rank holds its own send
  * and receive arrays; send blocks may overlap, receive blocks may not. */
 #include "pipeline.h"
+#include "traffic.h"
 
 void sc__describe_alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
                             void *recvbuf, MPI_Datatype recvtype)
@@ -17,9 +18,9 @@ void sc__describe_alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype se
         call->lay.type = recvtype;
 }
 
-int safecoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static int alltoallv_body(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     sc__call call;
     int rc = sc__begin(&call, SAFECOLL_COLL_ALLTOALLV, SC_PATTERN_ALLTOALL,
@@ -41,10 +42,19 @@ int safecoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sd
     return sc__run(&call);
 }
 
-int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                         MPI_Datatype recvtype, MPI_Comm comm)
+int safecoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_alltoallv",
+        alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+        recvtype, comm));
+}
+
+static int alltoallv_c_body(const void *sendbuf, const MPI_Count sendcounts[],
+                            const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                            MPI_Datatype recvtype, MPI_Comm comm)
 {
     sc__call call;
     int rc = sc__begin(&call, SAFECOLL_COLL_ALLTOALLV, SC_PATTERN_ALLTOALL,
@@ -66,10 +76,20 @@ int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     return sc__run(&call);
 }
 
-int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
-                          const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                          const int recvcounts[], const int rdispls[],
-                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_alltoallv_c",
+        alltoallv_c_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+        recvtype, comm));
+}
+
+static int ialltoallv_body(const void *sendbuf, const int sendcounts[],
+                           const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                           const int recvcounts[], const int rdispls[],
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL,
@@ -92,10 +112,20 @@ int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
     return sc__run(&call);
 }
 
-int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
+                          const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int rdispls[],
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_ialltoallv",
+        ialltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+        recvtype, comm, request));
+}
+
+static int ialltoallv_c_body(const void *sendbuf, const MPI_Count sendcounts[],
+                             const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL,
@@ -116,4 +146,14 @@ int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     call.rlay.cdispls = rdispls;
     sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
     return sc__run(&call);
+}
+
+int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_ialltoallv_c",
+        ialltoallv_c_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+        recvtype, comm, request));
 }

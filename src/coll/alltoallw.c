@@ -25,6 +25,7 @@
 #include <stdlib.h>
 
 #include "pipeline.h"
+#include "traffic.h"
 
 /* Validates one side and fills its layout: counts, byte displacements,
  * "does not fit", detector D, and the size and extent of each non-empty
@@ -145,9 +146,9 @@ static int start(sc__call *call, safecoll_coll coll, const char *fn, int large, 
     return sc__begin(call, coll, SC_PATTERN_ALLTOALLW, fn, large, comm, -1);
 }
 
-int safecoll_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+static int alltoallw_body(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                          const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     sc__call call;
     int rc = start(&call, SAFECOLL_COLL_ALLTOALLW, "safecoll_alltoallw", 0, comm);
@@ -168,10 +169,19 @@ int safecoll_alltoallw(const void *sendbuf, const int sendcounts[], const int sd
     return sc__run(&call);
 }
 
-int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                         const MPI_Datatype recvtypes[], MPI_Comm comm)
+int safecoll_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                       const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_alltoallw",
+        alltoallw_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+        recvtypes, comm));
+}
+
+static int alltoallw_c_body(const void *sendbuf, const MPI_Count sendcounts[],
+                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                            void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     sc__call call;
     int rc = start(&call, SAFECOLL_COLL_ALLTOALLW, "safecoll_alltoallw_c", 1, comm);
@@ -192,13 +202,23 @@ int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
     return sc__run(&call);
 }
 
+int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_alltoallw_c",
+        alltoallw_c_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+        recvtypes, comm));
+}
+
 /* The non-blocking forms describe the call here, on the caller's arrays
  * (MPI requires them to stay valid until the request completes) and on
  * scratch owned by the call, then hand it to sc__run_nb, which copies it. */
-int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                        MPI_Request *request)
+static int ialltoallw_body(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                           MPI_Request *request)
 {
     sc__call call;
     int rc = start(&call, SAFECOLL_COLL_IALLTOALLW, "safecoll_ialltoallw", 0, comm);
@@ -220,10 +240,20 @@ int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[], const int s
     return sc__run_nb(&call, request);
 }
 
-int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                        MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_ialltoallw",
+        ialltoallw_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+        recvtypes, comm, request));
+}
+
+static int ialltoallw_c_body(const void *sendbuf, const MPI_Count sendcounts[],
+                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
     int rc = start(&call, SAFECOLL_COLL_IALLTOALLW, "safecoll_ialltoallw_c", 1, comm);
@@ -243,4 +273,14 @@ int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
     call.rlay.cdispls = rdispls;
     describe(&call, sendbuf, sendtypes, recvbuf, recvtypes);
     return sc__run_nb(&call, request);
+}
+
+int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
+                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_ialltoallw_c",
+        ialltoallw_c_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+        recvtypes, comm, request));
 }

@@ -13,6 +13,7 @@
 #include "argcheck.h"
 #include "nb.h"
 #include "pipeline.h"
+#include "traffic.h"
 
 static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
                    MPI_Request *request)
@@ -56,10 +57,12 @@ static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
 
 int safecoll_barrier(MPI_Comm comm)
 {
-    return barrier(SAFECOLL_COLL_BARRIER, "safecoll_barrier", comm, 0, NULL);
+    return SC_TR_REGION("safecoll_barrier",
+        barrier(SAFECOLL_COLL_BARRIER, "safecoll_barrier", comm, 0, NULL));
 }
 
 int safecoll_ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    return barrier(SAFECOLL_COLL_IBARRIER, "safecoll_ibarrier", comm, 1, request);
+    return SC_TR_REGION("safecoll_ibarrier",
+        barrier(SAFECOLL_COLL_IBARRIER, "safecoll_ibarrier", comm, 1, request));
 }

@@ -76,27 +76,31 @@ void sc__describe_bcast(sc__call *call, void *buffer, MPI_Count count, MPI_Datat
 
 int safecoll_bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
-    return bcast(SAFECOLL_COLL_BCAST, "safecoll_bcast", buffer, count, datatype, root, comm, 0,
-                 NULL);
+    return SC_TR_REGION("safecoll_bcast",
+        bcast(SAFECOLL_COLL_BCAST, "safecoll_bcast", buffer, count, datatype, root, comm, 0,
+                 NULL));
 }
 
 int safecoll_bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                      MPI_Comm comm)
 {
-    return bcast(SAFECOLL_COLL_BCAST, "safecoll_bcast_c", buffer, count, datatype, root, comm,
-                 0, NULL);
+    return SC_TR_REGION("safecoll_bcast_c",
+        bcast(SAFECOLL_COLL_BCAST, "safecoll_bcast_c", buffer, count, datatype, root, comm,
+                 0, NULL));
 }
 
 int safecoll_ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
                     MPI_Request *request)
 {
-    return bcast(SAFECOLL_COLL_IBCAST, "safecoll_ibcast", buffer, count, datatype, root, comm,
-                 1, request);
+    return SC_TR_REGION("safecoll_ibcast",
+        bcast(SAFECOLL_COLL_IBCAST, "safecoll_ibcast", buffer, count, datatype, root, comm,
+                 1, request));
 }
 
 int safecoll_ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root,
                       MPI_Comm comm, MPI_Request *request)
 {
-    return bcast(SAFECOLL_COLL_IBCAST, "safecoll_ibcast_c", buffer, count, datatype, root, comm,
-                 1, request);
+    return SC_TR_REGION("safecoll_ibcast_c",
+        bcast(SAFECOLL_COLL_IBCAST, "safecoll_ibcast_c", buffer, count, datatype, root, comm,
+                 1, request));
 }

@@ -4,38 +4,43 @@
  * through the pipeline (blocks.c).
  */
 #include "pipeline.h"
+#include "traffic.h"
 
 int safecoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_GATHER, SC_PATTERN_GATHER, "safecoll_gather", sendbuf,
+    return SC_TR_REGION("safecoll_gather",
+        sc__regular_blocks(SAFECOLL_COLL_GATHER, SC_PATTERN_GATHER, "safecoll_gather", sendbuf,
                               sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
-                              NULL);
+                              NULL));
 }
 
 int safecoll_gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                       MPI_Comm comm)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_GATHER, SC_PATTERN_GATHER, "safecoll_gather_c", sendbuf,
+    return SC_TR_REGION("safecoll_gather_c",
+        sc__regular_blocks(SAFECOLL_COLL_GATHER, SC_PATTERN_GATHER, "safecoll_gather_c", sendbuf,
                               sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
-                              NULL);
+                              NULL));
 }
 
 int safecoll_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                      MPI_Request *request)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_IGATHER, SC_PATTERN_GATHER, "safecoll_igather", sendbuf,
+    return SC_TR_REGION("safecoll_igather",
+        sc__regular_blocks(SAFECOLL_COLL_IGATHER, SC_PATTERN_GATHER, "safecoll_igather", sendbuf,
                               sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 1,
-                              request);
+                              request));
 }
 
 int safecoll_igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm, MPI_Request *request)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_IGATHER, SC_PATTERN_GATHER, "safecoll_igather_c",
+    return SC_TR_REGION("safecoll_igather_c",
+        sc__regular_blocks(SAFECOLL_COLL_IGATHER, SC_PATTERN_GATHER, "safecoll_igather_c",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 1, request);
+                              comm, 1, request));
 }

@@ -1,6 +1,7 @@
 /* safecoll_gatherv and safecoll_gatherv_c: describe the call, then run the
  * shared pipeline. Only the root holds the receive arrays. */
 #include "pipeline.h"
+#include "traffic.h"
 
 void sc__describe_gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcount,
                           MPI_Datatype sendtype, void *recvbuf, MPI_Datatype recvtype)
@@ -30,9 +31,9 @@ void sc__describe_gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcou
                   "sendtype");
 }
 
-int safecoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
-                     MPI_Comm comm)
+static int gatherv_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                        const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                        MPI_Comm comm)
 {
     sc__call call;
     int rc = sc__begin(&call, SAFECOLL_COLL_GATHERV, SC_PATTERN_GATHER, "safecoll_gatherv", 0,
@@ -52,9 +53,18 @@ int safecoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     return sc__run(&call);
 }
 
-int safecoll_gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
-                       MPI_Datatype recvtype, int root, MPI_Comm comm)
+int safecoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                     MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_gatherv",
+        gatherv_body(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+        comm));
+}
+
+static int gatherv_c_body(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                          MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     sc__call call;
     int rc = sc__begin(&call, SAFECOLL_COLL_GATHERV, SC_PATTERN_GATHER, "safecoll_gatherv_c",
@@ -74,9 +84,18 @@ int safecoll_gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
     return sc__run(&call);
 }
 
-int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, const int recvcounts[], const int displs[],
-                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+int safecoll_gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_gatherv_c",
+        gatherv_c_body(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+        comm));
+}
+
+static int igatherv_body(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                         void *recvbuf, const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IGATHERV, SC_PATTERN_GATHER, "safecoll_igatherv", 0,
@@ -97,9 +116,18 @@ int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return sc__run(&call);
 }
 
-int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[], const int displs[],
                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_igatherv",
+        igatherv_body(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+        comm, request));
+}
+
+static int igatherv_c_body(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                           void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                           MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
     int rc = sc__begin_i(&call, SAFECOLL_COLL_IGATHERV, SC_PATTERN_GATHER, "safecoll_igatherv_c", 1,
@@ -118,4 +146,13 @@ int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
     call.lay.cdispls = displs;
     sc__describe_gatherv(&call, sendbuf, sendcount, sendtype, recvbuf, recvtype);
     return sc__run(&call);
+}
+
+int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                        void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],
+                        MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_igatherv_c",
+        igatherv_c_body(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+        comm, request));
 }

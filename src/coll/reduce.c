@@ -507,7 +507,7 @@ int safecoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     ARGS(SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_REDUCE, "safecoll_reduce", 0, NULL);
     a.count = count;
     a.root = root;
-    return reduction(&a);
+    return SC_TR_REGION(a.fn, reduction(&a));
 }
 
 int safecoll_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
@@ -516,7 +516,7 @@ int safecoll_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
     ARGS(SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_REDUCE, "safecoll_reduce_c", 1, NULL);
     a.count = count;
     a.root = root;
-    return reduction(&a);
+    return SC_TR_REGION(a.fn, reduction(&a));
 }
 
 int safecoll_ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
@@ -525,7 +525,7 @@ int safecoll_ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype
     ARGS(SAFECOLL_COLL_IREDUCE, SAFECOLL_COLL_REDUCE, "safecoll_ireduce", 0, request);
     a.count = count;
     a.root = root;
-    return reduction(&a);
+    return SC_TR_REGION(a.fn, reduction(&a));
 }
 
 int safecoll_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
@@ -535,7 +535,7 @@ int safecoll_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
     ARGS(SAFECOLL_COLL_IREDUCE, SAFECOLL_COLL_REDUCE, "safecoll_ireduce_c", 1, request);
     a.count = count;
     a.root = root;
-    return reduction(&a);
+    return SC_TR_REGION(a.fn, reduction(&a));
 }
 
 /* The rootless collectives with one count, four entries each. */
@@ -545,14 +545,14 @@ int safecoll_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
     {                                                                                         \
         ARGS(COLL, COLL, "safecoll_" #name, 0, NULL);                                         \
         a.count = count;                                                                      \
-        return reduction(&a);                                                                 \
+        return SC_TR_REGION(a.fn, reduction(&a));                                       \
     }                                                                                         \
     int safecoll_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count,              \
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                  \
     {                                                                                         \
         ARGS(COLL, COLL, "safecoll_" #name "_c", 1, NULL);                                    \
         a.count = count;                                                                      \
-        return reduction(&a);                                                                 \
+        return SC_TR_REGION(a.fn, reduction(&a));                                       \
     }                                                                                         \
     int safecoll_i##name(const void *sendbuf, void *recvbuf, int count,                       \
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                     \
@@ -560,7 +560,7 @@ int safecoll_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
     {                                                                                         \
         ARGS(ICOLL, COLL, "safecoll_i" #name, 0, request);                                    \
         a.count = count;                                                                      \
-        return reduction(&a);                                                                 \
+        return SC_TR_REGION(a.fn, reduction(&a));                                       \
     }                                                                                         \
     int safecoll_i##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count,             \
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                 \
@@ -568,7 +568,7 @@ int safecoll_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
     {                                                                                         \
         ARGS(ICOLL, COLL, "safecoll_i" #name "_c", 1, request);                               \
         a.count = count;                                                                      \
-        return reduction(&a);                                                                 \
+        return SC_TR_REGION(a.fn, reduction(&a));                                       \
     }
 
 ONE_COUNT(allreduce, SAFECOLL_COLL_ALLREDUCE, SAFECOLL_COLL_IALLREDUCE)
@@ -583,7 +583,7 @@ int safecoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvco
     ARGS(SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER, "safecoll_reduce_scatter",
          0, NULL);
     a.irecvcounts = recvcounts;
-    return reduction(&a);
+    return SC_TR_REGION(a.fn, reduction(&a));
 }
 
 int safecoll_reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
@@ -592,7 +592,7 @@ int safecoll_reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Coun
     ARGS(SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
          "safecoll_reduce_scatter_c", 1, NULL);
     a.crecvcounts = recvcounts;
-    return reduction(&a);
+    return SC_TR_REGION(a.fn, reduction(&a));
 }
 
 int safecoll_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
@@ -602,7 +602,7 @@ int safecoll_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvc
     ARGS(SAFECOLL_COLL_IREDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
          "safecoll_ireduce_scatter", 0, request);
     a.irecvcounts = recvcounts;
-    return reduction(&a);
+    return SC_TR_REGION(a.fn, reduction(&a));
 }
 
 int safecoll_ireduce_scatter_c(const void *sendbuf, void *recvbuf,
@@ -612,5 +612,5 @@ int safecoll_ireduce_scatter_c(const void *sendbuf, void *recvbuf,
     ARGS(SAFECOLL_COLL_IREDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
          "safecoll_ireduce_scatter_c", 1, request);
     a.crecvcounts = recvcounts;
-    return reduction(&a);
+    return SC_TR_REGION(a.fn, reduction(&a));
 }

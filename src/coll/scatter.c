@@ -4,38 +4,43 @@
  * scatterv the call is, through the pipeline (blocks.c).
  */
 #include "pipeline.h"
+#include "traffic.h"
 
 int safecoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_SCATTER, SC_PATTERN_SCATTER, "safecoll_scatter",
+    return SC_TR_REGION("safecoll_scatter",
+        sc__regular_blocks(SAFECOLL_COLL_SCATTER, SC_PATTERN_SCATTER, "safecoll_scatter",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 0, NULL);
+                              comm, 0, NULL));
 }
 
 int safecoll_scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_SCATTER, SC_PATTERN_SCATTER, "safecoll_scatter_c",
+    return SC_TR_REGION("safecoll_scatter_c",
+        sc__regular_blocks(SAFECOLL_COLL_SCATTER, SC_PATTERN_SCATTER, "safecoll_scatter_c",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 0, NULL);
+                              comm, 0, NULL));
 }
 
 int safecoll_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                       MPI_Request *request)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_ISCATTER, SC_PATTERN_SCATTER, "safecoll_iscatter",
+    return SC_TR_REGION("safecoll_iscatter",
+        sc__regular_blocks(SAFECOLL_COLL_ISCATTER, SC_PATTERN_SCATTER, "safecoll_iscatter",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 1, request);
+                              comm, 1, request));
 }
 
 int safecoll_iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                         MPI_Comm comm, MPI_Request *request)
 {
-    return sc__regular_blocks(SAFECOLL_COLL_ISCATTER, SC_PATTERN_SCATTER, "safecoll_iscatter_c",
+    return SC_TR_REGION("safecoll_iscatter_c",
+        sc__regular_blocks(SAFECOLL_COLL_ISCATTER, SC_PATTERN_SCATTER, "safecoll_iscatter_c",
                               sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 1, request);
+                              comm, 1, request));
 }

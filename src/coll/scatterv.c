@@ -2,6 +2,7 @@
  * arrays; send blocks may overlap in MPI, so wrapped displacements are
  * recovered without the counts. */
 #include "pipeline.h"
+#include "traffic.h"
 
 void sc__describe_scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sendtype,
                            void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype)
@@ -30,9 +31,9 @@ void sc__describe_scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sen
                   "recvtype");
 }
 
-int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
-                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                      int root, MPI_Comm comm)
+static int scatterv_body(const void *sendbuf, const int sendcounts[], const int displs[],
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                         int root, MPI_Comm comm)
 {
     sc__call call;
     int rc = sc__begin(&call, SAFECOLL_COLL_SCATTERV, SC_PATTERN_SCATTER, "safecoll_scatterv",
@@ -52,9 +53,18 @@ int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int dis
     return sc__run(&call);
 }
 
-int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                        const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      int root, MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_scatterv",
+        scatterv_body(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+        comm));
+}
+
+static int scatterv_c_body(const void *sendbuf, const MPI_Count sendcounts[],
+                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     sc__call call;
     int rc = sc__begin(&call, SAFECOLL_COLL_SCATTERV, SC_PATTERN_SCATTER,
@@ -74,10 +84,19 @@ int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
     return sc__run(&call);
 }
 
-int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
-                         const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                         MPI_Request *request)
+int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                        const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return SC_TR_REGION("safecoll_scatterv_c",
+        scatterv_c_body(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+        comm));
+}
+
+static int iscatterv_body(const void *sendbuf, const int sendcounts[],
+                          const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                          MPI_Request *request)
 {
     sc__call call;
     int rc = sc__begin_i(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv",
@@ -97,10 +116,20 @@ int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
     return sc__run(&call);
 }
 
-int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
+                         const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                          MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_iscatterv",
+        iscatterv_body(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+        comm, request));
+}
+
+static int iscatterv_c_body(const void *sendbuf, const MPI_Count sendcounts[],
+                            const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                            MPI_Request *request)
 {
     sc__call call;
     int rc = sc__begin_i(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv_c",
@@ -118,4 +147,14 @@ int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
     call.lay.cdispls = displs;
     sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
     return sc__run(&call);
+}
+
+int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
+                         const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
+                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                         MPI_Request *request)
+{
+    return SC_TR_REGION("safecoll_iscatterv_c",
+        iscatterv_c_body(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+        comm, request));
 }

@@ -62,6 +62,8 @@ void sc__tr_enter(sc__tr_kind kind, const char *what)
     atomic_store_explicit(&here.kind, (int)kind, memory_order_relaxed);
     atomic_store_explicit(&here.what, what, memory_order_relaxed);
     atomic_store_explicit(&here.depth, d + 1, memory_order_release);
+    if (d == 0)
+        atomic_fetch_add_explicit(&here.seq, 1, memory_order_relaxed);
 }
 
 int sc__tr_leave(int rc)
@@ -75,10 +77,42 @@ int sc__tr_leave(int rc)
                                                                 memory_order_relaxed)],
                                   now_ns() - started, memory_order_relaxed);
     atomic_store_explicit(&here.depth, d, memory_order_release);
+    if (d == 0)
+        atomic_fetch_add_explicit(&here.seq, 1, memory_order_relaxed);
     if (d < SAVED) {
         atomic_store_explicit(&here.what, below[d], memory_order_relaxed);
         atomic_store_explicit(&here.kind, below_kind[d], memory_order_relaxed);
     }
+    return rc;
+}
+
+/* ------------------------------------------------------------ regions */
+
+void sc__tr_region_enter(const char *what, const char *file, int line)
+{
+    const int d = atomic_load_explicit(&here.region, memory_order_relaxed);
+
+    if (!(atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) & SC_TR_HOOK_MARK))
+        return;
+    if (d == 0) {
+        /* Names before the depth, as in sc__tr_enter. */
+        atomic_store_explicit(&here.region_what, what, memory_order_relaxed);
+        atomic_store_explicit(&here.file, file, memory_order_relaxed);
+        atomic_store_explicit(&here.line, line, memory_order_relaxed);
+        atomic_fetch_add_explicit(&here.seq, 1, memory_order_relaxed);
+    }
+    atomic_store_explicit(&here.region, d + 1, memory_order_release);
+}
+
+int sc__tr_region_leave(int rc)
+{
+    const int d = atomic_load_explicit(&here.region, memory_order_relaxed) - 1;
+
+    if (d < 0)
+        return rc;
+    atomic_store_explicit(&here.region, d, memory_order_release);
+    if (d == 0)
+        atomic_fetch_add_explicit(&here.seq, 1, memory_order_relaxed);
     return rc;
 }
 

@@ -99,14 +99,38 @@ typedef struct sc__tr_mark {
     atomic_int depth;
     atomic_int kind;
     _Atomic(const char *) what;
+    /* Marked regions around MPI operations: a whole safe collective
+     * (safecoll_gatherv, from entry to return) or a region the application
+     * marks (safecoll_hang_enter). region > 0 counts as inside MPI too;
+     * region_what, file and line name the outermost region. */
+    atomic_int region;
+    _Atomic(const char *) region_what;
+    _Atomic(const char *) file;
+    atomic_int line;
+    /* Bumped whenever the thread goes in or out (outermost level of the
+     * regions and of the operations), so a reader can tell "still in the
+     * same call" from "in another call". */
+    atomic_uint seq;
 } sc__tr_mark;
 
 /* The calling thread's mark; its address stays valid for the thread's
  * life, so a watchdog may keep it. */
 sc__tr_mark *sc__tr_mark_self(void);
 
-/* Turns the mark on (non-zero) or off. Off, depth stays 0. */
+/* Turns the mark on (non-zero) or off. Off, depth and region stay 0. */
 void sc__tr_mark_enable(int on);
+
+/* Enter and leave a marked region (mark on only): the outermost region's
+ * name, file (may be NULL) and line are kept. sc__tr_region_leave returns
+ * rc; a leave without its enter (the mark was turned on inside the
+ * region) changes nothing. */
+void sc__tr_region_enter(const char *what, const char *file, int line);
+int sc__tr_region_leave(int rc);
+
+/* Evaluates expr (an int) as the region `what` when a hook is on: every
+ * public safe collective runs its whole body this way. */
+#define SC_TR_REGION(what, expr) \
+    (SC_TR_ON() ? (sc__tr_region_enter((what), NULL, 0), sc__tr_region_leave(expr)) : (expr))
 
 /* ------------------------------------------------------------ (b) messages */
 
