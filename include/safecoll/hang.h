@@ -84,7 +84,9 @@ typedef struct safecoll_hang_report {
     double elapsed;          /**< seconds since safecoll_hang_start */
     double interval;         /**< the sampling interval I in use (seconds) */
     int samples;             /**< n: samples in the model */
-    double phat, d, q;       /**< the level (p-hat, d) and q = suspicion probability + d */
+    double phat;             /**< the level's p-hat */
+    double d;                /**< the level's d */
+    double q;                /**< q = the suspicion probability (at least p-hat) + d */
     int k;                   /**< suspicions in a row that made the verdict */
     int nranks;              /**< entries of ranks */
     const safecoll_hang_rank *ranks; /**< every rank asked, in rank order */
