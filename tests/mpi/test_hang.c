@@ -382,6 +382,47 @@ START_TEST(compute_hang)
 }
 END_TEST
 
+/* Fewer monitored ranks than ranks (2 of 4, swapped now and then): the
+ * sampled S_out may not see the rank outside, but the verdict asks every
+ * rank and still names it. */
+START_TEST(compute_hang_few_monitored)
+{
+    safecoll_hang_options o = fast_options();
+    tc_ctx t;
+    int one = 1, sum = 0, released = 1;
+
+    tc_begin(&t, "compute_hang_few_monitored");
+    if (size < 4) {
+        tc_skip(&t, "needs 4 ranks for 2 of them monitored");
+        return;
+    }
+    o.monitored = 2;
+    new_flag("few");
+    ck_assert_int_eq(safecoll_hang_start(MPI_COMM_WORLD, &o), MPI_SUCCESS);
+    healthy(1.5);
+    if (rank == size - 1)
+        released = wait_flag(120);
+    safecoll_allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    ck_assert_int_eq(safecoll_hang_stop(MPI_COMM_WORLD), MPI_SUCCESS);
+    TC_CHECK(&t, released, "no hang declared within 120 s");
+    if (rank == 0 && seen.called) {
+        TC_CHECK(&t, seen.kind == SAFECOLL_HANG_COMPUTE && seen.nsuspects == 1 &&
+                         seen.suspects[0] == size - 1, "kind %d, %d suspects\n%s", seen.kind,
+                 seen.nsuspects, seen.text);
+        TC_CHECK(&t, seen.nranks == size, "%d ranks asked", seen.nranks);
+        /* Exactly two ranks are marked as monitored in the report. */
+        const char *p = seen.text;
+        int n = 0;
+        while ((p = strstr(p, "[monitored]")) != NULL) {
+            n++;
+            p++;
+        }
+        TC_CHECK(&t, n == 2, "%d ranks monitored\n%s", n, seen.text);
+    }
+    tc_end(&t);
+}
+END_TEST
+
 /* Every rank waits for a message no rank sends (a marked receive): a
  * deadlock, every rank inside MPI at the marked line. */
 START_TEST(deadlock)
@@ -528,7 +569,7 @@ static Suite *make_suite(void)
 {
     const TTest *const tests[] = {
         options_env, options_bad_one_rank, start_stop_start, marks, foreign_connection,
-        fork_child, stop_in_flight, compute_hang, deadlock, quiet_solver, quiet_halo,
+        fork_child, stop_in_flight, compute_hang, compute_hang_few_monitored, deadlock, quiet_solver, quiet_halo,
         quiet_master_worker, quiet_long_phases};
     Suite *s = suite_create("hang");
 
