@@ -75,7 +75,7 @@ int main(int argc, char **argv)
     /* The healthy phase: mostly compute, a little waiting. */
     healthy = now() + 60 * opts.interval;
     for (int iter = 0;; iter++) {
-        sink += compute(8.0 + (rank + iter) % 3);
+        sink += compute(25.0 + (rank + iter) % 3);
         safecoll_allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
         int more = now() < healthy;
         safecoll_bcast(&more, 1, MPI_INT, 0, MPI_COMM_WORLD);
