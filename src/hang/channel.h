@@ -6,6 +6,7 @@
  *
  *   client: "SAFECOLL-HANG <token>\n"      (once, first)
  *   client: "S\n"   server: "<inside> <seconds> <line>\t<what>\t<op>\t<file>\n"
+ *                    (inside: 0 outside MPI, 1 inside, 2 in safecoll_hang_stop)
  *   client: "A <seconds>\n"   server: "ok\n"; the process exits after that long
  *
  * No MPI here.

@@ -249,6 +249,10 @@ int safecoll_hang_stop(MPI_Comm comm)
         return fail(comm, sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn));
     if (!atomic_load(&sc__hang.active))
         rc = sc__error(MPI_ERR_OTHER, "%s: no hang monitor runs in this process", fn);
+    else if (comm != sc__hang.comm)
+        rc = sc__error(MPI_ERR_COMM, "%s: the monitor was started on another communicator", fn);
+    if (rc == MPI_SUCCESS)
+        atomic_store(&sc__hang.stopping, 1);
     /* The sampler stops before any server does, so that it never takes a
      * closing rank for a dead one. */
     if (rc == MPI_SUCCESS && sc__hang.has_sampler) {
@@ -263,13 +267,14 @@ int safecoll_hang_stop(MPI_Comm comm)
     rc = agree(comm, rank, rc, fn);
     /* Every rank's sampler has stopped: the servers may go. A rank that
      * had a monitor stops it even when another rank had none. */
-    if (atomic_load(&sc__hang.active)) {
+    if (atomic_load(&sc__hang.active) && comm == sc__hang.comm) {
         sc__tr_mark_enable(0);
         (void)!write(sc__hang.wake[1], "x", 1);
         pthread_join(sc__hang.server, NULL);
         close_local();
         atomic_store(&sc__hang.active, 0);
     }
+    atomic_store(&sc__hang.stopping, 0);
     return rc == MPI_SUCCESS ? MPI_SUCCESS : fail(comm, rc);
 }
 

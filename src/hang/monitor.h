@@ -44,6 +44,7 @@ typedef struct sc__hang_state {
     pthread_cond_t cond;
     int stop; /* under lock */
     atomic_int declared; /* a hang was declared (tests read it) */
+    atomic_int stopping; /* this rank is in safecoll_hang_stop */
 } sc__hang_state;
 
 extern sc__hang_state sc__hang;

@@ -135,9 +135,9 @@ int sc__hang_options_check(const safecoll_hang_options *o)
 {
     const char *fn = "safecoll_hang_start";
 
-    if (!(o->interval > 0) || !isfinite(o->interval))
-        return sc__error(MPI_ERR_ARG, "%s: interval %g is not a positive number of seconds", fn,
-                         o->interval);
+    if (!(o->interval > 0) || !(o->interval <= 3600))
+        return sc__error(MPI_ERR_ARG, "%s: interval %g is not a number of seconds in (0, 3600]",
+                         fn, o->interval);
     if (!(o->alpha > 0 && o->alpha < 1))
         return sc__error(MPI_ERR_ARG, "%s: alpha %g is not between 0 and 1", fn, o->alpha);
     if (o->monitored < 1)
@@ -149,9 +149,9 @@ int sc__hang_options_check(const safecoll_hang_options *o)
                          "SAFECOLL_HANG_REPORT, _CALLBACK and _ABORT", fn, o->actions);
     if ((o->actions & SAFECOLL_HANG_CALLBACK) && o->callback == NULL)
         return sc__error(MPI_ERR_ARG, "%s: the callback action has no callback", fn);
-    if (!(o->abort_grace >= 0) || !isfinite(o->abort_grace))
-        return sc__error(MPI_ERR_ARG, "%s: abort_grace %g is not a number of seconds >= 0", fn,
-                         o->abort_grace);
+    if (!(o->abort_grace >= 0) || !(o->abort_grace <= 3600))
+        return sc__error(MPI_ERR_ARG, "%s: abort_grace %g is not a number of seconds in "
+                         "[0, 3600]", fn, o->abort_grace);
     if (o->report != NULL && strlen(o->report) >= 4096 - 16)
         return sc__error(MPI_ERR_ARG, "%s: the report path is too long", fn);
     return MPI_SUCCESS;

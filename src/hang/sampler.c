@@ -353,7 +353,7 @@ void *sc__hang_sampler_main(void *arg)
     if (getenv("SAFECOLL_HANG_TRACE") != NULL && *getenv("SAFECOLL_HANG_TRACE") != '\0')
         trace = fopen(getenv("SAFECOLL_HANG_TRACE"), "w");
     while (!pause_for(sc__hang_step(interval, &s.rng))) {
-        int reached = 0, outside = 0;
+        int reached = 0, outside = 0, stopping = 0;
         sc__hang_verdict v;
         sc__hang_stats st;
 
@@ -362,8 +362,11 @@ void *sc__hang_sampler_main(void *arg)
             ask(&s, s.monitored[i], &w);
             reached += w.reached;
             outside += w.reached && !w.inside;
+            stopping |= w.reached && w.inside == 2;
         }
-        if (reached == 0)
+        /* A rank already in safecoll_hang_stop waits there for the others:
+         * the end of monitoring, not a hang, so such samples are not fed. */
+        if (reached == 0 || stopping)
             continue;
         v = sc__hang_det_feed(&det, (double)outside / reached);
         if (trace != NULL) {

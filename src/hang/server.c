@@ -66,7 +66,9 @@ static void answer_state(int fd, int *last_inside, unsigned *last_seq, double *s
         *last_seq = seq;
         *since = now;
     }
-    n = snprintf(line, sizeof line, "%d %.3f %d\t%s\t%s\t%s\n", inside, now - *since,
+    /* 2: this rank is stopping its monitor (its samples say nothing). */
+    n = snprintf(line, sizeof line, "%d %.3f %d\t%s\t%s\t%s\n",
+                 atomic_load(&sc__hang.stopping) ? 2 : inside, now - *since,
                  region > 0 ? atomic_load_explicit(&m->line, memory_order_relaxed) : 0, what,
                  op, file);
     if (n > 0)
