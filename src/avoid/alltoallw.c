@@ -128,7 +128,7 @@ static int w_largecount(sc__call *call)
     if (rt == NULL || (!call->in_place && st == NULL))
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
     return SC_COLL(MPI_Alltoallw_c, MPI_Ialltoallw_c, send_buf(call), s->counts, s->displs, st,
-                   r->buf, r->counts, r->displs, rt, call->priv);
+                   r->buf, r->counts, r->displs, rt, sc__call_comm(call));
 }
 #endif
 

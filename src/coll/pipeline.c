@@ -558,8 +558,8 @@ static int fail_early(sc__call *call, int rc);
  * collective call (tests/mpi/test_alone.c checks it on every rank mix).
  * So the rank whose layout triggers runs the _c call and the others the
  * int call, on the caller's communicator, with no agreement at all. Only
- * gatherv, scatterv, allgatherv and alltoallv, blocking and i-forms
- * (alltoallw has no post of its own yet). A known bug of the library whose
+ * gatherv, scatterv, allgatherv and alltoallv, blocking and i-forms, and
+ * blocking alltoallw (it has no post of its own yet). A known bug of the library whose
  * condition every rank sees alike (MPICH 4.0.2's allgatherv on one
  * process or with a count past INT_MAX) makes every rank agree. */
 static int may_decide_alone(const sc__call *call)
@@ -569,7 +569,9 @@ static int may_decide_alone(const sc__call *call)
 
     return !call->regular && !call->direct && !call->nb &&
            (call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER ||
-            call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLGATHER) &&
+            call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLGATHER ||
+            /* alltoallw has no post: its i-form goes to the engine. */
+            (call->pattern == SC_PATTERN_ALLTOALLW && call->request == NULL)) &&
            call->forced == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() &&
            !SC_CHECK_ON() && !sc__bounds_any_at(call->coll, call->size, 0) &&
            !(sc__config_perf_bounds() && sc__bounds_any_at(call->coll, call->size, 1)) &&
@@ -601,9 +603,11 @@ static int alone_begin(sc__call *call, int view)
     call->ag[SC_AG_WRAPPED] = call->lay.wrapped || call->rlay.wrapped;
     if (!trig)
         return MPI_SUCCESS;
-    if (view && (call->pattern != SC_PATTERN_ALLTOALL || !call->in_place))
+    const int two_sided =
+        call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLTOALLW;
+    if (view && (!two_sided || !call->in_place))
         rc = sc__layout_view(call, &call->lay);
-    if (view && rc == MPI_SUCCESS && call->pattern == SC_PATTERN_ALLTOALL)
+    if (view && rc == MPI_SUCCESS && two_sided)
         rc = sc__layout_view(call, &call->rlay);
     if (rc == MPI_SUCCESS && sc__config_verbose())
         log_decision(call);

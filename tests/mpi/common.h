@@ -884,7 +884,8 @@ static inline int tc_decides_alone(safecoll_coll coll)
     if (coll != SAFECOLL_COLL_GATHERV && coll != SAFECOLL_COLL_SCATTERV &&
         coll != SAFECOLL_COLL_ALLTOALLV && coll != SAFECOLL_COLL_IGATHERV &&
         coll != SAFECOLL_COLL_ISCATTERV && coll != SAFECOLL_COLL_IALLTOALLV &&
-        coll != SAFECOLL_COLL_ALLGATHERV && coll != SAFECOLL_COLL_IALLGATHERV)
+        coll != SAFECOLL_COLL_ALLGATHERV && coll != SAFECOLL_COLL_IALLGATHERV &&
+        coll != SAFECOLL_COLL_ALLTOALLW)
         return 0;
     if (safecoll_agree_get() || safecoll_check_get() ||
         safecoll_strategy_get(coll) != SAFECOLL_STRATEGY_AUTO)
