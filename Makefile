@@ -278,11 +278,16 @@ $(B)examples/bin/%: examples/%.c $(LIB_SO)
 	$(Q)$(MPICC) $(EX_CFLAGS) $(PROG_DEPFLAGS) $(LDFLAGS) -o $@ $< \
 	    -L$(B)lib -lsafecoll $(RPATH) -lm
 
-$(B)bench/bin/%: bench/%.c $(LIB_SO)
+# A benchmark that needs internal (hidden) functions says
+# `/* bench-link: static */` and is built like a test, against the static
+# library (bench_hang replays the hang detector, src/hang/detect.h).
+$(B)bench/bin/%: BENCH_STATIC = $(shell \
+	grep -lE '^[[:space:]]*/\*[[:space:]]*bench-link:[[:space:]]*static' $<)
+$(B)bench/bin/%: bench/%.c $(LIB_A) $(LIB_SO)
 	$(call say,CCLD,$<)
 	@mkdir -p $(@D) $(dir $(B)obj/$<)
-	$(Q)$(MPICC) $(EX_CFLAGS) $(PROG_DEPFLAGS) $(LDFLAGS) -o $@ $< \
-	    -L$(B)lib -lsafecoll $(RPATH) -lm
+	$(Q)$(MPICC) $(if $(BENCH_STATIC),$(TEST_CFLAGS),$(EX_CFLAGS)) $(PROG_DEPFLAGS) $(LDFLAGS) \
+	    -o $@ $< $(if $(BENCH_STATIC),$(LIB_A) $(TEST_LIBS),-L$(B)lib -lsafecoll $(RPATH) -lm)
 
 # The headers must compile as C++ (extern "C", no C-only syntax).
 $(CXX_BIN): tests/cxx/test_header.cpp $(HEADERS) $(LIB_SO)

@@ -12,6 +12,12 @@
 #   bench_perf  allreduce, bcast, allgather with a performance record in
 #               place: auto (routed) against the record's equivalent above
 #               the bound, against the MPI call at and below it, P = 2, 4
+#   bench_hang  the hang monitor: its overhead on collective-heavy loops and
+#               its hot path, P = 2, 4; then hangs injected (compute,
+#               deadlock) and a hang-free run (none), many runs each at
+#               P = 4: accuracy, false positives and detection delay of
+#               ParaStack beside the paper's timeout baseline (K = 5, 10).
+#               Written to bench/results-hang.md, not results-latest.md.
 #
 # `make bench` runs it with SAFECOLL_BENCH_BIN set to the built programs.
 # Environment: MPIEXEC (default mpiexec.mpich), MPIEXEC_FLAGS,
@@ -24,7 +30,13 @@
 # SAFECOLL_BENCH_DEADLINE_THREAD (bench_all's i-calls on the progress
 # thread, P = 2, default 40),
 # SAFECOLL_BENCH_TIMEOUT (hard limit per run, default 900),
-# SAFECOLL_BENCH_SIZES_OVERSUB (bench_v's sizes when P > cores).
+# SAFECOLL_BENCH_SIZES_OVERSUB (bench_v's sizes when P > cores),
+# SAFECOLL_BENCH_ONLY=hang (the hang part alone), and for bench_hang
+# SAFECOLL_BENCH_HANG_RUNS (runs per scenario, default 20, quick 3),
+# SAFECOLL_BENCH_HANG_PROCS (default 4), SAFECOLL_BENCH_HANG_INTERVAL (the
+# initial I, default 0.05 s), SAFECOLL_BENCH_HANG_HEALTHY and
+# SAFECOLL_BENCH_HANG_SECONDS (the healthy phase and the longest hang,
+# default 3 and 10 s, quick 2 and 5).
 #
 # Performance is measured, never judged: a missed target does not make this
 # script fail; a benchmark that crashes or gives wrong data does.
@@ -41,7 +53,13 @@ quick=()
 out=$here/results-latest.md
 limit=${SAFECOLL_BENCH_TIMEOUT:-900}
 
-for prog in bench_v bench_wrap bench_all bench_perf; do
+only=${SAFECOLL_BENCH_ONLY:-}
+case $only in
+    '') progs="bench_v bench_wrap bench_all bench_perf bench_hang" ;;
+    hang) progs="bench_v bench_hang" ;;
+    *) echo "bench/run.sh: SAFECOLL_BENCH_ONLY is 'hang' or unset, not '$only'" >&2; exit 1 ;;
+esac
+for prog in $progs; do
     if [ ! -x "$bin/$prog" ]; then
         echo "bench/run.sh: $bin/$prog is missing; run 'make bench'" >&2
         exit 1
@@ -49,9 +67,12 @@ for prog in bench_v bench_wrap bench_all bench_perf; do
 done
 
 tmp=$(mktemp "${TMPDIR:-/tmp}/safecoll-bench.XXXXXX") || exit 1
-trap 'rm -f "$tmp"' EXIT
+tmph=$(mktemp "${TMPDIR:-/tmp}/safecoll-bench-hang.XXXXXX") || exit 1
+trap 'rm -f "$tmp" "$tmph" "$tmph".*' EXIT
 
-emit() { printf '%s\n' "$*" | tee -a "$tmp"; }
+# emit_to FILE TEXT...: to stdout and to the report being written.
+emit_to() { local f=$1; shift; printf '%s\n' "$*" | tee -a "$f"; }
+emit() { emit_to "$tmp" "$@"; }
 
 loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo unknown; }
 
@@ -61,34 +82,45 @@ mpiinfo=$("$mpiexec" "${mpiflags[@]}" -n 1 "$bin/bench_v" --info 2>/dev/null | h
     tr -s '\t ' '  ')
 start=$(date +%s)
 
-emit "## libsafecoll benchmark results"
-emit ""
-emit "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-emit "- machine: ${cpu:-unknown CPU}, $(nproc) cores, ${mem:-unknown memory}; $(uname -sr)"
-emit "- MPI: ${mpiinfo:-unknown}"
 launcher="$mpiexec ${mpiflags[*]:+${mpiflags[*]} }-n P"
-emit "- command: \`make bench\` (bench/run.sh: \`$launcher\` for P in $procs${quick:+, --quick})"
-emit "- load average at start: $(loadavg)"
-emit ""
+# conditions FILE TITLE: the head of a report.
+conditions() {
+    emit_to "$1" "## $2"
+    emit_to "$1" ""
+    emit_to "$1" "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+    emit_to "$1" "- machine: ${cpu:-unknown CPU}, $(nproc) cores, ${mem:-unknown memory}; $(uname -sr)"
+    emit_to "$1" "- MPI: ${mpiinfo:-unknown}"
+    emit_to "$1" "- command: \`${only:+SAFECOLL_BENCH_ONLY=$only }make bench\` (bench/run.sh: \`$launcher\` for P in $procs${quick:+, --quick})"
+    emit_to "$1" "- load average at start: $(loadavg)"
+    emit_to "$1" ""
+}
 
 status=0
-run() {
-    local np=$1 prog=$2 rc before t
-    shift 2
+# run_into FILE NP PROG ARGS...: one program run, its output to stdout and
+# to FILE; a failure is reported in FILE and makes this script fail.
+run_into() {
+    local f=$1 np=$2 prog=$3 rc before t
+    shift 3
     before=$(loadavg)
     t=$(date +%s)
-    timeout "$limit" "$mpiexec" "${mpiflags[@]}" -n "$np" "$bin/$prog" "$@" | tee -a "$tmp"
+    timeout "$limit" "$mpiexec" "${mpiflags[@]}" -n "$np" "$bin/$prog" "$@" | tee -a "$f"
     rc=$?
     if [ "$rc" -ne 0 ]; then
-        emit ""
-        emit "**$prog at P = $np failed (exit status $rc)**"
-        emit ""
+        emit_to "$f" ""
+        emit_to "$f" "**$prog at P = $np failed (exit status $rc)**"
+        emit_to "$f" ""
         status=1
     fi
     t=$(( $(date +%s) - t ))
-    emit "_$prog, P = $np: load average $before before, $(loadavg) after; $t s._"
-    emit ""
+    emit_to "$f" "_$prog, P = $np: load average $before before, $(loadavg) after; $t s._"
+    emit_to "$f" ""
 }
+run() { run_into "$tmp" "$@"; }
+
+# Every benchmark but the hang monitor's, into results-latest.md (not
+# indented, to keep it as it was); SAFECOLL_BENCH_ONLY=hang skips it.
+if [ -z "$only" ]; then
+conditions "$tmp" "libsafecoll benchmark results"
 
 # Deadlines in seconds per program run, so that the whole report takes
 # under 10 minutes even on a busy machine: a program skips the sizes it has
@@ -148,7 +180,65 @@ for np in $procs; do
     run "$np" bench_perf "${quick[@]}" "${deadline_perf[@]}"
 done
 
+emit "_The hang monitor (bench_hang) follows; its report goes to bench/results-hang.md._"
+emit ""
 emit "- load average at end: $(loadavg); total run time $(( $(date +%s) - start )) s"
 
 cp "$tmp" "$out.tmp" && mv "$out.tmp" "$out"
+fi # SAFECOLL_BENCH_ONLY
+
+# ---------------------------------------------------------------- hang detection
+# The hang monitor (issue 18), in its own report. Overhead at I = 400 ms
+# on two collective-heavy loops, and the hot path, at each P. Then, at one
+# P, many runs of each scenario, each run in the same job one after the
+# other: ParaStack and the timeout baseline judge the same samples (see
+# bench/bench_hang.c). The rows of the three scenarios make one table.
+hang_start=$(date +%s)
+hang_out=$here/results-hang.md
+hang_np=${SAFECOLL_BENCH_HANG_PROCS:-4}
+hang_i=${SAFECOLL_BENCH_HANG_INTERVAL:-0.05}
+if [ ${#quick[@]} -gt 0 ]; then
+    hang_runs=${SAFECOLL_BENCH_HANG_RUNS:-3}
+    hang_h=${SAFECOLL_BENCH_HANG_HEALTHY:-2}
+    hang_d=${SAFECOLL_BENCH_HANG_SECONDS:-5}
+else
+    hang_runs=${SAFECOLL_BENCH_HANG_RUNS:-20}
+    hang_h=${SAFECOLL_BENCH_HANG_HEALTHY:-3}
+    hang_d=${SAFECOLL_BENCH_HANG_SECONDS:-10}
+fi
+conditions "$tmph" "libsafecoll hang detection results"
+emit_to "$tmph" "### Overhead of the monitor"
+emit_to "$tmph" ""
+for np in $procs; do
+    run_into "$tmph" "$np" bench_hang --overhead "${quick[@]}"
+done
+
+emit_to "$tmph" "### Hangs found: ParaStack beside the timeout baseline, P = $hang_np"
+emit_to "$tmph" ""
+emit_to "$tmph" "$hang_runs runs per scenario; healthy phase $hang_h s; a hang lasts at most $hang_d s; I = $hang_i s at start; alpha 0.001. AC: runs whose first alarm came during the hang; FP: runs with an alarm before it (in \"none\": at all); D, S: mean and standard deviation of the delay from the injection to the alarm, over the detected runs. The baseline (a hang after K samples in a row with S_out <= 0) judges the very samples ParaStack does: random steps of mean I, I doubled when ParaStack's runs test asks; the paper's baseline samples at a fixed I. Targets: AC 1.00, FP 0.00, median delay <= 5 s."
+emit_to "$tmph" ""
+for sc in compute deadlock none; do
+    : > "$tmph.$sc"
+    run_into "$tmph.$sc" "$hang_np" bench_hang --scenario "$sc" --runs "$hang_runs" \
+        --interval "$hang_i" --healthy "$hang_h" --hang "$hang_d" --no-header \
+        --runs-file "$bin/hang-$sc.tsv"
+done
+emit_to "$tmph" "| scenario | detector | AC | FP | D (mean s) | S (std s) | median delay (s) | runs |"
+emit_to "$tmph" "|---|---|---:|---:|---:|---:|---:|---:|"
+for sc in compute deadlock none; do
+    grep '^| ' "$tmph.$sc" | tee -a "$tmph"
+done
+emit_to "$tmph" ""
+for sc in compute deadlock none; do
+    grep -v '^| ' "$tmph.$sc" | grep -v '^$' | while IFS= read -r line; do
+        emit_to "$tmph" "$line"
+        emit_to "$tmph" ""
+    done
+done
+top=$(cd "$here/.." && pwd)
+emit_to "$tmph" "_Per run: ${bin#"$top"/}/hang-{compute,deadlock,none}.tsv._"
+emit_to "$tmph" ""
+emit_to "$tmph" "- load average at end: $(loadavg); hang part run time $(( $(date +%s) - hang_start )) s"
+
+cp "$tmph" "$hang_out.tmp" && mv "$hang_out.tmp" "$hang_out"
 exit $status
