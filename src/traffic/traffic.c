@@ -41,6 +41,14 @@ static void set_hook(unsigned bit, int on)
         atomic_fetch_and(&sc__tr_hooks, ~bit);
 }
 
+/* Only the thread itself writes its mark, so a plain load and store (no
+ * locked read-modify-write) bump the sequence number others read. */
+static inline void bump_seq(void)
+{
+    atomic_store_explicit(&here.seq, atomic_load_explicit(&here.seq, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
 /* ------------------------------------------------------------ brackets */
 
 void sc__tr_enter(sc__tr_kind kind, const char *what)
@@ -63,7 +71,7 @@ void sc__tr_enter(sc__tr_kind kind, const char *what)
     atomic_store_explicit(&here.what, what, memory_order_relaxed);
     atomic_store_explicit(&here.depth, d + 1, memory_order_release);
     if (d == 0)
-        atomic_fetch_add_explicit(&here.seq, 1, memory_order_relaxed);
+        bump_seq();
 }
 
 int sc__tr_leave(int rc)
@@ -78,7 +86,7 @@ int sc__tr_leave(int rc)
                                   now_ns() - started, memory_order_relaxed);
     atomic_store_explicit(&here.depth, d, memory_order_release);
     if (d == 0)
-        atomic_fetch_add_explicit(&here.seq, 1, memory_order_relaxed);
+        bump_seq();
     if (d < SAVED) {
         atomic_store_explicit(&here.what, below[d], memory_order_relaxed);
         atomic_store_explicit(&here.kind, below_kind[d], memory_order_relaxed);
@@ -99,7 +107,7 @@ void sc__tr_region_enter(const char *what, const char *file, int line)
         atomic_store_explicit(&here.region_what, what, memory_order_relaxed);
         atomic_store_explicit(&here.file, file, memory_order_relaxed);
         atomic_store_explicit(&here.line, line, memory_order_relaxed);
-        atomic_fetch_add_explicit(&here.seq, 1, memory_order_relaxed);
+        bump_seq();
     }
     atomic_store_explicit(&here.region, d + 1, memory_order_release);
 }
@@ -112,7 +120,7 @@ int sc__tr_region_leave(int rc)
         return rc;
     atomic_store_explicit(&here.region, d, memory_order_release);
     if (d == 0)
-        atomic_fetch_add_explicit(&here.seq, 1, memory_order_relaxed);
+        bump_seq();
     return rc;
 }
 
