@@ -137,7 +137,7 @@ static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL]
 }
 
 /* Strict decimal integer in [lo, hi]: no sign tricks, no trailing text. */
-static int parse_long(const char *s, long long lo, long long hi, long long *out)
+int sc__parse_long(const char *s, long long lo, long long hi, long long *out)
 {
     char *end;
     long long v;
@@ -207,7 +207,7 @@ static void env_fail(int code)
  * failing every collective. Here that is the default; for the lists of
  * bound files (registry.c) it is no file, which for SAFECOLL_KNOWN_BOUNDS
  * differs from unset (the built-in file). */
-static const char *env_value(const char *name)
+const char *sc__env(const char *name)
 {
     const char *v = getenv(name);
 
@@ -224,7 +224,7 @@ static void read_env(void)
         spec[c] = atomic_load(&forced[c]);
         all[c] = atomic_load(&forced_all[c]);
     }
-    if ((v = env_value("SAFECOLL_STRATEGY")) != NULL) {
+    if ((v = sc__env("SAFECOLL_STRATEGY")) != NULL) {
         if (parse_spec("SAFECOLL_STRATEGY", v, spec, all) != MPI_SUCCESS)
             return env_fail(MPI_ERR_ARG);
         for (int c = 0; c < SAFECOLL_NCOLL; c++) {
@@ -232,19 +232,19 @@ static void read_env(void)
             atomic_store(&forced_all[c], all[c]);
         }
     }
-    if ((v = env_value("SAFECOLL_VERBOSE")) != NULL) {
-        if (parse_long(v, 0, 1, &n) != 0)
+    if ((v = sc__env("SAFECOLL_VERBOSE")) != NULL) {
+        if (sc__parse_long(v, 0, 1, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_VERBOSE: '%s' is not 0 or 1", v));
         atomic_store(&verbose, (int)n);
     }
-    if ((v = env_value("SAFECOLL_PERF_BOUNDS")) != NULL) {
-        if (parse_long(v, 0, 1, &n) != 0)
+    if ((v = sc__env("SAFECOLL_PERF_BOUNDS")) != NULL) {
+        if (sc__parse_long(v, 0, 1, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_PERF_BOUNDS: '%s' is not 0 or 1", v));
         atomic_store(&perf_bounds, (int)n);
     }
-    if ((v = env_value("SAFECOLL_AGREE")) != NULL) {
+    if ((v = sc__env("SAFECOLL_AGREE")) != NULL) {
         if (strcmp(v, "auto") == 0)
             atomic_store(&agree_always, 0);
         else if (strcmp(v, "always") == 0)
@@ -253,21 +253,21 @@ static void read_env(void)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_AGREE: '%s' is not auto or always", v));
     }
-    if ((v = env_value("SAFECOLL_INT_LIMIT")) != NULL) {
-        if (parse_long(v, 1, INT_MAX, &n) != 0)
+    if ((v = sc__env("SAFECOLL_INT_LIMIT")) != NULL) {
+        if (sc__parse_long(v, 1, INT_MAX, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_INT_LIMIT: '%s' is not an integer in "
                                       "[1, 2147483647]",
                                       v));
         atomic_store(&int_limit, (MPI_Count)n);
     }
-    if ((v = env_value("SAFECOLL_NB_THREAD")) != NULL) {
-        if (parse_long(v, 0, 1, &n) != 0)
+    if ((v = sc__env("SAFECOLL_NB_THREAD")) != NULL) {
+        if (sc__parse_long(v, 0, 1, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_NB_THREAD: '%s' is not 0 or 1", v));
         atomic_store(&nb_thread, (int)n);
     }
-    if ((v = env_value("SAFECOLL_NODE_CONDITIONS")) != NULL) {
+    if ((v = sc__env("SAFECOLL_NODE_CONDITIONS")) != NULL) {
         int c;
         if (parse_conditions(v, &c) != MPI_SUCCESS)
             return env_fail(MPI_ERR_ARG);

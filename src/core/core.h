@@ -104,6 +104,19 @@ int sc__config_nb_thread(void);
 /* The conditions SAFECOLL_NODE_CONDITIONS sets for every communicator
  * (SC_COND_* bits), or -1 when they are detected (the default). */
 int sc__config_node_conditions(void);
+/* getenv, but an empty value reads as unset: the one rule of every
+ * SAFECOLL_* variable (doc/guide.md). */
+const char *sc__env(const char *name);
+/* A strict decimal integer in [lo, hi] (no sign, no trailing text): 0, or
+ * -1 with *out untouched. */
+int sc__parse_long(const char *s, long long lo, long long hi, long long *out);
+
+/* ---- time (clock.c) ---- */
+
+/* Seconds of CLOCK_MONOTONIC. */
+double sc__now(void);
+/* Sleeps that long; a signal does not cut it short. */
+void sc__sleep(double seconds);
 
 /* ---- statistics (stats.c) ---- */
 

@@ -16,35 +16,15 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "channel.h"
-
-double sc__hang_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void sc__hang_sleep(double seconds)
-{
-    struct timespec ts;
-
-    if (!(seconds > 0))
-        return;
-    ts.tv_sec = (time_t)seconds;
-    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
+#include "core.h"
 
 static int wait_fd(int fd, short events, double deadline)
 {
     for (;;) {
-        double left = deadline - sc__hang_now();
+        double left = deadline - sc__now();
         struct pollfd p = {.fd = fd, .events = events};
         int rc;
 
@@ -115,7 +95,7 @@ static int send_all(int fd, const char *s, size_t n, double deadline)
 
 int sc__hang_connect(const char *host, int port, const char *token, double timeout)
 {
-    const double deadline = sc__hang_now() + timeout;
+    const double deadline = sc__now() + timeout;
     struct sockaddr_in a;
     char line[96];
     int one = 1, err = 0;
@@ -146,7 +126,7 @@ fail:
 
 int sc__hang_ask(int fd, const char *line, char *buf, size_t len, double timeout)
 {
-    const double deadline = sc__hang_now() + timeout;
+    const double deadline = sc__now() + timeout;
     size_t got = 0;
 
     if (send_all(fd, line, strlen(line), deadline) != 0)

@@ -32,10 +32,5 @@ int sc__hang_connect(const char *host, int port, const char *token, double timeo
  * within `timeout` seconds. 0 on success, -1 (the connection is broken). */
 int sc__hang_ask(int fd, const char *line, char *buf, size_t len, double timeout);
 
-/* Seconds of a monotonic clock. */
-double sc__hang_now(void);
-
-/* Sleeps `seconds` (signals do not cut it short). */
-void sc__hang_sleep(double seconds);
 
 #endif /* SC_HANG_CHANNEL_H */

@@ -31,21 +31,15 @@ static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
 
 /* A fork()ed child has none of the monitor's threads: it must not believe
  * a monitor runs, nor keep the parent's sockets. */
+static void close_local(void);
+
 static void in_child(void)
 {
     if (atomic_load(&sc__hang.active)) {
         atomic_store(&sc__hang.active, 0);
         sc__tr_mark_enable(0);
-        if (sc__hang.listen_fd >= 0)
-            close(sc__hang.listen_fd);
-        if (sc__hang.wake[0] >= 0)
-            close(sc__hang.wake[0]);
-        if (sc__hang.wake[1] >= 0)
-            close(sc__hang.wake[1]);
-        sc__hang.listen_fd = sc__hang.wake[0] = sc__hang.wake[1] = -1;
+        close_local();
         sc__hang.has_sampler = 0;
-        free(sc__hang.peers);
-        sc__hang.peers = NULL;
         pthread_mutex_init(&sc__hang.lock, NULL);
         pthread_cond_init(&sc__hang.cond, NULL);
     }
@@ -113,7 +107,7 @@ static void make_token(char *out)
     if (got != (ssize_t)sizeof b) {
         /* No entropy source: time and pid, still unknown to outsiders in
          * practice, and said in the docs. */
-        unsigned long long x = (unsigned long long)sc__hang_now() * 1000003ULL ^
+        unsigned long long x = (unsigned long long)sc__now() * 1000003ULL ^
                                (unsigned long long)getpid();
         for (size_t i = 0; i < sizeof b; i++) {
             x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -180,7 +174,7 @@ int safecoll_hang_start(MPI_Comm comm, const safecoll_hang_options *opts)
     if (rank == 0 && o.seed == 0) {
         unsigned long long seed = 0;
         if (getrandom(&seed, sizeof seed, 0) != (ssize_t)sizeof seed || seed == 0)
-            seed = (unsigned long long)(sc__hang_now() * 1e9) | 1;
+            seed = (unsigned long long)(sc__now() * 1e9) | 1;
         sc__hang.opts.seed = seed;
     }
     memset(&mine, 0, sizeof mine);
@@ -212,7 +206,7 @@ int safecoll_hang_start(MPI_Comm comm, const safecoll_hang_options *opts)
     sc__hang.comm = comm;
     sc__hang.rank = rank;
     sc__hang.size = size;
-    sc__hang.t0 = sc__hang_now();
+    sc__hang.t0 = sc__now();
     sc__hang.watched = sc__tr_mark_self();
     sc__hang.stop = 0;
     sc__hang.has_sampler = 0;
@@ -278,16 +272,15 @@ int safecoll_hang_stop(MPI_Comm comm)
     return rc == MPI_SUCCESS ? MPI_SUCCESS : fail(comm, rc);
 }
 
+/* sc__tr_region_enter does nothing while the mark is off (no monitor). */
 void safecoll_hang_enter(const char *what)
 {
-    if (SC_TR_ON())
-        sc__tr_region_enter(what, NULL, 0);
+    sc__tr_region_enter(what, NULL, 0);
 }
 
 void safecoll_hang_enter_at(const char *what, const char *file, int line)
 {
-    if (SC_TR_ON())
-        sc__tr_region_enter(what, file, line);
+    sc__tr_region_enter(what, file, line);
 }
 
 void safecoll_hang_leave(void)

@@ -31,7 +31,7 @@ typedef struct sc__hang_state {
     safecoll_hang_options opts;
     char report[4096];
     char token[40];
-    double t0;               /* sc__hang_now() at start */
+    double t0;               /* sc__now() at start */
     sc__tr_mark *watched;    /* the mark of the thread that called start */
     int listen_fd, port;
     int wake[2];             /* the server's stop pipe */

@@ -10,13 +10,6 @@
 
 #include "monitor.h"
 
-static const char *env_value(const char *name)
-{
-    const char *v = getenv(name);
-
-    return v != NULL && *v != '\0' ? v : NULL;
-}
-
 static int parse_double(const char *v, double *out)
 {
     char *end;
@@ -82,29 +75,26 @@ int safecoll_hang_options_init(safecoll_hang_options *o)
         return sc__error(MPI_ERR_ARG, "safecoll_hang_options_init: opts is NULL");
     defaults(o);
     t = *o;
-    if ((v = env_value("SAFECOLL_HANG_INTERVAL")) != NULL) {
+    if ((v = sc__env("SAFECOLL_HANG_INTERVAL")) != NULL) {
         if (parse_double(v, &d) != 0 || !(d > 0))
             return sc__error(MPI_ERR_ARG, "SAFECOLL_HANG_INTERVAL: '%s' is not a positive "
                              "number of seconds", v);
         t.interval = d;
     }
-    if ((v = env_value("SAFECOLL_HANG_ALPHA")) != NULL) {
+    if ((v = sc__env("SAFECOLL_HANG_ALPHA")) != NULL) {
         if (parse_double(v, &d) != 0 || !(d > 0 && d < 1))
             return sc__error(MPI_ERR_ARG, "SAFECOLL_HANG_ALPHA: '%s' is not a number "
                              "between 0 and 1", v);
         t.alpha = d;
     }
-    if ((v = env_value("SAFECOLL_HANG_MONITORED")) != NULL) {
-        char *end;
-        long n;
-        errno = 0;
-        n = strtol(v, &end, 10);
-        if (errno != 0 || end == v || *end != '\0' || n < 1 || n > INT_MAX)
+    if ((v = sc__env("SAFECOLL_HANG_MONITORED")) != NULL) {
+        long long n;
+        if (sc__parse_long(v, 1, INT_MAX, &n) != 0)
             return sc__error(MPI_ERR_ARG, "SAFECOLL_HANG_MONITORED: '%s' is not a positive "
                              "number of ranks", v);
         t.monitored = (int)n;
     }
-    if ((v = env_value("SAFECOLL_HANG_SEED")) != NULL) {
+    if ((v = sc__env("SAFECOLL_HANG_SEED")) != NULL) {
         char *end;
         unsigned long long s;
         errno = 0;
@@ -114,14 +104,14 @@ int safecoll_hang_options_init(safecoll_hang_options *o)
                              "integer", v);
         t.seed = s;
     }
-    if ((v = env_value("SAFECOLL_HANG_ACTION")) != NULL) {
+    if ((v = sc__env("SAFECOLL_HANG_ACTION")) != NULL) {
         if (parse_actions(v, &t.actions) != 0)
             return sc__error(MPI_ERR_ARG, "SAFECOLL_HANG_ACTION: '%s' is not a list of "
                              "report, callback and abort (each once, comma-separated)", v);
     }
-    if ((v = env_value("SAFECOLL_HANG_REPORT")) != NULL)
+    if ((v = sc__env("SAFECOLL_HANG_REPORT")) != NULL)
         t.report = v;
-    if ((v = env_value("SAFECOLL_HANG_GRACE")) != NULL) {
+    if ((v = sc__env("SAFECOLL_HANG_GRACE")) != NULL) {
         if (parse_double(v, &d) != 0 || !(d >= 0))
             return sc__error(MPI_ERR_ARG, "SAFECOLL_HANG_GRACE: '%s' is not a number of "
                              "seconds >= 0", v);

@@ -39,16 +39,23 @@ typedef struct sampler {
     uint64_t rng;
 } sampler;
 
+/* The connection to rank r's monitor, made on first use; -1 when it
+ * cannot be made. */
+static int connection(sampler *s, int r)
+{
+    if (s->fds[r] < 0)
+        s->fds[r] = sc__hang_connect(sc__hang.peers[r].addr, sc__hang.peers[r].port,
+                                     sc__hang.token, ASK_TIMEOUT);
+    return s->fds[r];
+}
+
 /* Asks rank r; w->reached = 0 when it cannot be asked. */
 static void ask(sampler *s, int r, where *w)
 {
     char line[1024], *tab1, *tab2, *tab3;
 
     memset(w, 0, sizeof *w);
-    if (s->fds[r] < 0)
-        s->fds[r] = sc__hang_connect(sc__hang.peers[r].addr, sc__hang.peers[r].port,
-                                     sc__hang.token, ASK_TIMEOUT);
-    if (s->fds[r] < 0)
+    if (connection(s, r) < 0)
         return;
     if (sc__hang_ask(s->fds[r], "S\n", line, sizeof line, ASK_TIMEOUT) != 0) {
         close(s->fds[r]);
@@ -188,7 +195,7 @@ static void write_report(const char *text)
 static void *hard_exit(void *arg)
 {
     (void)arg;
-    sc__hang_sleep(sc__hang.opts.abort_grace);
+    sc__sleep(sc__hang.opts.abort_grace);
     fprintf(stderr, "libsafecoll: hang monitor of rank %d: MPI_Abort did not end the job "
             "within %.1f s; ending this process (exit status %d)\n", sc__hang.rank,
             sc__hang.opts.abort_grace, SAFECOLL_HANG_EXIT);
@@ -213,10 +220,7 @@ static void end_job(sampler *s)
         char ok[8];
         if (r == sc__hang.rank)
             continue;
-        if (s->fds[r] < 0)
-            s->fds[r] = sc__hang_connect(sc__hang.peers[r].addr, sc__hang.peers[r].port,
-                                         sc__hang.token, ASK_TIMEOUT);
-        if (s->fds[r] >= 0)
+        if (connection(s, r) >= 0)
             (void)sc__hang_ask(s->fds[r], grace, ok, sizeof ok, ASK_TIMEOUT);
     }
     if (pthread_create(&t, NULL, hard_exit, NULL) != 0)
@@ -264,7 +268,7 @@ static void declare(sampler *s, const sc__hang_stats *st, double interval)
     }
     memset(&rep, 0, sizeof rep);
     rep.kind = nsus > 0 ? SAFECOLL_HANG_COMPUTE : SAFECOLL_HANG_DEADLOCK;
-    rep.elapsed = sc__hang_now() - sc__hang.t0;
+    rep.elapsed = sc__now() - sc__hang.t0;
     rep.interval = interval;
     rep.samples = st->n;
     rep.phat = st->phat;
@@ -370,7 +374,7 @@ void *sc__hang_sampler_main(void *arg)
             continue;
         v = sc__hang_det_feed(&det, (double)outside / reached);
         if (trace != NULL) {
-            fprintf(trace, "%.6f %.6f %d %.6f\n", sc__hang_now(), (double)outside / reached,
+            fprintf(trace, "%.6f %.6f %d %.6f\n", sc__now(), (double)outside / reached,
                     (int)v, interval);
             fflush(trace);
         }

@@ -53,7 +53,7 @@ static void answer_state(int fd, int *last_inside, unsigned *last_seq, double *s
     const unsigned seq = atomic_load_explicit(&m->seq, memory_order_relaxed);
     const int inside = depth > 0 || region > 0;
     char what[512], op[128], file[256], line[1024];
-    double now = sc__hang_now();
+    double now = sc__now();
     int n;
 
     field(what, sizeof what,
@@ -108,7 +108,7 @@ static void serve_lines(client *c, int *last_inside, unsigned *last_seq, double 
              * only if that has not happened after the grace period. */
             double grace = atof(c->buf + 2);
             (void)!send(c->fd, "ok\n", 3, MSG_NOSIGNAL);
-            sc__hang_sleep(grace);
+            sc__sleep(grace);
             fprintf(stderr, "libsafecoll: hang monitor of rank %d: the job was not ended "
                     "%.1f s after the hang; ending this process (exit status %d)\n",
                     sc__hang.rank, grace, SAFECOLL_HANG_EXIT);
@@ -143,7 +143,7 @@ static void accept_all(client *cl, int *n)
             continue;
         }
         inet_ntop(AF_INET, &a.sin_addr, ip, sizeof ip);
-        cl[*n] = (client){.fd = fd, .deadline = sc__hang_now() + 2.0};
+        cl[*n] = (client){.fd = fd, .deadline = sc__now() + 2.0};
         snprintf(cl[*n].peer, sizeof cl[*n].peer, "%s:%d", ip, ntohs(a.sin_port));
         (*n)++;
     }
@@ -155,7 +155,7 @@ void *sc__hang_server_main(void *arg)
     struct pollfd p[MAX_CLIENTS + 2];
     int n = 0, last_inside = -1;
     unsigned last_seq = 0;
-    double since = sc__hang_now();
+    double since = sc__now();
 
     (void)arg;
     for (;;) {
@@ -190,7 +190,7 @@ void *sc__hang_server_main(void *arg)
         }
         /* Connections that did not send the token in time go. */
         for (int i = 0; i < n; i++)
-            if (cl[i].fd >= 0 && !cl[i].authed && sc__hang_now() > cl[i].deadline)
+            if (cl[i].fd >= 0 && !cl[i].authed && sc__now() > cl[i].deadline)
                 refuse(&cl[i], "no token within 2 s");
         for (int i = 0; i < n;) {
             if (cl[i].fd < 0)

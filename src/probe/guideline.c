@@ -23,7 +23,7 @@
  * taken from values every rank has after the same MPI_Allreduce, so the
  * ranks never disagree on how many collectives to call.
  */
-#define _POSIX_C_SOURCE 200809L /* nanosleep */
+#define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <limits.h>
@@ -63,18 +63,6 @@ static double root2(double x)
     return r;
 }
 
-static void sleep_for(double seconds)
-{
-    struct timespec ts;
-
-    if (!(seconds > 0))
-        return;
-    ts.tv_sec = (time_t)seconds;
-    ts.tv_nsec = (long)((seconds - (double)ts.tv_sec) * 1e9);
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-        ;
-}
-
 /* Waits until MPI_Wtime() reaches t: sleeps while far from it, so that
  * ranks sharing cores leave them to the others, then spins. */
 static void wait_until(double t)
@@ -84,7 +72,7 @@ static void wait_until(double t)
         if (d <= 0)
             return;
         if (d > 300e-6)
-            sleep_for(d - 200e-6);
+            sc__sleep(d - 200e-6);
     }
 }
 
@@ -250,7 +238,7 @@ static void jitter_maybe(jitter *j)
 {
     if (j->on && uniform(j) < j->fraction) {
         j->hits++;
-        sleep_for(uniform(j) * j->delay);
+        sc__sleep(uniform(j) * j->delay);
     }
 }
 

@@ -24,13 +24,6 @@
 
 enum { MAX_WORDS = 64 };
 
-double sc__launch_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* Splits the launcher at blanks into words with {P} replaced, then
  * appends the words of the command. Returns the word count or -1. */
 static int build_argv(const char *launcher, int P, const char *cmd, char *store, size_t len,
@@ -105,18 +98,18 @@ int sc__launch_run(const char *fn, const char *launcher, int P, const char *cmd,
         _exit(127);
     }
     setpgid(pid, pid); /* also here: whichever of the two runs first */
-    deadline = sc__launch_now() + limit;
+    deadline = sc__now() + limit;
     for (;;) {
         pid_t w = waitpid(pid, status, WNOHANG);
         if (w == pid)
             break;
         if (w < 0 && errno != EINTR)
             break;
-        if (sc__launch_now() > deadline && *killed == 0) {
+        if (sc__now() > deadline && *killed == 0) {
             kill(-pid, SIGTERM);
             *killed = 1;
-            deadline = sc__launch_now() + 2;
-        } else if (sc__launch_now() > deadline && *killed == 1) {
+            deadline = sc__now() + 2;
+        } else if (sc__now() > deadline && *killed == 1) {
             kill(-pid, SIGKILL);
             *killed = 2;
         }

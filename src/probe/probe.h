@@ -75,9 +75,6 @@ int sc__fault_fires(const sc__fault *f, safecoll_coll coll, MPI_Count n, int s, 
 
 /* ---- launching jobs from a driver (launch.c) ---- */
 
-/* Seconds of CLOCK_MONOTONIC. */
-double sc__launch_now(void);
-
 /* Runs `launcher` (blank-separated words, {P} replaced by P; NULL:
  * "$MPIEXEC -n {P}", or "mpiexec -n {P}") followed by the words of cmd, in
  * its own process group with stdout and stderr in logpath. Past `limit`

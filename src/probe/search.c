@@ -67,11 +67,6 @@ int safecoll_search_mem_limit(const safecoll_search_opts *opts, MPI_Count *bytes
     return MPI_SUCCESS;
 }
 
-static double now(void)
-{
-    return sc__launch_now();
-}
-
 /* Reads the ranks' reports into res; returns how many ranks reported. */
 static int read_reports(const char *prefix, int P, safecoll_probe_result *res, int *crash,
                         int *timeout, int *nomem, int *error, int *wrong, int *pass)
@@ -158,7 +153,7 @@ int safecoll_search_probe(const safecoll_search_opts *o, safecoll_coll coll, con
     snprintf(cmd, sizeof cmd, "%s probe%s --coll %s --type %s --n %lld --time-limit %.3f "
              "--report %s", o->probe_cmd, o->safe ? " --safe" : "", safecoll_coll_name(coll),
              type, (long long)n, limit, prefix);
-    t0 = now();
+    t0 = sc__now();
     rc = sc__launch_run("safecoll_search_probe", o->launcher, P, cmd, logp, limit + o->grace,
                         &status, &killed);
     if (rc != MPI_SUCCESS) {
@@ -210,7 +205,7 @@ int safecoll_search_probe(const safecoll_search_opts *o, safecoll_coll coll, con
                  tail);
     }
     if (res->outcome != SAFECOLL_PROBE_PASS)
-        res->seconds = now() - t0;
+        res->seconds = sc__now() - t0;
     sc__launch_remove_dir(dir);
     return MPI_SUCCESS;
 }
@@ -230,7 +225,7 @@ static void report(const run *r, safecoll_search_event *ev, const safecoll_probe
 {
     ev->done = res != NULL;
     ev->result = res;
-    ev->elapsed = now() - r->t0;
+    ev->elapsed = sc__now() - r->t0;
     if (r->o->progress != NULL)
         r->o->progress(ev, r->o->progress_arg);
 }
@@ -276,7 +271,7 @@ static int check_opts(const safecoll_search_opts *o, safecoll_coll coll, const c
 int safecoll_search_run(const safecoll_search_opts *o, safecoll_coll coll, const char *type,
                         int P, safecoll_search_result *result)
 {
-    run r = {o, coll, type, P, 1, 0, now()};
+    run r = {o, coll, type, P, 1, 0, sc__now()};
     safecoll_probe_result res;
     MPI_Count n, n_max, last = 0;
     double limit;
@@ -357,7 +352,7 @@ int safecoll_search_run(const safecoll_search_opts *o, safecoll_coll coll, const
     }
 done:
     result->probes = r.probes;
-    result->seconds = now() - r.t0;
+    result->seconds = sc__now() - r.t0;
     return MPI_SUCCESS;
 }
 
@@ -365,7 +360,7 @@ int safecoll_search_verify(const safecoll_search_opts *o, safecoll_coll coll, co
                            int P, MPI_Count n_s, MPI_Count delta, double limit,
                            safecoll_probe_verdict *verdict, int *probes)
 {
-    run r = {o, coll, type, P, 3, 0, now()};
+    run r = {o, coll, type, P, 3, 0, sc__now()};
     safecoll_probe_result res;
     /* Each pair: the count that must pass, the count that must fail. The
      * failing half is rounded up so that it lies past the bound. */
