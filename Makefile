@@ -176,7 +176,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 
 .DEFAULT_GOAL := all
 .PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
-        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-hang check-switch \
+        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-hang check-switch check-dlopen \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-doc check-big check-big-run \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
@@ -359,7 +359,7 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-traffic check-cxx check-headers \
-               check-switch check-cli check-search check-guideline check-hang check-install check-doc
+               check-switch check-dlopen check-cli check-search check-guideline check-hang check-install check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -449,6 +449,11 @@ check-search: $(TOOL_BIN)
 check-switch: $(LIB_SO)
 	@printf '\n== switch header ==\n'
 	@$(call record,switch,MPICC='$(MPICC)' tests/check-switch.sh $(B)lib)
+
+# libsafecoll.so loaded with dlopen() (tests/dlopen/).
+check-dlopen: $(LIB_SO)
+	@printf '\n== dlopen ==\n'
+	@$(call record,dlopen,MPICC='$(MPICC)' tests/check-dlopen.sh $(B)lib)
 
 # Real hangs caught by the hang monitor, which ends the job (exit 70).
 check-hang: $(B)examples/bin/hang_detect

@@ -3,21 +3,27 @@
  * 5): what it costs a healthy job, and how well it finds hangs.
  *
  * --overhead
- *     Two collective-heavy loops: "allreduce" (safecoll_allreduce of one
- *     double, 8 B) and "solver" (about 100 us of fixed arithmetic, then the
- *     same allreduce). Each is timed in blocks of a fixed number of
- *     iterations (about --block seconds) without the monitor (plain) and
- *     with it (monitored: I = --interval, default 0.4 s, callback action
- *     only), in the order plain, monitored, monitored, plain, ... (ABBA, so
- *     that a linear drift of the machine's speed cancels over two pairs).
- *     A block's time is the maximum over ranks; the result is the median of
- *     the per-pair ratios monitored / plain. The monitor is started before
- *     and stopped after each monitored block, untimed.
- *     Then the hot path, every rank at once, in thread CPU time (time the
+ *     First the hot path, every rank at once, in thread CPU time (time the
  *     scheduler takes a rank off its core does not count): ns per
  *     safecoll_hang_enter + safecoll_hang_leave pair, and ns per
  *     safecoll_allreduce of 8 B on MPI_COMM_SELF, monitor off against on,
  *     in alternating blocks; medians over blocks of the maximum over ranks.
+ *     Then two collective-heavy loops: "allreduce" (safecoll_allreduce of
+ *     one double, 8 B) and "solver" (about 100 us of fixed arithmetic, then
+ *     the same allreduce). Each is timed in blocks of a fixed number of
+ *     iterations (about --block seconds), in triples: plain (no monitor),
+ *     monitored (I = --interval, default 0.4 s, callback action only),
+ *     plain. A block's time is the maximum over ranks. Per triple, the
+ *     ratio of the monitored block to the mean of the two plain ones (a
+ *     linear drift of the machine's speed cancels), and the ratio of the
+ *     first plain block to the second: the measurement's own noise, which
+ *     says how small an overhead this run can resolve. The monitor is
+ *     started before and stopped after each monitored block, untimed.
+ *     The cost column adds up what the monitor takes in CPU time: the hot
+ *     path's extra ns per safecoll_allreduce times the calls per second,
+ *     plus the CPU time the process's other threads took during monitored
+ *     blocks beyond what they took in plain ones (the monitor's threads),
+ *     per second of the block.
  *
  * --scenario compute|deadlock|none
  *     --runs runs in this one job, one after the other. A run starts the
@@ -117,6 +123,15 @@ static double cpu_now(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* CPU time of the whole process (every thread). */
+static double proc_cpu_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
@@ -221,20 +236,29 @@ static safecoll_hang_options monitor_options(double interval, double alpha,
 enum { LOOP_ALLREDUCE, LOOP_SOLVER, NLOOP };
 static const char *const loop_name[NLOOP] = {"allreduce (8 B)", "solver (~100 us + allreduce 8 B)"};
 
-/* One block of `iters` iterations; its time, the maximum over ranks. */
-static double loop_block(int kind, long iters, long wn)
+/* One block of `iters` iterations: its time, the maximum over ranks, and
+ * in *others the CPU time this process's other threads (the monitor's,
+ * the MPI library's) took during it, in seconds per second of the block,
+ * the maximum over ranks. */
+static double loop_block(int kind, long iters, long wn, double *others)
 {
-    double one = 1, sum = 0, t;
+    double one = 1, sum = 0, t, c[2];
 
     MPI_Barrier(MPI_COMM_WORLD);
     t = MPI_Wtime();
+    c[0] = proc_cpu_now() - cpu_now();
     for (long i = 0; i < iters; i++) {
         if (kind == LOOP_SOLVER)
             sink += work(wn);
         safecoll_allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     }
+    c[1] = proc_cpu_now() - cpu_now();
     t = MPI_Wtime() - t;
+    c[1] = (c[1] - c[0]) / (t > 0 ? t : 1e-9);
     MPI_Allreduce(MPI_IN_PLACE, &t, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &c[1], 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (others != NULL)
+        *others = c[1];
     return t;
 }
 
@@ -269,14 +293,63 @@ static void start_monitor(double interval, unsigned long long seed)
     safecoll_hang_start(MPI_COMM_WORLD, &o); /* errors are fatal */
 }
 
+/* The hot path table; returns the extra ns per safecoll_allreduce with
+ * the monitor on (median over blocks; at least 0). */
+static double hot_path(double interval, int pairs, unsigned long long seed)
+{
+    static const char *const hot_name[NHOT] = {"safecoll_hang_enter + safecoll_hang_leave",
+                                               "safecoll_allreduce, 8 B, MPI_COMM_SELF"};
+    const long n[NHOT] = {2000000, 20000};
+    const int blocks = pairs + 1;
+    double *off = bench_alloc(sizeof(double) * (size_t)blocks);
+    double *on = bench_alloc(sizeof(double) * (size_t)blocks);
+    double extra = 0;
+
+    if (rank == 0) {
+        printf("#### Hot path, P = %d (thread CPU time per call)\n\n", size);
+        printf("| operation | monitor off (ns) | monitor on (ns) | on - off (ns) | "
+               "blocks x calls |\n");
+        printf("|---|---:|---:|---:|---:|\n");
+    }
+    /* Off and on alternate, the order swapped every other block. */
+    for (int h = 0; h < NHOT; h++) {
+        (void)hot_block(h, n[h] / 10); /* warm-up */
+        for (int b = 0; b < blocks; b++)
+            for (int half = 0; half < 2; half++) {
+                if ((b % 2 == 0) == (half == 1)) {
+                    start_monitor(interval, seed + 1000 + (unsigned long long)b);
+                    on[b] = hot_block(h, n[h]);
+                    safecoll_hang_stop(MPI_COMM_WORLD);
+                } else {
+                    off[b] = hot_block(h, n[h]);
+                }
+            }
+        {
+            double a = bench_median(off, blocks), c = bench_median(on, blocks);
+
+            if (rank == 0)
+                printf("| %s | %.1f | %.1f | %.1f | %d x %ld |\n", hot_name[h], a, c, c - a,
+                       blocks, n[h]);
+            if (h == HOT_SELF)
+                extra = c > a ? c - a : 0;
+        }
+    }
+    if (rank == 0)
+        printf("\n");
+    free(off);
+    free(on);
+    return extra;
+}
+
 static int overhead(double interval, int pairs, double block, unsigned long long seed)
 {
     long wn, iters[NLOOP];
-    double t;
+    double t, mark_ns;
     int alarms = 0;
     char b1[32], b2[32];
 
     atomic_store(&declared_at, NAN);
+    mark_ns = hot_path(interval, pairs, seed);
     /* About 100 us of arithmetic, from the fastest rank's CPU time. */
     t = cpu_now();
     sink += work(1000000);
@@ -287,8 +360,8 @@ static int overhead(double interval, int pairs, double block, unsigned long long
         wn = 1;
     /* Iterations for a plain block of about `block` seconds. */
     for (int k = 0; k < NLOOP; k++) {
-        (void)loop_block(k, 20, wn); /* warm-up */
-        t = loop_block(k, 200, wn);
+        (void)loop_block(k, 20, wn, NULL); /* warm-up */
+        t = loop_block(k, 200, wn, NULL);
         iters[k] = (long)(200 * block / (t > 0 ? t : 1e-3));
         if (iters[k] < 50)
             iters[k] = 50;
@@ -297,93 +370,69 @@ static int overhead(double interval, int pairs, double block, unsigned long long
     if (rank == 0) {
         printf("#### Hang monitor overhead, P = %d (I = %.3f s)\n\n", size, interval);
         printf("| loop | iterations per block | plain block (median) | monitored block (median) "
-               "| ratio monitored / plain (median) | p25-p75 | min ratio | pairs | target <= %.2f |\n",
+               "| ratio monitored / plain (median) | p25-p75 | plain / plain (median; p25-p75) "
+               "| cost: marks + monitor threads | triples | target <= %.2f |\n",
                TARGET_OVERHEAD);
-        printf("|---|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     }
     for (int k = 0; k < NLOOP; k++) {
         double *plain = bench_alloc(sizeof(double) * (size_t)pairs);
         double *mon = bench_alloc(sizeof(double) * (size_t)pairs);
         double *ratio = bench_alloc(sizeof(double) * (size_t)pairs);
+        double *aa = bench_alloc(sizeof(double) * (size_t)pairs);
+        double *threads = bench_alloc(sizeof(double) * (size_t)pairs);
 
+        /* Triples plain, monitored, plain: the monitored block against the
+         * mean of the plain ones around it (a linear drift cancels), and
+         * the first plain block against the second (the noise floor). */
         for (int p = 0; p < pairs; p++) {
-            /* ABBA: plain first in even pairs, monitored first in odd ones. */
-            for (int half = 0; half < 2; half++) {
-                int monitored = (p % 2 == 0) == (half == 1);
+            double p1, p2, o1, o2, om;
 
-                if (monitored) {
-                    start_monitor(interval, seed + (unsigned long long)(k * pairs + p));
-                    mon[p] = loop_block(k, iters[k], wn);
-                    safecoll_hang_stop(MPI_COMM_WORLD);
-                } else {
-                    plain[p] = loop_block(k, iters[k], wn);
-                }
-            }
+            p1 = loop_block(k, iters[k], wn, &o1);
+            start_monitor(interval, seed + (unsigned long long)(k * pairs + p));
+            mon[p] = loop_block(k, iters[k], wn, &om);
+            safecoll_hang_stop(MPI_COMM_WORLD);
+            p2 = loop_block(k, iters[k], wn, &o2);
+            plain[p] = (p1 + p2) / 2;
             ratio[p] = mon[p] / plain[p];
+            aa[p] = p1 / p2;
+            threads[p] = om - (o1 + o2) / 2;
         }
         if (rank == 0) {
-            double r = bench_median(ratio, pairs);
-            printf("| %s | %ld | %s | %s | %.4f | %.3f-%.3f | %.4f | %d | %s |\n", loop_name[k],
-                   iters[k], bench_time_str(bench_median(plain, pairs), b1, sizeof b1),
+            double r = bench_median(ratio, pairs), pm = bench_median(plain, pairs);
+            /* The cost the monitor adds, from what is measured in CPU time:
+             * the marks (hot path) on every call, and the CPU its threads
+             * took, as a share of the block. */
+            double cost = mark_ns * 1e-9 * (double)iters[k] / pm + bench_median(threads, pairs);
+
+            printf("| %s | %ld | %s | %s | %.4f | %.3f-%.3f | %.4f (%.3f-%.3f) | %.2f%% | %d "
+                   "| %s |\n",
+                   loop_name[k], iters[k], bench_time_str(pm, b1, sizeof b1),
                    bench_time_str(bench_median(mon, pairs), b2, sizeof b2), r,
                    bench_quantile(ratio, pairs, 0.25), bench_quantile(ratio, pairs, 0.75),
-                   bench_quantile(mon, pairs, 0.0) / bench_quantile(plain, pairs, 0.0), pairs,
+                   bench_median(aa, pairs), bench_quantile(aa, pairs, 0.25),
+                   bench_quantile(aa, pairs, 0.75), 100 * cost, pairs,
                    r <= TARGET_OVERHEAD ? "met" : "missed");
         }
         free(plain);
         free(mon);
         free(ratio);
-    }
-    if (rank == 0 && !isnan(atomic_load(&declared_at)))
-        alarms = 1;
-
-    /* The hot path: off and on alternate, the order swapped every other
-     * block, as above. */
-    {
-        static const char *const hot_name[NHOT] = {
-            "safecoll_hang_enter + safecoll_hang_leave",
-            "safecoll_allreduce, 8 B, MPI_COMM_SELF"};
-        const long n[NHOT] = {2000000, 20000};
-        const int blocks = pairs + 1;
-        double *off = bench_alloc(sizeof(double) * (size_t)blocks);
-        double *on = bench_alloc(sizeof(double) * (size_t)blocks);
-
-        if (rank == 0) {
-            printf("\n#### Hot path, P = %d (thread CPU time per call)\n\n", size);
-            printf("| operation | monitor off (ns) | monitor on (ns) | on - off (ns) | "
-                   "blocks x calls |\n");
-            printf("|---|---:|---:|---:|---:|\n");
-        }
-        for (int h = 0; h < NHOT; h++) {
-            (void)hot_block(h, n[h] / 10); /* warm-up */
-            for (int b = 0; b < blocks; b++)
-                for (int half = 0; half < 2; half++) {
-                    if ((b % 2 == 0) == (half == 1)) {
-                        start_monitor(interval, seed + 1000 + (unsigned long long)b);
-                        on[b] = hot_block(h, n[h]);
-                        safecoll_hang_stop(MPI_COMM_WORLD);
-                    } else {
-                        off[b] = hot_block(h, n[h]);
-                    }
-                }
-            if (rank == 0) {
-                double a = bench_median(off, blocks), c = bench_median(on, blocks);
-                printf("| %s | %.1f | %.1f | %.1f | %d x %ld |\n", hot_name[h], a, c, c - a,
-                       blocks, n[h]);
-            }
-        }
-        free(off);
-        free(on);
+        free(aa);
+        free(threads);
     }
     if (rank == 0) {
         if (!isnan(atomic_load(&declared_at)))
             alarms = 1;
-        printf("\n_Overhead: blocks of a fixed number of iterations in the order plain, "
-               "monitored, monitored, plain, ... (ABBA); a block's time is the slowest "
-               "rank's; min ratio: of the fastest blocks, the best estimate on a busy machine; "
-               "the monitor (callback action, I = %.3f s, alpha 0.001) is started "
-               "before and stopped after each monitored block, untimed. Hot path: every "
-               "rank at once, thread CPU time, median over blocks of the slowest rank.%s_\n\n",
+        printf("\n_Overhead: blocks of a fixed number of iterations in triples plain, "
+               "monitored, plain; ratio: the monitored block over the mean of the plain ones "
+               "around it; plain / plain: the first plain block over the second, the "
+               "measurement's own noise; a block's time is the slowest rank's. Cost: ns the "
+               "marks add per call (hot path) x calls per second, plus the CPU time the "
+               "process's other threads took in monitored blocks beyond plain ones, as a share "
+               "of the block (both CPU time: what the monitor takes from a rank on a busy "
+               "machine). The monitor (callback action, I = %.3f s, alpha 0.001) is started "
+               "before and stopped after each monitored block, untimed. Hot path: every rank "
+               "at once, thread CPU time, median over blocks of the slowest rank.%s_\n\n",
                interval, alarms ? " **The monitor declared a hang during these loops: a "
                "false alarm.**" : " The monitor declared no hang.");
         fflush(stdout);
@@ -900,8 +949,8 @@ int main(int argc, char **argv)
 {
     config c = {.scenario = -1, .runs = 20, .header = 1, .interval = 0.05, .healthy = 3.0,
                 .hang = 10.0, .alpha = 0.001, .live_alpha = LIVE_ALPHA, .seed = 1};
-    int over = 0, quick = 0, pairs = 10, rc, runs_given = 0, interval_given = 0;
-    double block = 1.0;
+    int over = 0, quick = 0, pairs = 15, rc, runs_given = 0, interval_given = 0;
+    double block = 0.6;
     long job;
 
     MPI_Init(&argc, &argv);

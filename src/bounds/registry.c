@@ -809,10 +809,12 @@ int sc__bounds_limit(safecoll_coll coll, int type_size, int nprocs, MPI_Count *m
 /* The last two answers of sc__bounds_lookup per collective, per thread (two:
  * a loop that alternates two types on one collective still finds its
  * answer), each under the generation (plus one, so that zero is never
- * valid) it was read at. The default TLS model: the array is too large for
- * the static TLS a dlopen'ed library may claim. */
-static _Thread_local memo memos[SAFECOLL_NCOLL][2];
-static _Thread_local unsigned char memo_next[SAFECOLL_NCOLL]; /* the entry to replace */
+ * valid) it was read at. A per-thread block (core.h, sc__thread_block):
+ * too large for the library's TLS segment. */
+typedef struct memo_set {
+    memo m[SAFECOLL_NCOLL][2];
+    unsigned char next[SAFECOLL_NCOLL]; /* the entry to replace */
+} memo_set;
 
 int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *max_elems,
                       MPI_Count *max_bytes, MPI_Count *max_msg, int *perf_covers)
@@ -826,16 +828,21 @@ int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *
      * generation again, so an answer read from newer records is stored
      * under an older generation and never reused. */
     fresh.gen = atomic_load_explicit(&generation, memory_order_acquire) + 1;
-    for (int k = 0; k < 2 && m == NULL; k++)
-        if (memos[coll][k].gen == fresh.gen && memos[coll][k].s == type_size &&
-            memos[coll][k].p == nprocs)
-            m = &memos[coll][k];
+    /* Out of memory, no memo: every lookup reads the records. */
+    memo_set *ms = sc__thread_block(SC_TBLOCK_MEMO, sizeof *ms);
+    for (int k = 0; ms != NULL && k < 2 && m == NULL; k++)
+        if (ms->m[coll][k].gen == fresh.gen && ms->m[coll][k].s == type_size &&
+            ms->m[coll][k].p == nprocs)
+            m = &ms->m[coll][k];
     if (m == NULL) {
         if ((rc = answer("sc__bounds_lookup", coll, &fresh)) != MPI_SUCCESS)
             return rc;
-        m = &memos[coll][memo_next[coll]];
-        memo_next[coll] ^= 1;
-        *m = fresh;
+        m = &fresh;
+        if (ms != NULL) {
+            m = &ms->m[coll][ms->next[coll]];
+            ms->next[coll] ^= 1;
+            *m = fresh;
+        }
     }
     give(m, max_elems, max_bytes, max_msg);
     if (perf_covers != NULL)

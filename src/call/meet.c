@@ -186,11 +186,6 @@ struct meet_verdict {
  * attribute look-up. MPI may give a freed communicator's handle to a new
  * one: every verdict's delete callback bumps the epoch, which makes every
  * memo stale. Initial-exec TLS: one load, no __tls_get_addr call. */
-#if defined(__GNUC__)
-#define SC_TLS_IE __attribute__((tls_model("initial-exec")))
-#else
-#define SC_TLS_IE
-#endif
 static atomic_ulong meet_epoch = 1;
 static _Thread_local MPI_Comm met_comm SC_TLS_IE;
 static _Thread_local unsigned long met_epoch SC_TLS_IE;

@@ -33,6 +33,26 @@
 
 #include "colls.h"
 
+/* ---- per-thread blocks (thread.c) ---- */
+
+/* Initial-exec TLS: one load at a fixed offset from the thread pointer, no
+ * __tls_get_addr call, for thread-locals on hot paths. Only small ones:
+ * the library's whole TLS segment must fit glibc's static reserve for
+ * dlopen() (thread.c); larger state goes to sc__thread_block. */
+#if defined(__GNUC__)
+#define SC_TLS_IE __attribute__((tls_model("initial-exec")))
+#else
+#define SC_TLS_IE
+#endif
+
+/* The per-thread blocks, one per user. */
+typedef enum sc__tblock { SC_TBLOCK_ERROR, SC_TBLOCK_MEMO, SC_NTBLOCK } sc__tblock;
+
+/* This thread's block `which`: size bytes, zeroed at its first use on the
+ * thread (every use of one block passes the same size), freed when the
+ * thread exits. NULL when out of memory. */
+void *sc__thread_block(sc__tblock which, size_t size);
+
 /* ---- errors (error.c) ---- */
 
 /* Record a formatted message for safecoll_last_error() and return code.

@@ -8,8 +8,9 @@
 
 #include "core.h"
 
-static _Thread_local char last_message[512];
-/* The buffer of the operation this thread runs now (sc__error_bind). */
+/* The buffer of the operation this thread runs now (sc__error_bind). The
+ * thread's last message is a per-thread block (core.h, sc__thread_block),
+ * made at the thread's first message. */
 static _Thread_local char *op_message;
 
 void sc__error_bind(char *buf)
@@ -19,16 +20,23 @@ void sc__error_bind(char *buf)
 
 int sc__error(int code, const char *fmt, ...)
 {
+    char *m = sc__thread_block(SC_TBLOCK_ERROR, SC_ERROR_MESSAGE);
     va_list ap;
 
-    va_start(ap, fmt);
-    vsnprintf(last_message, sizeof last_message, fmt, ap);
-    va_end(ap);
+    /* Out of memory for the thread's block: the operation's buffer still
+     * gets the message. */
+    if (m == NULL)
+        m = op_message;
+    if (m != NULL) {
+        va_start(ap, fmt);
+        vsnprintf(m, SC_ERROR_MESSAGE, fmt, ap);
+        va_end(ap);
+    }
     /* A non-blocking operation may move between threads (the progress
      * thread, the callers' tests and waits): its message travels with it
      * and is handed to the thread that completes its request. */
-    if (op_message != NULL)
-        snprintf(op_message, SC_ERROR_MESSAGE, "%s", last_message);
+    if (op_message != NULL && op_message != m)
+        snprintf(op_message, SC_ERROR_MESSAGE, "%s", m);
     return code;
 }
 
@@ -53,7 +61,9 @@ void sc__call_errhandler(MPI_Comm comm, int rc)
 
 const char *safecoll_last_error(void)
 {
-    return last_message;
+    const char *m = sc__thread_block(SC_TBLOCK_ERROR, SC_ERROR_MESSAGE);
+
+    return m != NULL ? m : "libsafecoll: out of memory for this thread's error message";
 }
 
 /* Every error class of MPI-3.1, and those MPI-4 added where the headers

@@ -50,10 +50,9 @@ static unsigned long long retired[SAFECOLL_NCOLL][NFIELD], base[SAFECOLL_NCOLL][
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static int key_ok;
-/* initial-exec: a load at a fixed offset from the thread pointer, not a
- * call to __tls_get_addr; the 8 bytes fit the static TLS that glibc keeps
- * for libraries loaded with dlopen. */
-static _Thread_local tally *mine __attribute__((tls_model("initial-exec")));
+/* Initial-exec (core.h): a load at a fixed offset from the thread
+ * pointer, not a call to __tls_get_addr. */
+static _Thread_local tally *mine SC_TLS_IE;
 
 static void unlink_live(tally *t)
 {

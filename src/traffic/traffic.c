@@ -19,8 +19,8 @@ static atomic_llong time_ops[SC_TR_NKIND];
 
 /* Per thread: the mark others may read, and what this thread alone needs
  * to undo a level (the name of the level below, the start time). */
-enum { SAVED = 16 };
-static _Thread_local sc__tr_mark here;
+enum { SAVED = 8 };
+_Thread_local sc__tr_mark sc__tr_here SC_TLS_IE;
 static _Thread_local const char *below[SAVED];
 static _Thread_local int below_kind[SAVED];
 static _Thread_local long long started;
@@ -41,24 +41,16 @@ static void set_hook(unsigned bit, int on)
         atomic_fetch_and(&sc__tr_hooks, ~bit);
 }
 
-/* Only the thread itself writes its mark, so a plain load and store (no
- * locked read-modify-write) bump the sequence number others read. */
-static inline void bump_seq(void)
-{
-    atomic_store_explicit(&here.seq, atomic_load_explicit(&here.seq, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
-
 /* ------------------------------------------------------------ brackets */
 
-void sc__tr_enter(sc__tr_kind kind, const char *what)
+void sc__tr_enter_any(sc__tr_kind kind, const char *what)
 {
     const unsigned hooks = atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed);
-    const int d = atomic_load_explicit(&here.depth, memory_order_relaxed);
+    const int d = atomic_load_explicit(&sc__tr_here.depth, memory_order_relaxed);
 
     if (d < SAVED) {
-        below[d] = atomic_load_explicit(&here.what, memory_order_relaxed);
-        below_kind[d] = atomic_load_explicit(&here.kind, memory_order_relaxed);
+        below[d] = atomic_load_explicit(&sc__tr_here.what, memory_order_relaxed);
+        below_kind[d] = atomic_load_explicit(&sc__tr_here.kind, memory_order_relaxed);
     }
     if (hooks & SC_TR_HOOK_TIME) {
         atomic_fetch_add_explicit(&time_ops[kind], 1, memory_order_relaxed);
@@ -67,60 +59,30 @@ void sc__tr_enter(sc__tr_kind kind, const char *what)
     }
     /* The name before the depth: a reader that sees the depth sees a name
      * of this call or of the one around it. */
-    atomic_store_explicit(&here.kind, (int)kind, memory_order_relaxed);
-    atomic_store_explicit(&here.what, what, memory_order_relaxed);
-    atomic_store_explicit(&here.depth, d + 1, memory_order_release);
-    if (d == 0)
-        bump_seq();
+    atomic_store_explicit(&sc__tr_here.kind, (int)kind, memory_order_relaxed);
+    atomic_store_explicit(&sc__tr_here.what, what, memory_order_relaxed);
+    atomic_store_explicit(&sc__tr_here.depth, d + 1, memory_order_release);
+    if (d == 0 && atomic_load_explicit(&sc__tr_here.region, memory_order_relaxed) == 0)
+        sc__tr_bump_seq();
 }
 
-int sc__tr_leave(int rc)
+int sc__tr_leave_any(int rc)
 {
-    const int d = atomic_load_explicit(&here.depth, memory_order_relaxed) - 1;
+    const int d = atomic_load_explicit(&sc__tr_here.depth, memory_order_relaxed) - 1;
 
     if (d < 0)
         return rc; /* the hooks were turned on inside this call */
     if (d == 0 && (atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) & SC_TR_HOOK_TIME))
-        atomic_fetch_add_explicit(&time_ns[atomic_load_explicit(&here.kind,
+        atomic_fetch_add_explicit(&time_ns[atomic_load_explicit(&sc__tr_here.kind,
                                                                 memory_order_relaxed)],
                                   now_ns() - started, memory_order_relaxed);
-    atomic_store_explicit(&here.depth, d, memory_order_release);
-    if (d == 0)
-        bump_seq();
+    atomic_store_explicit(&sc__tr_here.depth, d, memory_order_release);
+    if (d == 0 && atomic_load_explicit(&sc__tr_here.region, memory_order_relaxed) == 0)
+        sc__tr_bump_seq();
     if (d < SAVED) {
-        atomic_store_explicit(&here.what, below[d], memory_order_relaxed);
-        atomic_store_explicit(&here.kind, below_kind[d], memory_order_relaxed);
+        atomic_store_explicit(&sc__tr_here.what, below[d], memory_order_relaxed);
+        atomic_store_explicit(&sc__tr_here.kind, below_kind[d], memory_order_relaxed);
     }
-    return rc;
-}
-
-/* ------------------------------------------------------------ regions */
-
-void sc__tr_region_enter(const char *what, const char *file, int line)
-{
-    const int d = atomic_load_explicit(&here.region, memory_order_relaxed);
-
-    if (!(atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) & SC_TR_HOOK_MARK))
-        return;
-    if (d == 0) {
-        /* Names before the depth, as in sc__tr_enter. */
-        atomic_store_explicit(&here.region_what, what, memory_order_relaxed);
-        atomic_store_explicit(&here.file, file, memory_order_relaxed);
-        atomic_store_explicit(&here.line, line, memory_order_relaxed);
-        bump_seq();
-    }
-    atomic_store_explicit(&here.region, d + 1, memory_order_release);
-}
-
-int sc__tr_region_leave(int rc)
-{
-    const int d = atomic_load_explicit(&here.region, memory_order_relaxed) - 1;
-
-    if (d < 0)
-        return rc;
-    atomic_store_explicit(&here.region, d, memory_order_release);
-    if (d == 0)
-        bump_seq();
     return rc;
 }
 
@@ -128,7 +90,7 @@ int sc__tr_region_leave(int rc)
 
 sc__tr_mark *sc__tr_mark_self(void)
 {
-    return &here;
+    return &sc__tr_here;
 }
 
 void sc__tr_mark_enable(int on)

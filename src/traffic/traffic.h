@@ -68,9 +68,14 @@ extern atomic_uint sc__tr_hooks;
 /* ------------------------------------------------------------ brackets */
 
 /* Enter and leave one MPI operation (hooks on only): the mark, the
- * timer. sc__tr_leave returns rc, the operation's result. */
-void sc__tr_enter(sc__tr_kind kind, const char *what);
-int sc__tr_leave(int rc);
+ * timer. sc__tr_leave returns rc, the operation's result. Inline below:
+ * with the mark alone on and the thread in no other operation (the usual
+ * case while a hang monitor runs), a few stores; otherwise the general
+ * sc__tr_enter_any / sc__tr_leave_any in traffic.c. */
+static inline void sc__tr_enter(sc__tr_kind kind, const char *what);
+static inline int sc__tr_leave(int rc);
+void sc__tr_enter_any(sc__tr_kind kind, const char *what);
+int sc__tr_leave_any(int rc);
 
 /* Evaluates expr, an MPI call returning an error code, marked "inside
  * MPI" as an operation of `kind` named `what` (a string literal) when a
@@ -107,11 +112,17 @@ typedef struct sc__tr_mark {
     _Atomic(const char *) region_what;
     _Atomic(const char *) file;
     atomic_int line;
-    /* Bumped whenever the thread goes in or out (outermost level of the
-     * regions and of the operations), so a reader can tell "still in the
-     * same call" from "in another call". */
+    /* Bumped whenever the thread goes in or out of MPI as a whole: at the
+     * outermost region, and at the outermost operation outside any
+     * region. A reader tells "still in the same call" from "in another
+     * call" by it, so the time in a safe collective counts from its entry,
+     * across the operations it issues. */
     atomic_uint seq;
 } sc__tr_mark;
+
+/* The calling thread's mark. Initial-exec TLS (core.h): one access at a
+ * fixed offset from the thread pointer, from the shared library too. */
+extern _Thread_local sc__tr_mark sc__tr_here SC_TLS_IE;
 
 /* The calling thread's mark; its address stays valid for the thread's
  * life, so a watchdog may keep it. */
@@ -120,12 +131,76 @@ sc__tr_mark *sc__tr_mark_self(void);
 /* Turns the mark on (non-zero) or off. Off, depth and region stay 0. */
 void sc__tr_mark_enable(int on);
 
+/* Only the thread itself writes its mark, so a plain load and store (no
+ * locked read-modify-write) bump the sequence number others read. */
+static inline void sc__tr_bump_seq(void)
+{
+    atomic_store_explicit(&sc__tr_here.seq,
+                          atomic_load_explicit(&sc__tr_here.seq, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+/* 1 when only the mark is on: the fast paths below apply. */
+#define SC_TR_MARK_ONLY() \
+    (atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) == SC_TR_HOOK_MARK)
+
+static inline void sc__tr_enter(sc__tr_kind kind, const char *what)
+{
+    if (SC_TR_MARK_ONLY() && atomic_load_explicit(&sc__tr_here.depth, memory_order_relaxed) == 0) {
+        /* The name before the depth: a reader that sees the depth sees a
+         * name of this call. */
+        atomic_store_explicit(&sc__tr_here.kind, (int)kind, memory_order_relaxed);
+        atomic_store_explicit(&sc__tr_here.what, what, memory_order_relaxed);
+        atomic_store_explicit(&sc__tr_here.depth, 1, memory_order_release);
+        if (atomic_load_explicit(&sc__tr_here.region, memory_order_relaxed) == 0)
+            sc__tr_bump_seq();
+        return;
+    }
+    sc__tr_enter_any(kind, what);
+}
+
+static inline int sc__tr_leave(int rc)
+{
+    if (SC_TR_MARK_ONLY() && atomic_load_explicit(&sc__tr_here.depth, memory_order_relaxed) == 1) {
+        atomic_store_explicit(&sc__tr_here.depth, 0, memory_order_release);
+        if (atomic_load_explicit(&sc__tr_here.region, memory_order_relaxed) == 0)
+            sc__tr_bump_seq();
+        return rc;
+    }
+    return sc__tr_leave_any(rc);
+}
+
 /* Enter and leave a marked region (mark on only): the outermost region's
  * name, file (may be NULL) and line are kept. sc__tr_region_leave returns
  * rc; a leave without its enter (the mark was turned on inside the
  * region) changes nothing. */
-void sc__tr_region_enter(const char *what, const char *file, int line);
-int sc__tr_region_leave(int rc);
+static inline void sc__tr_region_enter(const char *what, const char *file, int line)
+{
+    const int d = atomic_load_explicit(&sc__tr_here.region, memory_order_relaxed);
+
+    if (!(atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) & SC_TR_HOOK_MARK))
+        return;
+    if (d == 0) {
+        /* Names before the depth, as in sc__tr_enter. */
+        atomic_store_explicit(&sc__tr_here.region_what, what, memory_order_relaxed);
+        atomic_store_explicit(&sc__tr_here.file, file, memory_order_relaxed);
+        atomic_store_explicit(&sc__tr_here.line, line, memory_order_relaxed);
+        sc__tr_bump_seq();
+    }
+    atomic_store_explicit(&sc__tr_here.region, d + 1, memory_order_release);
+}
+
+static inline int sc__tr_region_leave(int rc)
+{
+    const int d = atomic_load_explicit(&sc__tr_here.region, memory_order_relaxed) - 1;
+
+    if (d < 0)
+        return rc;
+    atomic_store_explicit(&sc__tr_here.region, d, memory_order_release);
+    if (d == 0)
+        sc__tr_bump_seq();
+    return rc;
+}
 
 /* Evaluates expr (an int) as the region `what` when a hook is on: every
  * public safe collective runs its whole body this way. */

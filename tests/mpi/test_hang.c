@@ -248,12 +248,23 @@ START_TEST(marks)
     ck_assert_int_eq(atomic_load(&m->region), 1);
     ck_assert_str_eq(atomic_load(&m->region_what), "solver phase");
     ck_assert_uint_ne(atomic_load(&m->seq), seq);
+    /* An operation inside a region keeps the sequence number (the time in
+     * a safe call counts from its entry); outside, it goes in and out. */
+    seq = atomic_load(&m->seq);
+    ck_assert_int_eq(SC_TR_MARK(SC_TR_NATIVE, "MPI_Barrier", MPI_Barrier(MPI_COMM_SELF)),
+                     MPI_SUCCESS);
+    ck_assert_uint_eq(atomic_load(&m->seq), seq);
+    ck_assert_int_eq(atomic_load(&m->depth), 0);
     safecoll_hang_enter("inner");
     ck_assert_int_eq(atomic_load(&m->region), 2);
     ck_assert_str_eq(atomic_load(&m->region_what), "solver phase"); /* the outermost */
     safecoll_hang_leave();
     safecoll_hang_leave();
     ck_assert_int_eq(atomic_load(&m->region), 0);
+    seq = atomic_load(&m->seq);
+    ck_assert_int_eq(SC_TR_MARK(SC_TR_NATIVE, "MPI_Barrier", MPI_Barrier(MPI_COMM_SELF)),
+                     MPI_SUCCESS);
+    ck_assert_uint_eq(atomic_load(&m->seq), seq + 2);
     int rc = SAFECOLL_HANG_MPI(MPI_Barrier(MPI_COMM_WORLD));
     ck_assert_int_eq(rc, MPI_SUCCESS);
     ck_assert_int_eq(atomic_load(&m->region), 0);
