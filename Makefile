@@ -4,7 +4,7 @@
 #                         and the command-line tool bin/safecoll
 #   make check            deps, all, unit + MPI tests, examples, symbol check,
 #                         C++ header test, runtime/toolkit header test, CLI
-#                         test, install test, doc; ends
+#                         test, install tests (pkg-config, CMake), doc; ends
 #                         with "N passed, N failed, N skipped"
 #   make check-big        the >INT_MAX tests in tests/big/ (slow, needs memory)
 #   make sanitize         everything again in build-san/ with ASan + UBSan, and
@@ -27,6 +27,7 @@ MPIEXEC       ?= mpiexec.mpich
 AR            ?= ar
 PKG_CONFIG    ?= pkg-config
 DOXYGEN       ?= doxygen
+CMAKE         ?= cmake
 INSTALL       ?= install
 export MPIEXEC
 # MPIEXEC_FLAGS is exported only when given (command line or environment):
@@ -56,6 +57,8 @@ bindir      ?= $(exec_prefix)/bin
 libdir      ?= $(exec_prefix)/lib
 includedir  ?= $(prefix)/include
 pkgconfigdir ?= $(libdir)/pkgconfig
+# The CMake package goes to $(cmakedir)/safecoll, where find_package looks.
+cmakedir    ?= $(libdir)/cmake
 datadir     ?= $(prefix)/share
 # lz4's upper-case spellings are accepted too.
 BINDIR      ?= $(bindir)
@@ -153,6 +156,8 @@ TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(patsubst tools/%.c,$(B)obj/tools/%.o,$(TOOL_SRCS))
 TOOL_BIN  := $(B)bin/safecoll
 PC_FILE   := $(B)pkgconfig/safecoll.pc
+CMAKE_CONFIG  := $(B)cmake/safecollConfig.cmake
+CMAKE_VERSION_FILE := $(B)cmake/safecollConfigVersion.cmake
 
 # Results of `make check`: one line "passed failed skipped label" per step.
 SUMMARY   ?= $(CURDIR)/$(B)tests/bin/summary.txt
@@ -161,7 +166,7 @@ SAFECOLL_TEST_TIMEOUT ?= 300
 export SAFECOLL_TEST_TIMEOUT
 
 # Debian packages `make deps` provides.
-DEPS_PKGS := make gcc g++ mpich libmpich-dev check pkg-config doxygen zlib1g-dev
+DEPS_PKGS := make gcc g++ mpich libmpich-dev check pkg-config doxygen zlib1g-dev cmake
 # The second MPI, for `make check-openmpi` (`make deps-openmpi`).  Installing
 # it makes Debian's plain mpicc/mpiexec point to Open MPI; nothing here uses
 # the plain names.
@@ -178,7 +183,8 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 .PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
         check check-run check-build check-unit check-mpi check-examples check-cli check-search check-hang check-switch check-dlopen \
         check-guideline fuzz \
-        check-symbols check-traffic check-cxx check-headers check-install check-doc check-big check-big-run \
+        check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
+        check-big-run \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
@@ -359,7 +365,8 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-traffic check-cxx check-headers \
-               check-switch check-dlopen check-cli check-search check-guideline check-hang check-install check-doc
+               check-switch check-dlopen check-cli check-search check-guideline check-hang check-install \
+               check-cmake check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -394,8 +401,9 @@ SUMMARIZE = awk '{ p += $$1; f += $$2; s += $$3 } \
 	END { printf "%s", bad; \
 	      printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' $(SUMMARY)
 
-# One line per step in $(SUMMARY): "passed failed skipped label".
-record = if $(2); then echo "1 0 0 $(1)" >> $(SUMMARY); echo "PASS $(1)"; \
+# One line per step in $(SUMMARY): "passed failed skipped label" (its
+# directory made for a step run on its own, e.g. `make check-cmake`).
+record = mkdir -p $(dir $(SUMMARY)); if $(2); then echo "1 0 0 $(1)" >> $(SUMMARY); echo "PASS $(1)"; \
          else echo "0 1 0 $(1)" >> $(SUMMARY); echo "FAIL $(1)"; false; fi
 
 check-unit: $(UNIT_BINS)
@@ -435,6 +443,17 @@ check-install: lib
 	@printf '\n== install ==\n'
 	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' SAFECOLL_BUILD_LIB='$(abspath $(B)lib)' \
 	    tests/check-install.sh)
+
+# A CMake project out of the tree, against the CMake package of a DESTDIR
+# install.  Skipped, not failed, where there is no cmake (`make deps`
+# installs it; SAFECOLL_NO_DEPS=1 or a machine that is not Debian may lack it).
+check-cmake: lib
+	@printf '\n== CMake package ==\n'
+	@if command -v $(CMAKE) >/dev/null 2>&1; then \
+	    $(call record,cmake,MAKE='$(MAKE)' MPICC='$(MPICC)' CMAKE='$(CMAKE)' tests/check-cmake.sh); \
+	else \
+	    echo "SKIP cmake: $(CMAKE) is not installed (Debian: apt-get install cmake, or make deps)"; \
+	    mkdir -p $(dir $(SUMMARY)); echo "0 0 1 cmake ($(CMAKE) is not installed)" >> $(SUMMARY); fi
 
 check-cli: $(TOOL_BIN)
 	@printf '\n== command-line tool ==\n'
@@ -599,9 +618,11 @@ doc:
 	    $(DOXYGEN) doc/Doxyfile
 
 # ---------------------------------------------------------------- install
-# In the .pc, a directory under the prefix is written relative to it
-# (${prefix}/lib), as lz4 does, so the file can be relocated.
-pc_rel = $(if $(filter $(prefix)/%,$(1)),$${prefix}$(patsubst $(prefix)%,%,$(1)),$(1))
+# $(call prefix_rel,DIR,VAR): DIR, when under the prefix, written relative to
+# it through VAR (VAR/lib), else as it is.  In the .pc, VAR is ${prefix}, as
+# lz4 does, so the file can be relocated.
+prefix_rel = $(if $(filter $(prefix)/%,$(1)),$(2)$(patsubst $(prefix)%,%,$(1)),$(1))
+pc_rel = $(call prefix_rel,$(1),$${prefix})
 $(PC_FILE): pkgconfig/safecoll.pc.in include/safecoll.h Makefile
 	$(call say,GEN,$@)
 	@mkdir -p $(@D)
@@ -611,17 +632,50 @@ $(PC_FILE): pkgconfig/safecoll.pc.in include/safecoll.h Makefile
 	        -e 's|@VERSION@|$(VERSION)|' \
 	        -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' $< > $@
 
-# The .pc holds the install paths, so it is made again at every install.
+# The CMake package finds the prefix from where its file lies
+# (${CMAKE_CURRENT_LIST_DIR}/../../.. for $(prefix)/lib/cmake/safecoll), so
+# it works from a DESTDIR or a moved tree; directories outside the prefix
+# are written as they are.  It records the MPI C wrapper the library was
+# built with (FindMPI must find the same MPI), and its version file the
+# compiler's pointer size; `make install` needs no cmake.
+empty :=
+space := $(empty) $(empty)
+ups_to_prefix = $(subst $(space),,$(patsubst %,/..,$(subst /, ,$(patsubst $(prefix)/%,%,$(1)))))
+cmake_up = $(if $(filter $(prefix)/%,$(1)),$${CMAKE_CURRENT_LIST_DIR}$(call ups_to_prefix,$(1)),$(prefix))
+cmake_rel = $(call prefix_rel,$(1),$${_safecoll_prefix})
+$(CMAKE_CONFIG): cmake/safecollConfig.cmake.in include/safecoll.h Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)wrapper=$$(command -v '$(MPICC)' || true); \
+	sed -e 's|@PREFIX_FROM_HERE@|$(call cmake_up,$(cmakedir)/safecoll)|' \
+	    -e 's|@LIBDIR@|$(call cmake_rel,$(libdir))|' \
+	    -e 's|@INCLUDEDIR@|$(call cmake_rel,$(includedir))|' \
+	    -e "s|@MPI_C_COMPILER@|$$wrapper|" \
+	    -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(subst $(space),;,$(LIBS_PRIVATE))|' $< > $@.tmp && mv $@.tmp $@
+
+$(CMAKE_VERSION_FILE): cmake/safecollConfigVersion.cmake.in include/safecoll.h Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)ptr=$$($(MPICC) -dM -E -x c /dev/null 2>/dev/null | \
+	    sed -n 's/^#define __SIZEOF_POINTER__ \([0-9]*\)$$/\1/p'); \
+	sed -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
+	    -e "s|@SIZEOF_VOID_P@|$$ptr|" $< > $@.tmp && mv $@.tmp $@
+
+# The .pc and the CMake package hold the install paths, so they are made
+# again at every install.
 # The library carries the known bounds built in and never reads
 # $(datadir)/safecoll/known-bounds: that copy is installed for reference,
 # for `safecoll bounds check` and as the base of an edited file to name in
 # SAFECOLL_KNOWN_BOUNDS.
 install: lib bin
-	@rm -f $(PC_FILE)
-	$(Q)$(MAKE) $(SILENT) $(PC_FILE)
+	@rm -f $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE)
+	$(Q)$(MAKE) $(SILENT) $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE)
 	$(call say,INSTALL,$(DESTDIR)$(prefix))
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir) \
-	    $(DESTDIR)$(includedir)/safecoll
+	    $(DESTDIR)$(includedir)/safecoll $(DESTDIR)$(cmakedir)/safecoll
 	$(Q)$(INSTALL) -m 644 include/safecoll.h $(DESTDIR)$(includedir)/safecoll.h
 	$(Q)$(INSTALL) -m 644 $(wildcard include/safecoll/*.h) $(DESTDIR)$(includedir)/safecoll/
 	$(Q)$(INSTALL) -m 644 $(LIB_A) $(DESTDIR)$(libdir)/libsafecoll.a
@@ -629,6 +683,7 @@ install: lib bin
 	$(Q)ln -sf $(notdir $(LIB_SO_V)) $(DESTDIR)$(libdir)/$(notdir $(LIB_SO_M))
 	$(Q)ln -sf $(notdir $(LIB_SO_M)) $(DESTDIR)$(libdir)/$(notdir $(LIB_SO))
 	$(Q)$(INSTALL) -m 644 $(PC_FILE) $(DESTDIR)$(pkgconfigdir)/safecoll.pc
+	$(Q)$(INSTALL) -m 644 $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(DESTDIR)$(cmakedir)/safecoll/
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/safecoll
 	$(Q)$(INSTALL) -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/safecoll
 	$(Q)$(INSTALL) -m 644 data/known-bounds $(DESTDIR)$(datadir)/safecoll/known-bounds
@@ -640,6 +695,8 @@ uninstall:
 	          $(DESTDIR)$(libdir)/libsafecoll.so.$(VERSION) \
 	          $(DESTDIR)$(libdir)/libsafecoll.a \
 	          $(DESTDIR)$(pkgconfigdir)/safecoll.pc \
+	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfig.cmake \
+	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfigVersion.cmake \
 	          $(DESTDIR)$(bindir)/safecoll \
 	          $(DESTDIR)$(datadir)/safecoll/known-bounds \
 	          $(DESTDIR)$(includedir)/safecoll.h \
@@ -650,17 +707,21 @@ uninstall:
 	$(Q)if [ -d $(DESTDIR)$(datadir)/safecoll ]; then \
 	    rmdir $(DESTDIR)$(datadir)/safecoll || \
 	    echo "uninstall: $(DESTDIR)$(datadir)/safecoll is not empty; left in place" >&2; fi
+	$(Q)if [ -d $(DESTDIR)$(cmakedir)/safecoll ]; then \
+	    rmdir $(DESTDIR)$(cmakedir)/safecoll || \
+	    echo "uninstall: $(DESTDIR)$(cmakedir)/safecoll is not empty; left in place" >&2; fi
 
 # ---------------------------------------------------------------- clean
 clean:
 	$(call say,CLEAN,build outputs)
-	$(Q)rm -rf obj lib bin tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc $(SANDIR) \
-	    $(OMPI_BUILDDIR)
+	$(Q)rm -rf obj lib bin tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc \
+	    cmake/safecollConfig.cmake cmake/safecollConfigVersion.cmake $(SANDIR) $(OMPI_BUILDDIR)
 
 help:
 	@sed -n '3,/^#$$/{/^#$$/!s/^# \{0,1\}//p;}' Makefile
 	@echo "Variables: MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC)"
-	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir datadir V=1"
+	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir cmakedir datadir V=1"
+	@echo "  CMAKE=cmake (make check-cmake)"
 	@echo "  SAFECOLL_NO_DEPS=1 SAFECOLL_TEST_TIMEOUT=seconds SAFECOLL_DEMO_SMALL=1"
 	@echo "  FUZZ_CC=clang FUZZ_TIME=60 (make fuzz)"
 	@echo "  OMPI_BUILDDIR=build-ompi OMPI_TEST_TIMEOUT=60 (make check-openmpi)"

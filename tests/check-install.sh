@@ -5,7 +5,8 @@
 # the library itself (issue 14): a program linked from the build tree, and
 # one built against an installed tree moved elsewhere (without its
 # share/safecoll/known-bounds), both find the shipped records, and say so
-# in verbose mode.
+# in verbose mode.  The CMake package is installed and removed here too;
+# check-cmake.sh builds with it.
 #
 #   tests/check-install.sh          (run from the top of the tree; `make check`
 #                                    does it)
@@ -39,7 +40,8 @@ fail() { echo "check-install: $*" >&2; exit 1; }
 # (e.g. `make check libdir=...`) cannot move the files this test looks for.
 dirs=("PREFIX=$prefix" "prefix=$prefix" "exec_prefix=$prefix"
       "bindir=$prefix/bin" "libdir=$prefix/lib" "includedir=$prefix/include"
-      "pkgconfigdir=$prefix/lib/pkgconfig" "datadir=$prefix/share")
+      "pkgconfigdir=$prefix/lib/pkgconfig" "cmakedir=$prefix/lib/cmake"
+      "datadir=$prefix/share")
 
 step "make install DESTDIR=$root PREFIX=$prefix"
 $MAKE --no-print-directory install DESTDIR="$root" "${dirs[@]}" >"$scratch/install.log" 2>&1 ||
@@ -52,6 +54,7 @@ lib=$root$prefix/lib
 inc=$root$prefix/include
 expect=("$inc/safecoll.h" "$lib/libsafecoll.a" "$lib/libsafecoll.so.$version"
         "$lib/libsafecoll.so.$major" "$lib/libsafecoll.so" "$lib/pkgconfig/safecoll.pc"
+        "$lib/cmake/safecoll/safecollConfig.cmake" "$lib/cmake/safecoll/safecollConfigVersion.cmake"
         "$root$prefix/bin/safecoll" "$root$prefix/share/safecoll/known-bounds")
 for h in include/safecoll/*.h; do expect+=("$inc/safecoll/$(basename "$h")"); done
 for f in "${expect[@]}"; do
@@ -137,6 +140,7 @@ $MAKE --no-print-directory uninstall DESTDIR="$root" "${dirs[@]}" >"$scratch/uni
 left=$(find "$root" ! -type d)
 [ -z "$left" ] || fail "left behind after uninstall:"$'\n'"$left"
 [ ! -e "$inc/safecoll" ] || fail "${inc#"$root"}/safecoll still exists after uninstall"
+[ ! -e "$lib/cmake/safecoll" ] || fail "${lib#"$root"}/cmake/safecoll still exists after uninstall"
 step "nothing left but empty standard directories:" \
      "$(cd "$root" && find . -mindepth 1 -type d | sed 's|^\.||' | sort | paste -sd' ')"
 
