@@ -584,9 +584,11 @@ sanitize-run:
 TSANDIR ?= build-tsan
 sanitize-thread: deps deps-openmpi
 	$(Q)$(MAKE) $(SILENT) BUILDDIR=$(TSANDIR) SANITIZE=thread MPICC=mpicc.openmpi \
-	    MPICXX=mpicxx.openmpi $(TSANDIR)/tests/bin/unit/test_hang $(TSANDIR)/tests/bin/mpi/test_hang
+	    MPICXX=mpicxx.openmpi $(TSANDIR)/tests/bin/unit/test_hang $(TSANDIR)/tests/bin/unit/test_thread \
+	    $(TSANDIR)/tests/bin/mpi/test_hang
 	$(Q)TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} tests/run-unit.sh \
-	    --logs $(TSANDIR)/tests/bin/logs $(TSANDIR)/tests/bin/unit/test_hang
+	    --logs $(TSANDIR)/tests/bin/logs $(TSANDIR)/tests/bin/unit/test_hang \
+	    $(TSANDIR)/tests/bin/unit/test_thread
 	$(Q)TSAN_OPTIONS=$${TSAN_OPTIONS:-halt_on_error=1} MPIEXEC=mpiexec.openmpi \
 	    tests/run-mpi.sh --src tests/mpi --logs $(TSANDIR)/tests/bin/logs \
 	    $(TSANDIR)/tests/bin/mpi/test_hang
