@@ -4,7 +4,8 @@
 #                         and the command-line tool bin/safecoll
 #   make check            deps, all, unit + MPI tests, examples, symbol check,
 #                         C++ header test, runtime/toolkit header test, CLI
-#                         test, install tests (pkg-config, CMake), doc; ends
+#                         test, install tests (pkg-config, CMake), man pages,
+#                         default MPI wrapper names, doc; ends
 #                         with "N passed, N failed, N skipped"
 #   make check-big        the >INT_MAX tests in tests/big/ (slow, needs memory)
 #   make sanitize         everything again in build-san/ with ASan + UBSan, and
@@ -12,18 +13,35 @@
 #   make check-openmpi    deps-openmpi, then the checks of `make check` but the
 #                         doc against Open MPI, built in build-ompi/
 #   make fuzz             the bound-file parser under libFuzzer for 60 s (clang)
+#   make man              man/safecoll.1 (from the tool's --help) and
+#                         man/libsafecoll.3 (also part of `make`)
 #   make bench | doc | demo | demo-native | install | uninstall | clean | deps |
-#        deps-openmpi
+#        deps-openmpi | print-mpi
 #
 # Quiet unless V=1.  The MPI wrappers are always named through variables
-# (MPICC, MPICXX, MPIEXEC), defaulting to MPICH's, so that a second MPI on
-# the machine never gets picked by accident.  Nothing runs an MPI wrapper or
-# pkg-config while this file is parsed: `make deps` may be what installs them.
+# (MPICC, MPICXX, MPIEXEC), defaulting to Debian's MPICH names, so that a
+# second MPI on the machine never gets picked by accident; where those names
+# are not on PATH but the plain ones are (an MPI from environment modules or
+# Spack), the plain ones.  Nothing runs an MPI wrapper or pkg-config while
+# this file is parsed: `make deps` may be what installs them.
 
 # ---------------------------------------------------------------- toolchain
-MPICC         ?= mpicc.mpich
-MPICXX        ?= mpicxx.mpich
-MPIEXEC       ?= mpiexec.mpich
+# $(call on_path,NAME): NAME's first path on PATH, or nothing (a lookup, no
+# program runs).  $(call mpi_name,DEBIAN,PLAIN): DEBIAN when on PATH, else
+# PLAIN when on PATH, else DEBIAN (what `make deps` installs).  A value
+# given on the command line or in the environment wins; the default is
+# worked out once (:=), not at every compile.
+on_path  = $(firstword $(wildcard $(addsuffix /$(1),$(subst :, ,$(PATH)))))
+mpi_name = $(if $(call on_path,$(1)),$(1),$(if $(call on_path,$(2)),$(2),$(1)))
+ifeq ($(origin MPICC),undefined)
+MPICC         := $(call mpi_name,mpicc.mpich,mpicc)
+endif
+ifeq ($(origin MPICXX),undefined)
+MPICXX        := $(call mpi_name,mpicxx.mpich,mpicxx)
+endif
+ifeq ($(origin MPIEXEC),undefined)
+MPIEXEC       := $(call mpi_name,mpiexec.mpich,mpiexec)
+endif
 AR            ?= ar
 PKG_CONFIG    ?= pkg-config
 DOXYGEN       ?= doxygen
@@ -60,6 +78,10 @@ pkgconfigdir ?= $(libdir)/pkgconfig
 # The CMake package goes to $(cmakedir)/safecoll, where find_package looks.
 cmakedir    ?= $(libdir)/cmake
 datadir     ?= $(prefix)/share
+mandir      ?= $(datadir)/man
+man1dir     ?= $(mandir)/man1
+man3dir     ?= $(mandir)/man3
+docdir      ?= $(datadir)/doc/safecoll
 # lz4's upper-case spellings are accepted too.
 BINDIR      ?= $(bindir)
 LIBDIR      ?= $(libdir)
@@ -158,6 +180,15 @@ TOOL_BIN  := $(B)bin/safecoll
 PC_FILE   := $(B)pkgconfig/safecoll.pc
 CMAKE_CONFIG  := $(B)cmake/safecollConfig.cmake
 CMAKE_VERSION_FILE := $(B)cmake/safecollConfigVersion.cmake
+# safecoll(1) is made from the built tool's --help texts (tools/man.sh),
+# libsafecoll(3) from doc/man/libsafecoll.3.in; both name $(docdir).
+MAN1      := $(B)man/safecoll.1
+MAN3      := $(B)man/libsafecoll.3
+MAN_PAGES := $(MAN1) $(MAN3)
+# What `make install` puts in $(docdir): the README, the documents of doc/
+# but the Doxygen main page, and the examples in $(docdir)/examples.
+DOC_FILES    := README.md CHANGELOG LICENSE $(filter-out doc/mainpage.md,$(sort $(wildcard doc/*.md)))
+EX_DOC_FILES := $(EX_SRCS) $(sort $(wildcard examples/README*))
 
 # Results of `make check`: one line "passed failed skipped label" per step.
 SUMMARY   ?= $(CURDIR)/$(B)tests/bin/summary.txt
@@ -165,8 +196,13 @@ export SAFECOLL_SUMMARY := $(SUMMARY)
 SAFECOLL_TEST_TIMEOUT ?= 300
 export SAFECOLL_TEST_TIMEOUT
 
-# Debian packages `make deps` provides.
-DEPS_PKGS := make gcc g++ mpich libmpich-dev check pkg-config doxygen zlib1g-dev cmake
+# Debian packages `make deps` provides.  MPICH's only when a wrapper is
+# one of its Debian names: an MPI found as plain mpicc/mpiexec on PATH
+# (modules, Spack) is the user's, and apt-get must not add a second one.
+# groff-base renders the man pages (check-man).
+MPI_DEPS_PKGS := $(if $(filter %.mpich,$(MPICC) $(MPICXX) $(MPIEXEC)),mpich libmpich-dev)
+DEPS_PKGS := make gcc g++ $(MPI_DEPS_PKGS) check pkg-config doxygen zlib1g-dev cmake groff-base
+GROFF     ?= groff
 # The second MPI, for `make check-openmpi` (`make deps-openmpi`).  Installing
 # it makes Debian's plain mpicc/mpiexec point to Open MPI; nothing here uses
 # the plain names.
@@ -184,13 +220,14 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
         check check-run check-build check-unit check-mpi check-examples check-cli check-search check-hang check-switch check-dlopen \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
-        check-big-run \
+        check-big-run check-man check-mpi-names print-mpi man \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
-all: lib bin
+all: lib bin man
 lib: $(LIBS_ALL)
 bin: $(TOOL_BIN)
+man: $(MAN_PAGES)
 
 $(B)obj/%.o: src/%.c
 	$(call say,CC,$<)
@@ -321,6 +358,21 @@ $(TOOL_BIN): $(TOOL_OBJS) $(LIB_A)
 
 -include $(TOOL_OBJS:.o=.d)
 
+# The man pages.  safecoll(1) runs the tool just built (its --help needs
+# no MPI job), so the page says what that tool says.  SOURCE_DATE_EPOCH,
+# when set, gives their date.
+man_date = date -u -d "@$${SOURCE_DATE_EPOCH:-$$(date +%s)}" +%Y-%m-%d
+$(MAN1): $(TOOL_BIN) tools/man.sh Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)tools/man.sh $(TOOL_BIN) $(VERSION) $(docdir) > $@.tmp && mv $@.tmp $@
+
+$(MAN3): doc/man/libsafecoll.3.in include/safecoll.h Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@VERSION@|$(VERSION)|g' -e "s|@DATE@|$$($(man_date))|g" \
+	    -e 's|@DOCDIR@|$(subst -,\\-,$(docdir))|g' $< > $@.tmp && mv $@.tmp $@
+
 tests: $(UNIT_BINS) $(MPI_BINS) $(CXX_BIN)
 examples: $(EX_BINS)
 bench-build: $(BENCH_BINS)
@@ -337,10 +389,12 @@ define apt_install
 	    dpkg -s $$p 2>/dev/null | grep -q '^Status: install ok installed' || missing="$$missing $$p"; \
 	done; \
 	[ -z "$$missing" ] && exit 0; \
-	echo "  DEPS  installing:$$missing"; \
+	echo "$@: missing Debian packages:$$missing"; \
 	if [ "$$(id -u)" = 0 ]; then sudo=; \
 	elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
 	else echo "$@: need root or sudo to install:$$missing" >&2; exit 1; fi; \
+	echo "$@: installing them: $${sudo:+sudo }apt-get update; $${sudo:+sudo }apt-get install$$missing" \
+	     "(SAFECOLL_NO_DEPS=1 skips this)"; \
 	export DEBIAN_FRONTEND=noninteractive; \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -q && \
 	$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing
@@ -348,6 +402,9 @@ endef
 
 deps:
 ifneq ($(SAFECOLL_NO_DEPS),1)
+ifeq ($(strip $(MPI_DEPS_PKGS)),)
+	@echo "$@: the MPI is $(MPICC) and $(MPIEXEC) from PATH, not Debian's MPICH: not installing mpich"
+endif
 	$(call apt_install,$(DEPS_PKGS))
 else
 	@:
@@ -366,7 +423,7 @@ endif
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-traffic check-cxx check-headers \
                check-switch check-dlopen check-cli check-search check-guideline check-hang check-install \
-               check-cmake check-doc
+               check-cmake check-man check-mpi-names check-doc
 
 check: deps
 	@$(MAKE) $(SILENT) check-run
@@ -484,6 +541,30 @@ check-hang: $(B)examples/bin/hang_detect
 check-guideline: $(TOOL_BIN)
 	@printf '\n== guideline (fault injection) ==\n'
 	@$(call record,guideline,tests/check-guideline.sh $(TOOL_BIN))
+
+# The man pages render without a warning and say what the tool's --help
+# says, every command included.  Skipped where groff is missing (`make
+# deps` installs groff-base).
+check-man: $(MAN_PAGES) $(TOOL_BIN)
+	@printf '\n== man pages ==\n'
+	@if command -v $(GROFF) >/dev/null 2>&1; then \
+	    $(call record,man,GROFF='$(GROFF)' tests/check-man.sh $(TOOL_BIN) $(B)man); \
+	else \
+	    echo "SKIP man: $(GROFF) is not installed (Debian: apt-get install groff-base, or make deps)"; \
+	    mkdir -p $(dir $(SUMMARY)); echo "0 0 1 man ($(GROFF) is not installed)" >> $(SUMMARY); fi
+
+# The default MPI wrappers: Debian's MPICH names when on PATH, else the
+# plain mpicc/mpiexec on PATH (modules, Spack), an explicit value first;
+# with the plain ones, `make deps` installs no MPICH.  Fake wrappers only:
+# nothing is built.
+check-mpi-names:
+	@printf '\n== MPI wrapper names ==\n'
+	@$(call record,mpi-names,MAKE='$(MAKE)' tests/check-mpi-names.sh)
+
+# The wrappers this Makefile uses, one "NAME=value" a line.
+print-mpi:
+	@printf 'MPICC=%s\nMPICXX=%s\nMPIEXEC=%s\nMPI_DEPS_PKGS=%s\n' '$(MPICC)' '$(MPICXX)' \
+	    '$(MPIEXEC)' '$(strip $(MPI_DEPS_PKGS))'
 
 # The manual builds without a warning, and has its main page and examples.
 check-doc:
@@ -673,8 +754,8 @@ $(CMAKE_VERSION_FILE): cmake/safecollConfigVersion.cmake.in include/safecoll.h M
 # for `safecoll bounds check` and as the base of an edited file to name in
 # SAFECOLL_KNOWN_BOUNDS.
 install: lib bin
-	@rm -f $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE)
-	$(Q)$(MAKE) $(SILENT) $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE)
+	@rm -f $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
+	$(Q)$(MAKE) $(SILENT) $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
 	$(call say,INSTALL,$(DESTDIR)$(prefix))
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir) \
 	    $(DESTDIR)$(includedir)/safecoll $(DESTDIR)$(cmakedir)/safecoll
@@ -689,6 +770,13 @@ install: lib bin
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/safecoll
 	$(Q)$(INSTALL) -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/safecoll
 	$(Q)$(INSTALL) -m 644 data/known-bounds $(DESTDIR)$(datadir)/safecoll/known-bounds
+	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir) $(DESTDIR)$(docdir)/examples
+	$(Q)$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(man1dir)/safecoll.1
+	$(Q)$(INSTALL) -m 644 $(MAN3) $(DESTDIR)$(man3dir)/libsafecoll.3
+	$(Q)$(INSTALL) -m 644 $(filter-out README.md,$(DOC_FILES)) $(DESTDIR)$(docdir)/
+	$(Q)sed 's|](doc/|](|g' README.md > $(DESTDIR)$(docdir)/README.md && \
+	    chmod 644 $(DESTDIR)$(docdir)/README.md
+	$(Q)$(INSTALL) -m 644 $(EX_DOC_FILES) $(DESTDIR)$(docdir)/examples/
 
 uninstall:
 	$(call say,RM,$(DESTDIR)$(prefix))
@@ -702,7 +790,13 @@ uninstall:
 	          $(DESTDIR)$(bindir)/safecoll \
 	          $(DESTDIR)$(datadir)/safecoll/known-bounds \
 	          $(DESTDIR)$(includedir)/safecoll.h \
-	          $(DESTDIR)$(includedir)/safecoll/*.h
+	          $(DESTDIR)$(includedir)/safecoll/*.h \
+	          $(DESTDIR)$(man1dir)/safecoll.1 $(DESTDIR)$(man3dir)/libsafecoll.3 \
+	          $(addprefix $(DESTDIR)$(docdir)/,$(notdir $(DOC_FILES))) \
+	          $(addprefix $(DESTDIR)$(docdir)/examples/,$(notdir $(EX_DOC_FILES)))
+	$(Q)for d in $(DESTDIR)$(docdir)/examples $(DESTDIR)$(docdir); do \
+	    if [ -d $$d ]; then rmdir $$d || \
+	        echo "uninstall: $$d is not empty; left in place" >&2; fi; done
 	$(Q)if [ -d $(DESTDIR)$(includedir)/safecoll ]; then \
 	    rmdir $(DESTDIR)$(includedir)/safecoll || \
 	    echo "uninstall: $(DESTDIR)$(includedir)/safecoll is not empty; left in place" >&2; fi
@@ -716,13 +810,14 @@ uninstall:
 # ---------------------------------------------------------------- clean
 clean:
 	$(call say,CLEAN,build outputs)
-	$(Q)rm -rf obj lib bin tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc \
+	$(Q)rm -rf obj lib bin man tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc \
 	    cmake/safecollConfig.cmake cmake/safecollConfigVersion.cmake $(SANDIR) $(OMPI_BUILDDIR)
 
 help:
 	@sed -n '3,/^#$$/{/^#$$/!s/^# \{0,1\}//p;}' Makefile
 	@echo "Variables: MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC)"
-	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir cmakedir datadir V=1"
+	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir cmakedir datadir"
+	@echo "  mandir docdir V=1"
 	@echo "  CMAKE=cmake (make check-cmake)"
 	@echo "  SAFECOLL_NO_DEPS=1 SAFECOLL_TEST_TIMEOUT=seconds SAFECOLL_DEMO_SMALL=1"
 	@echo "  FUZZ_CC=clang FUZZ_TIME=60 (make fuzz)"

@@ -20,7 +20,7 @@
 #               Written to bench/results-hang.md, not results-latest.md.
 #
 # `make bench` runs it with SAFECOLL_BENCH_BIN set to the built programs.
-# Environment: MPIEXEC (default mpiexec.mpich), MPIEXEC_FLAGS,
+# Environment: MPIEXEC (default mpiexec.mpich, else mpiexec on PATH), MPIEXEC_FLAGS,
 # SAFECOLL_BENCH_BIN (default bench/bin), SAFECOLL_BENCH_QUICK=1 for a
 # smoke run, SAFECOLL_BENCH_PROCS (default "2 4"), SAFECOLL_BENCH_DEADLINE_V
 # and SAFECOLL_BENCH_DEADLINE_WRAP (seconds per run of each program, default
@@ -44,7 +44,9 @@ set -u -o pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${SAFECOLL_BENCH_BIN:-$here/bin}
-mpiexec=${MPIEXEC:-mpiexec.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$here/../tests/mpi-names.sh"
+mpiexec=$MPIEXEC
 # Word splitting of the flags is wanted.
 read -r -a mpiflags <<< "${MPIEXEC_FLAGS:-}"
 procs=${SAFECOLL_BENCH_PROCS:-2 4}

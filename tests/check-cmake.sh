@@ -14,8 +14,8 @@
 set -euo pipefail
 
 MAKE=${MAKE:-make}
-MPICC=${MPICC:-mpicc.mpich}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
 CMAKE=${CMAKE:-cmake}
 timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
 top=$(pwd)

@@ -12,7 +12,9 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 libdir=$(cd "${1:?usage: check-dlopen.sh LIBDIR}" && pwd)
 src=$(cd "$(dirname "$0")/dlopen" && pwd)
-cc=${MPICC:-mpicc.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
+cc=$MPICC
 so=$libdir/libsafecoll.so
 lib_mpiexec
 lib_scratch dlopen

@@ -16,7 +16,8 @@
 #      right reason.
 set -uo pipefail
 
-MPICC=${MPICC:-mpicc.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 inc=$here/include
 toolkit=(safecoll/probe.h safecoll/guideline.h)

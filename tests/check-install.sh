@@ -6,7 +6,8 @@
 # one built against an installed tree moved elsewhere (without its
 # share/safecoll/known-bounds), both find the shipped records, and say so
 # in verbose mode.  The CMake package is installed and removed here too;
-# check-cmake.sh builds with it.
+# check-cmake.sh builds with it; so are the man pages (check-man.sh renders
+# them), the documents and the examples in share/doc/safecoll.
 #
 #   tests/check-install.sh          (run from the top of the tree; `make check`
 #                                    does it)
@@ -17,8 +18,8 @@
 set -euo pipefail
 
 MAKE=${MAKE:-make}
-MPICC=${MPICC:-mpicc.mpich}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
 PKG_CONFIG=${PKG_CONFIG:-pkg-config}
 timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
 top=$(pwd)
@@ -41,7 +42,7 @@ fail() { echo "check-install: $*" >&2; exit 1; }
 dirs=("PREFIX=$prefix" "prefix=$prefix" "exec_prefix=$prefix"
       "bindir=$prefix/bin" "libdir=$prefix/lib" "includedir=$prefix/include"
       "pkgconfigdir=$prefix/lib/pkgconfig" "cmakedir=$prefix/lib/cmake"
-      "datadir=$prefix/share")
+      "datadir=$prefix/share" "mandir=$prefix/share/man" "docdir=$prefix/share/doc/safecoll")
 
 step "make install DESTDIR=$root PREFIX=$prefix"
 $MAKE --no-print-directory install DESTDIR="$root" "${dirs[@]}" >"$scratch/install.log" 2>&1 ||
@@ -55,8 +56,14 @@ inc=$root$prefix/include
 expect=("$inc/safecoll.h" "$lib/libsafecoll.a" "$lib/libsafecoll.so.$version"
         "$lib/libsafecoll.so.$major" "$lib/libsafecoll.so" "$lib/pkgconfig/safecoll.pc"
         "$lib/cmake/safecoll/safecollConfig.cmake" "$lib/cmake/safecoll/safecollConfigVersion.cmake"
-        "$root$prefix/bin/safecoll" "$root$prefix/share/safecoll/known-bounds")
+        "$root$prefix/bin/safecoll" "$root$prefix/share/safecoll/known-bounds"
+        "$root$prefix/share/man/man1/safecoll.1" "$root$prefix/share/man/man3/libsafecoll.3")
 for h in include/safecoll/*.h; do expect+=("$inc/safecoll/$(basename "$h")"); done
+docdir=$root$prefix/share/doc/safecoll
+for d in README.md CHANGELOG LICENSE doc/*.md; do
+    [ "$d" = doc/mainpage.md ] || expect+=("$docdir/$(basename "$d")")
+done
+for e in examples/*.c; do expect+=("$docdir/examples/$(basename "$e")"); done
 for f in "${expect[@]}"; do
     [ -e "$f" ] || fail "not installed: ${f#"$root"}"
 done
@@ -65,6 +72,22 @@ done
 [ "$(readlink "$lib/libsafecoll.so")" = "libsafecoll.so.$major" ] ||
     fail "libsafecoll.so does not point to libsafecoll.so.$major"
 step "installed ${#expect[@]} files (version $version)"
+# The pages name where the guide went, and the installed README's links
+# lead to the documents beside it.
+grep -qF "$prefix/share/doc/safecoll/guide.md" "$root$prefix/share/man/man3/libsafecoll.3" ||
+    fail "libsafecoll.3 does not name $prefix/share/doc/safecoll/guide.md"
+grep -q '\\-\\-help' "$root$prefix/share/man/man1/safecoll.1" ||
+    fail "safecoll.1 does not hold the --help texts"
+grep -q '](doc/' "$docdir/README.md" && fail "the installed README.md links into doc/"
+grep -q '](guide.md)' "$docdir/README.md" || fail "the installed README.md does not link guide.md"
+if command -v man >/dev/null 2>&1; then
+    for p in "1 safecoll" "3 libsafecoll"; do
+        # shellcheck disable=SC2086 # section and name
+        MANPATH=$root$prefix/share/man man -w $p >/dev/null 2>&1 ||
+            fail "man -w $p does not find the page under MANPATH=$prefix/share/man"
+    done
+    step "man finds safecoll(1) and libsafecoll(3) under ${root#"$scratch"}$prefix/share/man"
+fi
 
 # The .pc holds the real prefix (/usr/local); PKG_CONFIG_SYSROOT_DIR makes
 # pkg-config put the DESTDIR in front of its -I and -L paths, so nothing
@@ -141,6 +164,7 @@ left=$(find "$root" ! -type d)
 [ -z "$left" ] || fail "left behind after uninstall:"$'\n'"$left"
 [ ! -e "$inc/safecoll" ] || fail "${inc#"$root"}/safecoll still exists after uninstall"
 [ ! -e "$lib/cmake/safecoll" ] || fail "${lib#"$root"}/cmake/safecoll still exists after uninstall"
+[ ! -e "$docdir" ] || fail "${docdir#"$root"} still exists after uninstall"
 step "nothing left but empty standard directories:" \
      "$(cd "$root" && find . -mindepth 1 -type d | sed 's|^\.||' | sort | paste -sd' ')"
 

@@ -12,7 +12,9 @@ set -uo pipefail
 libdir=$(cd "${1:?usage: check-switch.sh LIBDIR}" && pwd)
 src=$(cd "$(dirname "$0")/switch" && pwd)
 inc=$(cd "$(dirname "$0")/../include" && pwd)
-cc=${MPICC:-mpicc.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
+cc=$MPICC
 lib_mpiexec
 lib_scratch switch
 

@@ -28,12 +28,14 @@ lib_tool() {
     case $tool in /*) ;; *) tool=$(pwd)/$tool ;; esac
 }
 
-# lib_mpiexec: MPIEXEC (default mpiexec.mpich) with the flags the MPI needs
+# lib_mpiexec: MPIEXEC (default: mpi-names.sh) with the flags the MPI needs
 # here (mpi-flags.sh: Open MPI's --oversubscribe and allow-run-as-root).
 # The tool's default launcher is "$MPIEXEC -n {P}", split at blanks, so the
 # flags travel in MPIEXEC.
 lib_mpiexec() {
-    export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+    # shellcheck source=tests/mpi-names.sh
+    . "$lib_dir/mpi-names.sh"
+    export MPIEXEC
     # shellcheck source=tests/mpi-flags.sh
     . "$lib_dir/mpi-flags.sh"
     if [ -n "$MPIEXEC_FLAGS" ]; then

@@ -7,9 +7,11 @@
 # exports it only when it was given): then it becomes --oversubscribe for
 # Open MPI, and as root the two allow-run-as-root variables are exported.
 # A set MPIEXEC_FLAGS, even empty, is used as it is.
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
 if [ -z "${MPIEXEC_FLAGS+set}" ]; then
     MPIEXEC_FLAGS=
-    if "${MPIEXEC:-mpiexec.mpich}" --version 2>/dev/null | grep -qi 'open mpi\|openrte'; then
+    if "$MPIEXEC" --version 2>/dev/null | grep -qi 'open mpi\|openrte'; then
         MPIEXEC_FLAGS=--oversubscribe
         if [ "$(id -u)" = 0 ]; then
             export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1

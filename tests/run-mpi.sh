@@ -29,7 +29,7 @@
 # a run that failed counts 1 failed.
 #
 # Environment:
-#   MPIEXEC                mpiexec to use (default: mpiexec.mpich)
+#   MPIEXEC                mpiexec to use (default: mpiexec.mpich, else mpiexec on PATH)
 #   MPIEXEC_FLAGS          extra flags before -n (when unset: none for MPICH;
 #                          --oversubscribe for Open MPI, and as root the
 #                          allow-run-as-root variables are set: mpi-flags.sh)
@@ -52,7 +52,8 @@ while [ $# -gt 0 ]; do
     esac
 done
 
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
 timeout_s=${SAFECOLL_TEST_TIMEOUT:-300}
 mkdir -p "$log_dir" || exit 2
 

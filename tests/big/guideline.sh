@@ -43,7 +43,9 @@ sizes=${SAFECOLL_GUIDELINE_SIZES:-4Ki,64Ki,1Mi,16Mi}
 # MPIR_CVAR_ALLGATHERV_PIPELINE_MSG_SIZE is raised, as run.sh does for the
 # big tests; doc/testing.md): it must be measured, not killed.
 opts=${SAFECOLL_GUIDELINE_OPTS:---reps 5 --time 0.05 --time-limit 900}
-export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../mpi-names.sh"
+export MPIEXEC
 # The native calls are timed as the MPI ships them: no record of any file
 # may route them (the routing check below sets its own).
 export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=

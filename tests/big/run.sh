@@ -33,7 +33,8 @@ bin=${SAFECOLL_BIG_BIN:-$here/../bin/big}
 logs=${SAFECOLL_BIG_LOGS:-$bin/logs}
 timeout_s=${SAFECOLL_BIG_TIMEOUT:-600}
 only=${SAFECOLL_BIG_ONLY:-}
-MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../mpi-names.sh"
 MPIEXEC_FLAGS=${MPIEXEC_FLAGS:-}
 
 # MPICH's ring MPI_Allgatherv pipelines in pieces of 32 KiB.  With 4 ranks

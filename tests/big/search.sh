@@ -45,7 +45,9 @@ icolls=${SAFECOLL_SEARCH_ICOLLS-}
 f=${SAFECOLL_SEARCH_F:-4}
 mem=${SAFECOLL_SEARCH_MEM:-12Gi}
 nstart=${SAFECOLL_SEARCH_NSTART:-1Mi}
-export MPIEXEC=${MPIEXEC:-mpiexec.mpich}
+# shellcheck source=tests/mpi-names.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../mpi-names.sh"
+export MPIEXEC
 # The native calls are probed as the MPI ships them; the registry matters
 # only to the safe runs below, which set it themselves.
 export SAFECOLL_KNOWN_BOUNDS= SAFECOLL_BOUNDS=
