@@ -17,7 +17,7 @@
  * The regular collectives and the reductions decide alone, without a
  * message, that nothing triggers, and then are the MPI call: their target
  * is a ratio <= 1.02 from 64 KiB up. So do the v-collectives and
- * alltoallw (blocking) on an MPI-4 library where no record of them applies
+ * alltoallw on an MPI-4 library where no record of them applies
  * (agrees_now); elsewhere they agree with one small MPI_Allreduce per
  * call: their target stays the 1.05 of bench_v.
  *
@@ -430,7 +430,7 @@ typedef struct tally {
 /* Whether the untriggered call agrees on this run: an irregular one
  * decides alone on an MPI-4 library (doc/guide.md, "Deciding alone")
  * unless SAFECOLL_AGREE=always or a registry record of it applies at this
- * process count (ialltoallw always agrees). */
+ * process count. */
 static int agrees_now(const op_info *o, int p)
 {
     size_t n = 0;
@@ -438,7 +438,7 @@ static int agrees_now(const op_info *o, int p)
     if (!o->agrees)
         return 0;
 #if defined(MPI_VERSION) && MPI_VERSION >= 4
-    if (o->coll == SAFECOLL_COLL_IALLTOALLW || safecoll_agree_get() || safecoll_check_get())
+    if (safecoll_agree_get() || safecoll_check_get())
         return 1;
     safecoll_bounds_match_kind(SAFECOLL_BOUND_CORRECTNESS, o->coll, 1, p, NULL, NULL, 0, &n);
     if (n == 0 && safecoll_perf_bounds_get())

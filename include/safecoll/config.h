@@ -272,10 +272,11 @@ SAFECOLL_API int safecoll_check_set(int on);
  *        decide alone where the agreement cannot change its outcome (0,
  *        the default).
  *
- * With 0, a gatherv, scatterv, allgatherv or alltoallv (blocking or
- * i-form, int or _c) on an MPI-4 library decides without a message when
- * nothing but its own layout can trigger it: no strategy forced, no correctness or
- * performance record of the collective in the registry, no known MPI bug
+ * With 0, a gatherv, scatterv, allgatherv, alltoallv or alltoallw
+ * (blocking or i-form, int or _c) on an MPI-4 library decides without a
+ * message when nothing but its own layout can trigger it: no strategy
+ * forced, no correctness or performance record of the collective in the
+ * registry, no known MPI bug
  * of the call, checking mode off. A rank whose own layout triggers
  * then runs the MPI-4 `_c` call alone while the others run the int call.
  * A bad argument that only one rank sees is then returned on that rank

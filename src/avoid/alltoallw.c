@@ -54,22 +54,31 @@ static MPI_Count count_of(const sc__layout *lay, int j)
     return lay->icounts != NULL ? lay->icounts[j] : lay->ccounts[j];
 }
 
+/* Whether one side's type array must be copied before MPI sees it: some
+ * empty block's type is MPI_DATATYPE_NULL (types_for_mpi). */
+static int types_need_copy(const sc__call *call, const MPI_Datatype *types,
+                           const sc__layout *lay)
+{
+    for (int j = 0; j < call->size; j++)
+        if (count_of(lay, j) == 0 && types[j] == MPI_DATATYPE_NULL)
+            return 1;
+    return 0;
+}
+
 /* The type array of one side to hand to MPI. MPI does not look at the type
  * of an empty block, but the standard does not say that it may be
  * MPI_DATATYPE_NULL: MPICH 4.0.2 accepts that, Open MPI 4.1.4 validates
  * every entry and fails the whole call with MPI_ERR_TYPE. When some empty
  * block's type is MPI_DATATYPE_NULL, this is a copy with MPI_BYTE for the
- * types of the empty blocks; otherwise the caller's array itself, so that
- * the common call copies nothing. NULL when out of memory. */
+ * types of the empty blocks, in the call's scratch; otherwise the caller's
+ * array itself, so that the common call copies nothing. NULL when out of
+ * memory. */
 static const MPI_Datatype *types_for_mpi(sc__call *call, const MPI_Datatype *types,
                                          const sc__layout *lay)
 {
     MPI_Datatype *t;
-    int need = 0;
 
-    for (int j = 0; !need && j < call->size; j++)
-        need = count_of(lay, j) == 0 && types[j] == MPI_DATATYPE_NULL;
-    if (!need)
+    if (!types_need_copy(call, types, lay))
         return types;
     t = sc__scratch(call, sizeof *t * (size_t)call->size);
     for (int j = 0; t != NULL && j < call->size; j++)
@@ -290,8 +299,51 @@ static int w_p2p(sc__call *call)
     return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
+#if SC_HAVE_MPI4
+/* An i-call that decided alone (avoid.h, post): MPI_Ialltoallw_c with the
+ * caller's arrays for a _c call, with the 64-bit views where the pipeline
+ * made them, else MPI_Ialltoallw with the caller's int arrays. The type
+ * arrays are the caller's, or copies in the call (types_for_mpi), which
+ * w_post_keeps announced so that the call outlives the request. */
+static int w_post(sc__call *call, MPI_Request *req)
+{
+    const sc__layout *s = &call->lay, *r = &call->rlay;
+    const MPI_Datatype *st = NULL, *rt = types_for_mpi(call, call->w.rtypes, r);
+    int rc;
+
+    if (!call->in_place)
+        st = types_for_mpi(call, call->w.stypes, s);
+    if (rt == NULL || (!call->in_place && st == NULL)) {
+        /* Not MPI's error: raised here, as MPI raises its own. */
+        rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
+        MPI_Comm_call_errhandler(call->comm, rc);
+        return rc;
+    }
+    if (call->large)
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Ialltoallw_c, send_buf(call), s->ccounts,
+                          s->cdispls, st, r->buf, r->ccounts, r->cdispls, rt, call->comm, req);
+    if (r->counts != NULL)
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Ialltoallw_c, send_buf(call), s->counts, s->displs,
+                          st, r->buf, r->counts, r->displs, rt, call->comm, req);
+    return SC_TR_CALL(SC_TR_NATIVE, MPI_Ialltoallw, send_buf(call), s->icounts, s->idispls, st,
+                      r->buf, r->icounts, r->idispls, rt, call->comm, req);
+}
+
+/* Whether w_post would copy a type array into the call (avoid.h,
+ * post_keeps). */
+static int w_post_keeps(const sc__call *call)
+{
+    return types_need_copy(call, call->w.rtypes, &call->rlay) ||
+           (!call->in_place && types_need_copy(call, call->w.stypes, &call->lay));
+}
+#endif
+
 const sc__pattern_ops sc__alltoallw_ops = {
     .feasible = w_feasible,
+#if SC_HAVE_MPI4
+    .post = w_post,
+    .post_keeps = w_post_keeps,
+#endif
     .exec = {
         [SAFECOLL_STRATEGY_NATIVE] = w_native,
 #if SC_HAVE_MPI4

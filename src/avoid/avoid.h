@@ -25,6 +25,13 @@ typedef struct sc__pattern_ops {
      * when the pipeline made one (a layout that triggers), else the int
      * form with the caller's arrays. NULL where no call decides alone. */
     int (*post)(sc__call *call, MPI_Request *req);
+    /* Whether post, on this call, would hand MPI memory that the call
+     * owns beyond the 64-bit view (which the pipeline knows of itself):
+     * MPI reads an i-call's arrays until the request completes, so the
+     * call must then outlive it (pipeline.c, run_alone_i). Asked before
+     * post, only of a call without an error; it must say 1 whenever post
+     * would allocate in the call. NULL where post never does. */
+    int (*post_keeps)(const sc__call *call);
 } sc__pattern_ops;
 
 extern const sc__pattern_ops *const sc__patterns[];

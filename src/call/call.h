@@ -200,6 +200,11 @@ unsigned sc__known_bugs(const sc__call *call, const char **what);
  * finds alike, through sc__known_bugs). */
 int sc__known_local(sc__pattern pattern);
 
+/* Whether MPI's own call on the caller's communicator, which a call that
+ * decides alone makes, would meet a known bug of the running MPI library
+ * that the agreed call, on the library's duplicate, does not (known.c). */
+int sc__known_alone(const sc__call *call);
+
 /* Whether a regular call's chunk must run the v-form's rounds because the
  * regular rounds' resized types would meet a known bug (known.c). */
 int sc__known_regular_chunk_extent(const sc__call *call);

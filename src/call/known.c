@@ -27,6 +27,14 @@ typedef struct known_bug {
 
 #define BIT(s) (1u << (s))
 
+/* An i-form: in its coroutine (nb), or at the call, where one that may
+ * decide alone is asked about its bugs before it posts anything
+ * (pipeline.c, may_decide_alone). */
+static int is_i_form(const sc__call *call)
+{
+    return call->nb || call->request != NULL;
+}
+
 /* MPICH 4.0.2 on one process copies the send block of MPI_Allgatherv and
  * MPI_Allgatherv_c to offset 0 of the receive buffer, ignoring displs[0]
  * (found by this project's tests; gatherv and alltoallv are correct). */
@@ -99,7 +107,7 @@ static int allgatherv_send_type_size_regular(const sc__call *call)
  * chunk's in-place rounds use the blocking call. */
 static int ialltoallw_in_place(const sc__call *call)
 {
-    return call->nb && call->in_place && call->size > 1;
+    return is_i_form(call) && call->in_place && call->size > 1;
 }
 
 /* Open MPI 4.1.4's blocking MPI_Alltoallw on a communicator of one process
@@ -120,7 +128,7 @@ static int alltoallw_single_displs(const sc__call *call)
     const sc__layout *side[2] = {&call->lay, &call->rlay};
     const MPI_Aint *ext[2] = {call->w.sext, call->w.rext};
 
-    if (call->size != 1 || call->in_place || call->nb)
+    if (call->size != 1 || call->in_place || is_i_form(call))
         return 0;
     for (int k = 0; k < 2; k++) {
         const sc__layout *l = side[k];
@@ -300,6 +308,26 @@ int sc__mpi_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
     return rc;
 }
 #endif
+
+/* MPICH 4.0.2 on a communicator of one process hands the message that
+ * MPI_Alltoallv or MPI_Alltoallw (int or _c, blocking or i; MPI_Alltoall
+ * too) sends to itself to a receive with MPI_ANY_SOURCE and MPI_ANY_TAG
+ * that the caller has pending on that communicator: the receive gets the
+ * collective's data and the collective never completes (found by this
+ * project's tests: test_alltoallw's nb_outstanding, once ialltoallw
+ * decided alone; in place, on two processes or more, and with Open MPI
+ * 4.1.4 it is right; test_alone's self_wildcard checks the safe calls).
+ * A safe i-call that agrees runs on the library's own duplicate, where
+ * the caller has no receive: an ialltoallv or ialltoallw on one process
+ * therefore agrees rather than post MPI's call on the caller's
+ * communicator. A blocking call makes MPI's call there, agreeing or not,
+ * and meets the bug as MPI's own call does. */
+int sc__known_alone(const sc__call *call)
+{
+    pthread_once(&version_once, match_library);
+    return mpich_402 && is_i_form(call) && call->size == 1 && !call->in_place &&
+           (call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLTOALLW);
+}
 
 /* MPICH 4.0.2's MPI_Ibcast on an intercommunicator delivers nothing to the
  * remote group when the root is not rank 0 of its group (2 + 2 processes,

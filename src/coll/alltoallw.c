@@ -214,14 +214,16 @@ int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
 
 /* The non-blocking forms describe the call here, on the caller's arrays
  * (MPI requires them to stay valid until the request completes) and on
- * scratch owned by the call, then hand it to sc__run_nb, which copies it. */
+ * scratch owned by the call. sc__run then posts MPI's own i-call where the
+ * call decides alone, or hands the call to sc__run_nb, which copies it. */
 static int ialltoallw_body(const void *sendbuf, const int sendcounts[], const int sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                            MPI_Request *request)
 {
     sc__call call;
-    int rc = start(&call, SAFECOLL_COLL_IALLTOALLW, "safecoll_ialltoallw", 0, comm);
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLW, SC_PATTERN_ALLTOALLW,
+                         "safecoll_ialltoallw", 0, comm, -1, request);
 
     if (rc == SC_INTER)
         return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLW,
@@ -237,7 +239,7 @@ static int ialltoallw_body(const void *sendbuf, const int sendcounts[], const in
     call.rlay.icounts = recvcounts;
     call.rlay.idispls = rdispls;
     describe(&call, sendbuf, sendtypes, recvbuf, recvtypes);
-    return sc__run_nb(&call, request);
+    return sc__run(&call);
 }
 
 int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -256,7 +258,8 @@ static int ialltoallw_c_body(const void *sendbuf, const MPI_Count sendcounts[],
                              const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     sc__call call;
-    int rc = start(&call, SAFECOLL_COLL_IALLTOALLW, "safecoll_ialltoallw_c", 1, comm);
+    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLW, SC_PATTERN_ALLTOALLW,
+                         "safecoll_ialltoallw_c", 1, comm, -1, request);
 
     if (rc == SC_INTER)
         return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLW,
@@ -272,7 +275,7 @@ static int ialltoallw_c_body(const void *sendbuf, const MPI_Count sendcounts[],
     call.rlay.ccounts = recvcounts;
     call.rlay.cdispls = rdispls;
     describe(&call, sendbuf, sendtypes, recvbuf, recvtypes);
-    return sc__run_nb(&call, request);
+    return sc__run(&call);
 }
 
 int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],

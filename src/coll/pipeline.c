@@ -558,10 +558,13 @@ static int fail_early(sc__call *call, int rc);
  * collective call (tests/mpi/test_alone.c checks it on every rank mix).
  * So the rank whose layout triggers runs the _c call and the others the
  * int call, on the caller's communicator, with no agreement at all. Only
- * gatherv, scatterv, allgatherv and alltoallv, blocking and i-forms, and
- * blocking alltoallw (it has no post of its own yet). A known bug of the library whose
- * condition every rank sees alike (MPICH 4.0.2's allgatherv on one
- * process or with a count past INT_MAX) makes every rank agree. */
+ * gatherv, scatterv, allgatherv, alltoallv and alltoallw, blocking and
+ * i-forms. A known bug of the library whose condition every rank sees
+ * alike (MPICH 4.0.2's allgatherv on one process or with a count past
+ * INT_MAX, its ialltoallw in place) makes every rank agree, and so does
+ * one that MPI's call would meet on the caller's communicator only
+ * (sc__known_alone: MPICH 4.0.2's ialltoallv and ialltoallw on one
+ * process). */
 static int may_decide_alone(const sc__call *call)
 {
 #if SC_HAVE_MPI4
@@ -570,12 +573,11 @@ static int may_decide_alone(const sc__call *call)
     return !call->regular && !call->direct && !call->nb &&
            (call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER ||
             call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLGATHER ||
-            /* alltoallw has no post: its i-form goes to the engine. */
-            (call->pattern == SC_PATTERN_ALLTOALLW && call->request == NULL)) &&
+            call->pattern == SC_PATTERN_ALLTOALLW) &&
            call->forced == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() &&
            !SC_CHECK_ON() && !sc__bounds_any_at(call->coll, call->size, 0) &&
            !(sc__config_perf_bounds() && sc__bounds_any_at(call->coll, call->size, 1)) &&
-           !sc__known_local(call->pattern) &&
+           !sc__known_local(call->pattern) && !sc__known_alone(call) &&
            /* A bug whose condition every rank sees alike (known.c): all
             * agree. After an error the arrays may be missing; the error is
             * this rank's alone. */
@@ -628,9 +630,10 @@ static int alone_end(sc__call *call, int rc, int mpi_raised, int owns)
     return rc;
 }
 
-/* The rank of an i-call that decided alone whose 64-bit arrays the
- * library made: MPI's request is waited for by an operation of the engine,
- * whose request the caller gets, and the arrays are freed after. */
+/* The rank of an i-call that decided alone whose posted arrays include
+ * the call's own (alone_keeps): MPI's request is waited for by an
+ * operation of the engine, whose request the caller gets, and the call is
+ * freed after. */
 typedef struct alone_wait {
     sc__call call;
     MPI_Request inner;
@@ -647,13 +650,28 @@ static void alone_wait_free(void *arg)
     free(arg);
 }
 
+/* Whether the arrays an i-call that decided alone posts include memory
+ * of the call's own, which MPI reads until the request completes: the
+ * 64-bit view alone_begin made (`view`, on a rank whose int layout
+ * triggers), or what the pattern's post makes for MPI (ops->post_keeps:
+ * alltoallw's copy of a type array with MPI_BYTE for MPI_DATATYPE_NULL).
+ * The caller's own arrays are the caller's to keep, as with MPI. Asked
+ * only of a call without an error (its arrays may be missing). */
+static int alone_keeps(const sc__call *call, const sc__pattern_ops *ops, int view)
+{
+    return (view && call->strategy == SAFECOLL_STRATEGY_LARGECOUNT) ||
+           (ops->post_keeps != NULL && ops->post_keeps(call));
+}
+
 /* An i-call that decided alone: MPI's own i-call on the caller's
  * communicator, posted now, as the caller would have posted it; its
  * request is the caller's. Every rank posts at the call, in call order,
- * so calls on one communicator match as MPI's do. A rank whose int
- * layout triggers gets the 64-bit view and posts the _c call; the view
- * must live until MPI is done with it, so that rank alone hands the
- * request to the engine (which posts nothing). */
+ * so calls on one communicator match as MPI's do. A rank whose posted
+ * arrays include the call's own (alone_keeps: the 64-bit view of a
+ * triggered int layout, for the _c call, or a copy the pattern's post
+ * makes) must keep them until MPI is done with them, so that rank alone
+ * hands the request to the engine (which posts nothing) and the call is
+ * freed when it completes. */
 static int run_alone_i(sc__call *call, const sc__pattern_ops *ops)
 {
     /* A _c call posts the caller's own 64-bit arrays: no view. */
@@ -663,7 +681,7 @@ static int run_alone_i(sc__call *call, const sc__pattern_ops *ops)
 
     /* The engine orders its operations by a key: the blocking calls'
      * duplicate, which the first meeting made (no collective here). */
-    if (rc == MPI_SUCCESS && view && call->strategy == SAFECOLL_STRATEGY_LARGECOUNT &&
+    if (rc == MPI_SUCCESS && alone_keeps(call, ops, view) &&
         (rc = sc__comm_private(call->comm, &call->priv)) == MPI_SUCCESS &&
         (w = malloc(sizeof *w)) == NULL)
         rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
@@ -671,8 +689,9 @@ static int run_alone_i(sc__call *call, const sc__pattern_ops *ops)
         return alone_end(call, rc, 0, 1);
     if (w == NULL)
         return alone_end(call, ops->post(call, call->request), 1, 1);
-    /* The engine's copy owns the arrays from here on (the engine frees it
-     * also when it cannot start). */
+    /* The engine's copy owns the call's memory from here on, what the
+     * post makes in it included (the engine frees it also when it cannot
+     * start). */
     w->call = *call;
     w->inner = MPI_REQUEST_NULL;
     if ((rc = ops->post(&w->call, &w->inner)) != MPI_SUCCESS) {

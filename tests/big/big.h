@@ -226,7 +226,7 @@ static inline int big_may_decide_alone(safecoll_coll coll)
         coll != SAFECOLL_COLL_ALLGATHERV && coll != SAFECOLL_COLL_ALLTOALLV &&
         coll != SAFECOLL_COLL_IGATHERV && coll != SAFECOLL_COLL_ISCATTERV &&
         coll != SAFECOLL_COLL_IALLGATHERV && coll != SAFECOLL_COLL_IALLTOALLV &&
-        coll != SAFECOLL_COLL_ALLTOALLW)
+        coll != SAFECOLL_COLL_ALLTOALLW && coll != SAFECOLL_COLL_IALLTOALLW)
         return 0;
     if (safecoll_agree_get() || safecoll_check_get())
         return 0;

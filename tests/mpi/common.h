@@ -885,7 +885,7 @@ static inline int tc_decides_alone(safecoll_coll coll)
         coll != SAFECOLL_COLL_ALLTOALLV && coll != SAFECOLL_COLL_IGATHERV &&
         coll != SAFECOLL_COLL_ISCATTERV && coll != SAFECOLL_COLL_IALLTOALLV &&
         coll != SAFECOLL_COLL_ALLGATHERV && coll != SAFECOLL_COLL_IALLGATHERV &&
-        coll != SAFECOLL_COLL_ALLTOALLW)
+        coll != SAFECOLL_COLL_ALLTOALLW && coll != SAFECOLL_COLL_IALLTOALLW)
         return 0;
     if (safecoll_agree_get() || safecoll_check_get() ||
         safecoll_strategy_get(coll) != SAFECOLL_STRATEGY_AUTO)

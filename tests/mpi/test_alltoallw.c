@@ -540,8 +540,8 @@ START_TEST(errors)
     tc_begin(&t, "errors");
     types_make();
     /* What is checked is every rank getting the bad rank's error, which
-     * the agreement does: a blocking alltoallw that decides alone (doc/
-     * guide.md, "Deciding alone") returns it on the bad rank only. */
+     * the agreement does: an alltoallw, blocking or i, that decides alone
+     * (doc/guide.md, "Deciding alone") returns it on the bad rank only. */
     safecoll_agree_set(1);
     for (int what = 0; what < 4; what++)
         for (int entry = 0; entry < 4; entry++) {

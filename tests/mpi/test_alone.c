@@ -1,12 +1,15 @@
 /*
  * Deciding alone (issue 17): where the agreement cannot change the
- * outcome, a gatherv, scatterv, allgatherv or alltoallv makes no
- * agreement. A
- * rank whose own layout triggers runs the MPI-4 _c call while the others
- * run the int call, in one collective call on the caller's communicator.
+ * outcome, a gatherv, scatterv, allgatherv, alltoallv or alltoallw
+ * (blocking or i-form) makes no agreement. A rank whose own layout
+ * triggers runs the MPI-4 _c call while the others run the int call, in
+ * one collective call on the caller's communicator.
  * Checked here: exact data and each rank's own strategy for every mix
- * (the root triggered and the leaves not; one rank of an allgatherv or
- * alltoallv with its own layout past the limit), the int and _c entry points, and that
+ * (the root triggered and the leaves not; one rank of an allgatherv,
+ * alltoallv or alltoallw with its own layout past the limit), the int
+ * and _c entry points, an alltoallw whose type arrays the library copies
+ * for MPI (MPI_DATATYPE_NULL for empty blocks), an ialltoallv and
+ * ialltoallw on one process beside a pending wildcard receive, and that
  * SAFECOLL_AGREE=always (safecoll_agree_set) and a registry record bring
  * the agreement back (every rank runs the same strategy, and an error of
  * one rank becomes everyone's). On an MPI-3 library (no _c calls) every
@@ -37,6 +40,60 @@ static int finish(int rc, MPI_Request *req)
 #else
 #define HAVE_C 0
 #endif
+
+/* The type arrays the library handed MPI_Ialltoallw or MPI_Ialltoallw_c
+ * (the suite interposes both; the library's calls go through them) in
+ * the call being started, and what they held then. MPI reads them until
+ * the request completes, so they must still hold it while the request is
+ * pending: under ASan an array the library freed too early fails the test
+ * at once, elsewhere a reused one may. */
+enum { MAXP = 8 };
+static const MPI_Datatype *posted[2];
+static MPI_Datatype posted_held[2][MAXP];
+static int posted_n;
+
+static void note_posted(const MPI_Datatype st[], const MPI_Datatype rt[], MPI_Comm comm)
+{
+    const MPI_Datatype *t[2] = {st, rt};
+
+    MPI_Comm_size(comm, &posted_n);
+    for (int k = 0; k < 2; k++) {
+        posted[k] = t[k];
+        for (int j = 0; t[k] != NULL && j < posted_n && j < MAXP; j++)
+            posted_held[k][j] = t[k][j];
+    }
+}
+
+int MPI_Ialltoallw(const void *sb, const int sc[], const int sd[], const MPI_Datatype st[],
+                   void *rb, const int rc[], const int rd[], const MPI_Datatype rt[],
+                   MPI_Comm comm, MPI_Request *req)
+{
+    note_posted(st, rt, comm);
+    return PMPI_Ialltoallw(sb, sc, sd, st, rb, rc, rd, rt, comm, req);
+}
+
+#if HAVE_C
+int MPI_Ialltoallw_c(const void *sb, const MPI_Count sc[], const MPI_Aint sd[],
+                     const MPI_Datatype st[], void *rb, const MPI_Count rc[],
+                     const MPI_Aint rd[], const MPI_Datatype rt[], MPI_Comm comm,
+                     MPI_Request *req)
+{
+    note_posted(st, rt, comm);
+    return PMPI_Ialltoallw_c(sb, sc, sd, st, rb, rc, rd, rt, comm, req);
+}
+#endif
+
+/* While the request of the call just started is pending: the arrays it
+ * posted still hold what MPI was given. */
+static void check_posted(void)
+{
+    int bad = 0;
+
+    for (int k = 0; k < 2; k++)
+        for (int j = 0; posted[k] != NULL && j < posted_n && j < MAXP; j++)
+            bad += posted[k][j] != posted_held[k][j];
+    ck_assert_msg(bad == 0, "rank %d: %d types changed in arrays MPI is still using", rank, bad);
+}
 
 /* The strategy this rank ran for coll in the call just made, from the
  * change in its counters. */
@@ -377,6 +434,109 @@ START_TEST(alltoallv_agree_always)
 }
 END_TEST
 
+/* alltoallw of two ints per pair, each end with a type of its own per
+ * peer: the sender sends one `pair` (2 contiguous ints) to an odd rank
+ * and 2 MPI_INTs to an even one, the receiver takes 2 MPI_INTs from an
+ * odd rank and one `pair` from an even one (the signatures match).
+ * Rank 1 alone receives into a layout with byte gaps of 40 that starts at
+ * byte 40, past the limit of 32 bytes (its block from rank 0, never empty,
+ * triggers); nobody else's displacements are. Rank 1 runs
+ * MPI_Alltoallw_c (or MPI_Ialltoallw_c), the others the int call. With
+ * `null_self`, every rank's block to itself is empty on both sides with
+ * MPI_DATATYPE_NULL as its types: the library hands MPI a copy of the
+ * type arrays (MPI_BYTE there), which an i-call that decides alone must
+ * keep until the request completes (run it under ASan). */
+static void alltoallw_case(int agree, int large, int null_self)
+{
+    int sc[8], sd[8], rc_[8], rd[8], sbuf[16], rbuf[80], bad = 0, rc;
+    MPI_Count csc[8], crc[8];
+    MPI_Aint csd[8], crd[8];
+    MPI_Datatype pair, st[8], rt[8];
+    const int gap = rank == 1 ? 40 : 8, first = rank == 1 ? 40 : 0;
+    const safecoll_coll c = form(SAFECOLL_COLL_ALLTOALLW, SAFECOLL_COLL_IALLTOALLW);
+    MPI_Request req = MPI_REQUEST_NULL;
+    safecoll_stats before;
+
+    setup(agree);
+    safecoll_int_limit_set(32);
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    for (int j = 0; j < size; j++) {
+        const int empty = null_self && j == rank;
+        sc[j] = csc[j] = empty ? 0 : j % 2 ? 1 : 2;
+        st[j] = empty ? MPI_DATATYPE_NULL : j % 2 ? pair : MPI_INT;
+        rc_[j] = crc[j] = empty ? 0 : j % 2 ? 2 : 1;
+        rt[j] = empty ? MPI_DATATYPE_NULL : j % 2 ? MPI_INT : pair;
+        sd[j] = csd[j] = 8 * j;
+        rd[j] = crd[j] = first + gap * j;
+        sbuf[2 * j] = rank * 100 + j;
+        sbuf[2 * j + 1] = -(rank * 100 + j);
+    }
+    for (int k = 0; k < 80; k++)
+        rbuf[k] = -7;
+    posted[0] = posted[1] = NULL;
+    safecoll_stats_get(c, &before);
+    if (large && nb_mode)
+        rc = safecoll_ialltoallw_c(sbuf, csc, csd, st, rbuf, crc, crd, rt, MPI_COMM_WORLD, &req);
+    else if (nb_mode)
+        rc = safecoll_ialltoallw(sbuf, sc, sd, st, rbuf, rc_, rd, rt, MPI_COMM_WORLD, &req);
+    else if (large)
+        rc = safecoll_alltoallw_c(sbuf, csc, csd, st, rbuf, crc, crd, rt, MPI_COMM_WORLD);
+    else
+        rc = safecoll_alltoallw(sbuf, sc, sd, st, rbuf, rc_, rd, rt, MPI_COMM_WORLD);
+    /* MPI may free a type while a call that uses it is pending. */
+    MPI_Type_free(&pair);
+    if (nb_mode && rc == MPI_SUCCESS && !agree && HAVE_C) {
+        /* Decided alone: MPI's own i-call was posted before the start
+         * returned, with the caller's type arrays, or copies with MPI_BYTE
+         * for the empty blocks' MPI_DATATYPE_NULL that the library must
+         * keep until the request completes. */
+        ck_assert_msg(posted[1] != NULL, "rank %d: nothing posted at the start", rank);
+        ck_assert_msg((posted[1] == rt) == !null_self, "rank %d: recvtypes %s", rank,
+                      null_self ? "not copied" : "copied");
+        if (null_self)
+            ck_assert_msg(posted[1][rank] == MPI_BYTE, "rank %d: recvtypes[%d] posted as is",
+                          rank, rank);
+        check_posted();
+    }
+    rc = finish(rc, &req);
+    ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
+    expect(ran(c, &before), rank == 1, agree);
+    for (int k = 0; k < 80; k++) {
+        /* Int k is the at-th of the block from rank `from`. */
+        const int i = k - first / 4, at = i % (gap / 4);
+        const int from = i >= 0 && at < 2 && i / (gap / 4) < size ? i / (gap / 4) : -1;
+        const int v = from * 100 + rank;
+        int want = -7;
+        if (from >= 0 && !(null_self && from == rank))
+            want = at == 0 ? v : -v;
+        bad += rbuf[k] != want;
+    }
+    ck_assert_msg(bad == 0, "rank %d: %d wrong ints", rank, bad);
+    teardown();
+}
+
+START_TEST(alltoallw_one_rank_alone)
+{
+    alltoallw_case(0, 0, 0);
+    alltoallw_case(0, 0, 1);
+}
+END_TEST
+
+START_TEST(alltoallw_c_one_rank_alone)
+{
+    alltoallw_case(0, 1, 0);
+    alltoallw_case(0, 1, 1);
+}
+END_TEST
+
+START_TEST(alltoallw_agree_always)
+{
+    alltoallw_case(1, 0, 0);
+    alltoallw_case(1, 1, 1);
+}
+END_TEST
+
 /* The same cases through the i-forms (start, then MPI_Wait). */
 START_TEST(i_forms)
 {
@@ -386,7 +546,11 @@ START_TEST(i_forms)
         scatterv_case(0, large);
         alltoallv_case(0, large);
         allgatherv_case(0, large);
+        for (int null_self = 0; null_self < 2; null_self++)
+            alltoallw_case(0, large, null_self);
     }
+    alltoallw_case(1, 0, 0);
+    alltoallw_case(1, 1, 1);
     allgatherv_case(1, 0);
     gatherv_case(1, 0, 0);
     gatherv_case(0, 0, 1);
@@ -440,6 +604,65 @@ START_TEST(i_order)
         }
     safecoll_int_limit_set(INT_MAX);
     ck_assert_msg(bad == 0, "rank %d: %d wrong ints", rank, bad);
+}
+END_TEST
+
+/* On a communicator of one process, a safe ialltoallv or ialltoallw must
+ * not hand the message it sends to itself to a receive with
+ * MPI_ANY_SOURCE and MPI_ANY_TAG that the caller has pending there, as
+ * MPICH 4.0.2's own MPI_Ialltoallv and MPI_Ialltoallw do (the call then
+ * agrees rather than decide alone: src/call/known.c, sc__known_alone).
+ * Every rank runs it on MPI_COMM_SELF, int and _c. */
+START_TEST(self_wildcard)
+{
+    int counts[1] = {2}, displs[1] = {0}, send[2], recv[2], got[2], msg[2] = {7, 8};
+    MPI_Count ccounts[1] = {2};
+    MPI_Aint cdispls[1] = {0};
+    MPI_Datatype types[1] = {MPI_INT};
+
+    setup(0);
+    safecoll_int_limit_set(INT_MAX);
+    for (int call = 0; call < 4; call++) {
+        MPI_Request rreq, req, sreq;
+        int done = 0, stolen = 0, rc = MPI_ERR_OTHER;
+        double t0;
+
+        send[0] = rank * 10 + call;
+        send[1] = -send[0];
+        recv[0] = recv[1] = got[0] = got[1] = -7;
+        ck_assert_int_eq(MPI_Irecv(got, 2, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_SELF,
+                                   &rreq),
+                         MPI_SUCCESS);
+        if (call == 0)
+            rc = safecoll_ialltoallv(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                                     MPI_COMM_SELF, &req);
+        else if (call == 1)
+            rc = safecoll_ialltoallv_c(send, ccounts, cdispls, MPI_INT, recv, ccounts, cdispls,
+                                       MPI_INT, MPI_COMM_SELF, &req);
+        else if (call == 2)
+            rc = safecoll_ialltoallw(send, counts, displs, types, recv, counts, displs, types,
+                                     MPI_COMM_SELF, &req);
+        else
+            rc = safecoll_ialltoallw_c(send, ccounts, cdispls, types, recv, ccounts, cdispls,
+                                       types, MPI_COMM_SELF, &req);
+        ck_assert_msg(rc == MPI_SUCCESS, "rank %d, call %d: %s", rank, call,
+                      safecoll_last_error());
+        /* Under the bug the call never completes: seconds, not a hang. */
+        for (t0 = MPI_Wtime(); !done && MPI_Wtime() - t0 < 10;)
+            ck_assert_int_eq(MPI_Test(&req, &done, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        ck_assert_int_eq(MPI_Test(&rreq, &stolen, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        ck_assert_msg(done && !stolen, "rank %d, call %d: %s; the caller's receive %s", rank,
+                      call, done ? "completed" : "did not complete",
+                      stolen ? "took its data" : "is pending");
+        ck_assert_msg(recv[0] == send[0] && recv[1] == send[1], "rank %d, call %d: got %d %d",
+                      rank, call, recv[0], recv[1]);
+        ck_assert_int_eq(MPI_Isend(msg, 2, MPI_INT, 0, 5, MPI_COMM_SELF, &sreq), MPI_SUCCESS);
+        ck_assert_int_eq(MPI_Wait(&sreq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        ck_assert_int_eq(MPI_Wait(&rreq, MPI_STATUS_IGNORE), MPI_SUCCESS);
+        ck_assert_msg(got[0] == 7 && got[1] == 8, "rank %d, call %d: the receive got %d %d",
+                      rank, call, got[0], got[1]);
+    }
+    teardown();
 }
 END_TEST
 
@@ -507,8 +730,9 @@ static Suite *make_suite(void)
         agree_setting_checked, untriggered_native, gatherv_root_alone, gatherv_c_root_alone,
         gatherv_agree_always, gatherv_record_agrees, scatterv_root_alone, scatterv_c_root_alone,
         scatterv_agree_always, allgatherv_one_rank_alone, alltoallv_one_rank_alone,
-        alltoallv_c_one_rank_alone, alltoallv_agree_always, agree_always_spreads_errors, i_forms,
-        i_order};
+        alltoallv_c_one_rank_alone, alltoallv_agree_always, alltoallw_one_rank_alone,
+        alltoallw_c_one_rank_alone, alltoallw_agree_always, agree_always_spreads_errors, i_forms,
+        i_order, self_wildcard};
     Suite *s = suite_create("alone");
 
     rank = tc_rank(MPI_COMM_WORLD);

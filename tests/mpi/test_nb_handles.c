@@ -581,9 +581,8 @@ static void compare(tc_ctx *t, const char *label, const char *got, const char *w
 }
 
 /* The v-forms and alltoallw run the pipeline, behind a request of the
- * library's, where they agree (alltoallw always; the others on MPI-3, or
- * when triggered and the agreement is kept); deciding alone, MPI's own
- * request. */
+ * library's, where they agree (on MPI-3, or when triggered and the
+ * agreement is kept); deciding alone, MPI's own request. */
 static int own_pipeline(safecoll_coll coll)
 {
     return coll == SAFECOLL_COLL_IALLGATHERV || coll == SAFECOLL_COLL_IALLTOALLV ||
