@@ -949,8 +949,8 @@ int main(int argc, char **argv)
 {
     config c = {.scenario = -1, .runs = 20, .header = 1, .interval = 0.05, .healthy = 3.0,
                 .hang = 10.0, .alpha = 0.001, .live_alpha = LIVE_ALPHA, .seed = 1};
-    int over = 0, quick = 0, pairs = 15, rc, runs_given = 0, interval_given = 0;
-    double block = 0.6;
+    int over = 0, quick = 0, pairs = 60, rc, runs_given = 0, interval_given = 0;
+    double block = 0.2;
     long job;
 
     MPI_Init(&argc, &argv);
