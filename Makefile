@@ -462,6 +462,12 @@ SUMMARIZE = awk '{ p += $$1; f += $$2; s += $$3 } \
 # directory made for a step run on its own, e.g. `make check-cmake`).
 record = mkdir -p $(dir $(SUMMARY)); if $(2); then echo "1 0 0 $(1)" >> $(SUMMARY); echo "PASS $(1)"; \
          else echo "0 1 0 $(1)" >> $(SUMMARY); echo "FAIL $(1)"; false; fi
+# $(call record_with,TOOL,LABEL,COMMAND,PACKAGE): $(call record,LABEL,COMMAND)
+# where TOOL is installed; else a skip naming the Debian PACKAGE (`make deps`
+# installs it; SAFECOLL_NO_DEPS=1 or a machine that is not Debian may lack it).
+record_with = if command -v $(1) >/dev/null 2>&1; then $(call record,$(2),$(3)); else \
+    echo "SKIP $(2): $(1) is not installed (Debian: apt-get install $(4), or make deps)"; \
+    mkdir -p $(dir $(SUMMARY)); echo "0 0 1 $(2) ($(1) is not installed)" >> $(SUMMARY); fi
 
 check-unit: $(UNIT_BINS)
 	@printf '\n== unit tests ==\n'
@@ -502,15 +508,11 @@ check-install: lib
 	    tests/check-install.sh)
 
 # A CMake project out of the tree, against the CMake package of a DESTDIR
-# install.  Skipped, not failed, where there is no cmake (`make deps`
-# installs it; SAFECOLL_NO_DEPS=1 or a machine that is not Debian may lack it).
+# install.  Skipped, not failed, where there is no cmake.
 check-cmake: lib
 	@printf '\n== CMake package ==\n'
-	@if command -v $(CMAKE) >/dev/null 2>&1; then \
-	    $(call record,cmake,MAKE='$(MAKE)' MPICC='$(MPICC)' CMAKE='$(CMAKE)' tests/check-cmake.sh); \
-	else \
-	    echo "SKIP cmake: $(CMAKE) is not installed (Debian: apt-get install cmake, or make deps)"; \
-	    mkdir -p $(dir $(SUMMARY)); echo "0 0 1 cmake ($(CMAKE) is not installed)" >> $(SUMMARY); fi
+	@$(call record_with,$(CMAKE),cmake,MAKE='$(MAKE)' MPICC='$(MPICC)' CMAKE='$(CMAKE)' \
+	    tests/check-cmake.sh,cmake)
 
 check-cli: $(TOOL_BIN)
 	@printf '\n== command-line tool ==\n'
@@ -543,15 +545,10 @@ check-guideline: $(TOOL_BIN)
 	@$(call record,guideline,tests/check-guideline.sh $(TOOL_BIN))
 
 # The man pages render without a warning and say what the tool's --help
-# says, every command included.  Skipped where groff is missing (`make
-# deps` installs groff-base).
+# says, every command included.  Skipped where groff is missing.
 check-man: $(MAN_PAGES) $(TOOL_BIN)
 	@printf '\n== man pages ==\n'
-	@if command -v $(GROFF) >/dev/null 2>&1; then \
-	    $(call record,man,GROFF='$(GROFF)' tests/check-man.sh $(TOOL_BIN) $(B)man); \
-	else \
-	    echo "SKIP man: $(GROFF) is not installed (Debian: apt-get install groff-base, or make deps)"; \
-	    mkdir -p $(dir $(SUMMARY)); echo "0 0 1 man ($(GROFF) is not installed)" >> $(SUMMARY); fi
+	@$(call record_with,$(GROFF),man,GROFF='$(GROFF)' tests/check-man.sh $(TOOL_BIN) $(B)man,groff-base)
 
 # The default MPI wrappers: Debian's MPICH names when on PATH, else the
 # plain mpicc/mpiexec on PATH (modules, Spack), an explicit value first;

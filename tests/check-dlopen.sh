@@ -19,13 +19,6 @@ so=$libdir/libsafecoll.so
 lib_mpiexec
 lib_scratch dlopen
 
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    checks=$((checks + 1))
-    if ! "$@"; then failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-
 check "$so exists" test -f "$so"
 # The TLS program header's memory size (hex), 0 when there is none.
 tls=$(readelf -lW "$so" | awk '$1 == "TLS" { print $6 }')

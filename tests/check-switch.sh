@@ -18,13 +18,6 @@ cc=$MPICC
 lib_mpiexec
 lib_scratch switch
 
-check() { # check DESCRIPTION COMMAND...
-    local what=$1
-    shift
-    checks=$((checks + 1))
-    if ! "$@"; then failed=$((failed + 1)); echo "FAIL: $what"; fi
-}
-
 check "the plain build" $cc -std=c11 -Wall -Wextra -Werror -o native "$src/main.c" "$src/part.c"
 check "the switched build" $cc -std=c11 -Wall -Wextra -Werror -I"$inc" -include mpi.h \
     -include safecoll/switch.h -o switched "$src/main.c" "$src/part.c" \

@@ -70,6 +70,15 @@ run() {
     fi
 }
 
+# check DESCRIPTION COMMAND...: one check, failed (DESCRIPTION printed)
+# when COMMAND exits non-zero.
+check() {
+    local what=$1
+    shift
+    checks=$((checks + 1))
+    if ! "$@"; then failed=$((failed + 1)); echo "FAIL: $what"; fi
+}
+
 # expect out|err TEXT: the last run printed TEXT (a fixed string) there.
 expect() {
     local where=$1 text=$2 file=$out
