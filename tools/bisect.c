@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -500,7 +499,6 @@ int tool_bisect(int argc, char **argv)
      * process group of its own that reads the terminal is stopped). */
     if (freopen("/dev/null", "r", stdin) == NULL)
         fprintf(stderr, "safecoll: bisect: cannot detach stdin: %s\n", strerror(errno));
-    signal(SIGTTOU, SIG_IGN);
 
     b.estimate = 2 + 2 * ceil_log2(set_count(cand));
     if ((r = run_config(&b, NULL, 0, "as set (your environment)")) < 0)
