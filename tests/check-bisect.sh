@@ -63,6 +63,13 @@ check "(b) two runs only" bash -c '! grep -Eq "^ +3 " "$1"' _ "$out"
 run 3 bisect --logs logs-c -- "${launch[@]}" ./app
 check "(c) the verdict: no failure to bisect" grep -q '^verdict: no failure to bisect' "$out"
 
+# --repeat: a passing configuration runs N times, a failing one stops at
+# its first failure.
+BISECT_FAULT=app run 4 bisect --repeat 2 --logs logs-r -- "${launch[@]}" ./app
+check "--repeat 2: run 1 failed at its first try" grep -Eq '^ +1 .* exit 1 \(try 1\) ' "$out"
+BISECT_FAULT= run 3 bisect --repeat 2 --logs logs-r2 -- "${launch[@]}" ./app
+check "--repeat 2: run 1 passed twice" grep -Eq '^ +1 .* pass x2 ' "$out"
+
 # (d) A wrong result that only the output shows, judged by --check.
 BISECT_FAULT=allreduce BISECT_QUIET=1 run 3 bisect --logs logs-d0 -- "${launch[@]}" ./app
 check "(d) without --check the quiet failure is not seen" \
