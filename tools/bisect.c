@@ -143,6 +143,19 @@ static int set_count(const unsigned char *set)
     return n;
 }
 
+/* Whether the launching child said it could not start the command (its
+ * exit status 127 alone could be the application's); says why. */
+static int cannot_start(const char *log)
+{
+    char tail[256];
+
+    sc__launch_log_tail(log, tail, sizeof tail);
+    if (strncmp(tail, "cannot run the launcher", 23) != 0)
+        return 0;
+    fprintf(stderr, "safecoll: bisect: %s\n", tail);
+    return 1;
+}
+
 /* Why one run failed ("exit 1", "signal 11", "time limit", "check 1"),
  * or "" when it passed; -1 when it could not be started. */
 static int run_once(bisect *b, const char *log, char *why, size_t len)
@@ -159,13 +172,9 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
         snprintf(why, len, "time limit");
     else if (WIFSIGNALED(st))
         snprintf(why, len, "signal %d", WTERMSIG(st));
-    else if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-        /* execvp failed: the command is wrong, not the application. */
-        char tail[256];
-        sc__launch_log_tail(log, tail, sizeof tail);
-        fprintf(stderr, "safecoll: bisect: %s\n", tail);
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && cannot_start(log))
         return -1;
-    } else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
+    else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
         snprintf(why, len, "exit %d", WEXITSTATUS(st));
     else if (b->check != NULL) {
         /* The check reads the log on stdin, from the shell itself, so that
@@ -204,17 +213,23 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
  * environment), up to --repeat times. 1 failed, 0 passed, -1 not run. */
 static int run_config(bisect *b, const char *strategy, int verbose, const char *native_text)
 {
-    char log[PATH_MAX + 32], why[64] = "", saved[4096];
+    char log[PATH_MAX + 32], why[64] = "";
     const char *user = getenv("SAFECOLL_STRATEGY"), *user_v = getenv("SAFECOLL_VERBOSE");
-    char saved_v[64];
+    /* Copies: setenv may free what getenv returned. */
+    char *saved = user ? strdup(user) : NULL, *saved_v = user_v ? strdup(user_v) : NULL;
     int failed = 0, tries = 0, rc = 0;
     double t0 = now();
 
     b->runs++;
     if (b->estimate < b->runs)
         b->estimate = b->runs;
-    snprintf(saved, sizeof saved, "%s", user ? user : "");
-    snprintf(saved_v, sizeof saved_v, "%s", user_v ? user_v : "");
+    if ((user != NULL && saved == NULL) || (user_v != NULL && saved_v == NULL)) {
+        fprintf(stderr, "safecoll: bisect: out of memory\n");
+        free(saved);
+        free(saved_v);
+        b->status = BISECT_ERROR;
+        return -1;
+    }
     if (strategy != NULL)
         setenv("SAFECOLL_STRATEGY", strategy, 1);
     if (verbose)
@@ -233,14 +248,16 @@ static int run_config(bisect *b, const char *strategy, int verbose, const char *
         failed = why[0] != '\0';
     }
     /* Back to the user's environment, for run 1's rule and the check. */
-    if (user != NULL)
+    if (saved != NULL)
         setenv("SAFECOLL_STRATEGY", saved, 1);
     else
         unsetenv("SAFECOLL_STRATEGY");
-    if (user_v != NULL)
+    if (saved_v != NULL)
         setenv("SAFECOLL_VERBOSE", saved_v, 1);
     else
         unsetenv("SAFECOLL_VERBOSE");
+    free(saved);
+    free(saved_v);
     if (rc < 0) {
         if (b->tty)
             fputs("\n", stderr);
