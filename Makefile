@@ -217,7 +217,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 
 .DEFAULT_GOAL := all
 .PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
-        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-hang check-switch check-dlopen \
+        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-switch check-dlopen \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
         check-big-run check-man check-mpi-names print-mpi man \
@@ -422,7 +422,8 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-traffic check-cxx check-headers \
-               check-switch check-dlopen check-cli check-search check-guideline check-hang check-install \
+               check-switch check-dlopen check-cli check-search check-bisect check-guideline check-hang \
+               check-install \
                check-cmake check-man check-mpi-names check-doc
 
 check: deps
@@ -522,6 +523,12 @@ check-cli: $(TOOL_BIN)
 check-search: $(TOOL_BIN)
 	@printf '\n== search (fault injection) ==\n'
 	@$(call record,search,tests/check-search.sh $(TOOL_BIN))
+
+# `safecoll bisect` on tests/bisect/app.c with an injected faulty
+# MPI_Allreduce (about 50 s with MPICH).
+check-bisect: $(TOOL_BIN) $(LIB_SO) $(LIB_A)
+	@printf '\n== bisect (fault injection) ==\n'
+	@$(call record,bisect,MPICC='$(MPICC)' tests/check-bisect.sh $(TOOL_BIN) $(B)lib)
 
 # An unmodified MPI program compiled with <safecoll/switch.h> forced in.
 check-switch: $(LIB_SO)
