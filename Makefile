@@ -607,7 +607,7 @@ check-headers:
 check-install: lib
 	@printf '\n== install ==\n'
 	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' SAFECOLL_BUILD_LIB='$(abspath $(B)lib)' \
-	    tests/check-install.sh)
+	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' tests/check-install.sh)
 
 # A CMake project out of the tree, against the CMake package of a DESTDIR
 # install.  Skipped, not failed, where there is no cmake.
