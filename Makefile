@@ -306,7 +306,7 @@ $(KNOWN_BOUNDS_O): $(KNOWN_BOUNDS_C)
 	$(call say,CC,$<)
 	$(Q)$(MPICC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
-# Every object depends on a stamp naming the MPI wrappers, so that
+# Every object depends on a stamp naming the MPI wrappers (Fortran too), so that
 # building the same tree with another MPI (MPICC=mpicc.openmpi) compiles
 # everything again instead of linking objects made for two MPIs; the
 # programs follow through the libraries they link.
@@ -314,7 +314,7 @@ MPI_STAMP := $(B)obj/mpi.stamp
 $(LIB_OBJS) $(TOOL_OBJS): $(MPI_STAMP)
 $(MPI_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(MPICC) $(MPICXX)' | cmp -s - $@ || echo '$(MPICC) $(MPICXX)' > $@
+	@echo '$(MPICC) $(MPICXX) $(MPIFORT)' | cmp -s - $@ || echo '$(MPICC) $(MPICXX) $(MPIFORT)' > $@
 .PHONY: FORCE
 FORCE:
 

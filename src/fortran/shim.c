@@ -18,7 +18,6 @@
  * MPI_ADDRESS_KIND arrays to MPI_Count and MPI_Aint ones. */
 _Static_assert(sizeof(MPI_Fint) == sizeof(int), "MPI_Fint is not int");
 
-
 /* The C address of a Fortran buffer: C's MPI_IN_PLACE or MPI_BOTTOM for
  * Fortran's, else its first byte.  A buffer that is not contiguous (an
  * array section with a stride) is refused: 1. */
