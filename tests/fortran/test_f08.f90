@@ -29,6 +29,8 @@ program test_f08
   call test_igatherv()
   call test_iallreduce_in_place()
   call test_large_count()
+  call test_ialltoallv_large_count()
+  call test_bottom()
   call test_error()
   call test_not_contiguous()
   call test_displs()
@@ -285,6 +287,53 @@ contains
     call safecoll_int_limit_set(int(huge(0), MPI_COUNT_KIND), ierror)
     call check_rc(ierror, 'safecoll_int_limit_set (reset)')
   end subroutine test_large_count
+
+  ! An i-form with MPI_COUNT_KIND counts: rank r sends j+1 integers to j.
+  subroutine test_ialltoallv_large_count()
+    integer(MPI_COUNT_KIND), asynchronous :: scounts(0:nprocs-1), rcounts(0:nprocs-1)
+    integer(MPI_ADDRESS_KIND), asynchronous :: sdispls(0:nprocs-1), rdispls(0:nprocs-1)
+    integer, allocatable, asynchronous :: sendbuf(:), recvbuf(:)
+    type(MPI_Request) :: req
+    integer :: j, ierror
+    do j = 0, nprocs - 1
+      scounts(j) = j + 1
+      sdispls(j) = j * (j + 1) / 2
+      rcounts(j) = rank + 1
+      rdispls(j) = j * (rank + 1)
+    end do
+    allocate(sendbuf(sum(scounts)), recvbuf(sum(rcounts)))
+    do j = 0, nprocs - 1
+      sendbuf(sdispls(j)+1:sdispls(j)+scounts(j)) = 1000 * rank + j
+    end do
+    recvbuf = -1
+    call safecoll_ialltoallv(sendbuf, scounts, sdispls, MPI_INTEGER, recvbuf, rcounts, rdispls, &
+        MPI_INTEGER, comm, req, ierror)
+    call check_rc(ierror, 'safecoll_ialltoallv (MPI_COUNT_KIND)')
+    call MPI_Wait(req, MPI_STATUS_IGNORE, ierror)
+    call check_rc(ierror, 'MPI_Wait (ialltoallv_c)')
+    do j = 0, nprocs - 1
+      call check(all(recvbuf(rdispls(j)+1:rdispls(j)+rcounts(j)) == 1000 * j + rank), &
+          'ialltoallv_c: a block is wrong')
+    end do
+  end subroutine test_ialltoallv_large_count
+
+  ! MPI_BOTTOM with a datatype of absolute addresses.
+  subroutine test_bottom()
+    integer, target :: a(4)
+    integer(MPI_ADDRESS_KIND) :: addr
+    type(MPI_Datatype) :: t
+    integer :: ierror
+    a = -1
+    if (rank == 0) a = [4, 3, 2, 1]
+    call MPI_Get_address(a, addr)
+    call MPI_Type_create_hindexed(1, [4], [addr], MPI_INTEGER, t)
+    call MPI_Type_commit(t)
+    call safecoll_bcast(MPI_BOTTOM, 1, t, 0, comm, ierror)
+    call MPI_F_sync_reg(a)
+    call check_rc(ierror, 'safecoll_bcast (MPI_BOTTOM)')
+    call check(all(a == [4, 3, 2, 1]), 'bcast from MPI_BOTTOM: wrong')
+    call MPI_Type_free(t)
+  end subroutine test_bottom
 
   ! A negative count on every rank: MPI_ERR_COUNT through ierror, on
   ! every rank, with safecoll_last_error() naming it.
