@@ -1,7 +1,9 @@
 # libsafecoll - the one Makefile (plain GNU make).
 #
 #   make                  the libraries: lib/libsafecoll.a, lib/libsafecoll.so*,
-#                         and the command-line tool bin/safecoll
+#                         and the command-line tool bin/safecoll; with an MPI
+#                         Fortran wrapper (MPIFORT), lib/libsafecoll_f08.*
+#                         and mod/safecoll_f08.mod
 #   make check            deps, all, unit + MPI tests, examples, symbol check,
 #                         C++ header test, runtime/toolkit header test, CLI
 #                         test, install tests (pkg-config, CMake), man pages,
