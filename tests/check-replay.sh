@@ -14,6 +14,7 @@ set -uo pipefail
 bin=${1:?usage: check-replay.sh TEST_REPLAY_BINARY}
 [ -x "$bin" ] || { echo "check-replay: $bin is not built" >&2; exit 2; }
 case $bin in /*) ;; *) bin=$(pwd)/$bin ;; esac
+src=$(cd "$(dirname "$0")/mpi" && pwd)/test_replay.c
 lib_mpiexec
 lib_scratch replay
 
@@ -60,6 +61,20 @@ n=$((n + 1))
 job pert SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=1 SAFECOLL_REPLAY=replay:log.sum -- sum
 ok "perturbed: reported on rank 0 at call $n, source 2" \
     grep -q "replay diverged on rank 0 at call $n: .*from source 2 tag 12, CRC-32 .*call site .*test_replay+0x" pert
+
+# The call site resolves to the receive's line of the source.
+site=$(sed -n 's/.*call site [^ ]*test_replay+\(0x[0-9a-f]*\).*/\1/p' pert | head -n 1)
+line=$(grep -n 'check(MPI_Recv(m, 1, strided' "$src" | cut -d: -f1)
+ok "perturbed: a call site offset reported, a receive line found" test -n "$site" -a -n "$line"
+if command -v addr2line >/dev/null 2>&1; then
+    ok "perturbed: the call site $site is test_replay.c:$line" \
+        grep -q "test_replay.c:$line\b" <(addr2line -e "$bin" "$site")
+else
+    lib_skip "replay call site" "addr2line is not installed"
+fi
+job pert2 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=2 SAFECOLL_REPLAY=replay:log.poll -- poll
+ok "perturbed int payload: reported on rank 0, source 2 tag 7" \
+    grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert2
 
 # Bad logs: an error on every rank, no hang.
 bad() { # bad LABEL EXPECTED_TEXT

@@ -14,7 +14,9 @@
  *   test_replay combined  sum, then safe collectives on the result
  *
  * SAFECOLL_TEST_PERTURB=1: rank 2 alters the value of its third message
- * (sum), so a replay must report the divergence. Rank 0 prints "out:"
+ * (sum, received with a derived type), =2 one int of its message in the
+ * probe part (poll, a predefined type): a replay must report the
+ * divergence. Rank 0 prints "out:"
  * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
  * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
  * as "DIVERGED: <message>" and the program exits 3.
@@ -61,20 +63,27 @@ static double sum_scenario(void)
     double sum = 0;
 
     if (rank == 0) {
+        /* Received with a derived type with a hole: its CRC goes through
+         * MPI_Pack. */
+        MPI_Datatype strided;
+        MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &strided);
+        MPI_Type_commit(&strided);
         for (int i = 1; i <= K * (size - 1); i++) {
-            double m[2] = {0, 0};
+            double m[4] = {0, -1, 0, -1};
             MPI_Status st;
-            check(MPI_Recv(m, 2, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st),
+            check(MPI_Recv(m, 1, strided, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st),
                   "sum: MPI_Recv");
             sum += m[0];
-            printf("recv %d from %d msg %d\n", i, st.MPI_SOURCE, (int)m[1]);
+            printf("recv %d from %d msg %d\n", i, st.MPI_SOURCE, (int)m[2]);
         }
+        MPI_Type_free(&strided);
         printf("out: sum %a\n", sum);
     } else {
         delay_for(rank);
         for (int k = 0; k < K; k++) {
             double m[2] = {rank == 1 ? (k % 2 ? -1e16 : 1e16) : 0.3, k};
-            if (rank == 2 && k == 2 && getenv("SAFECOLL_TEST_PERTURB") != NULL)
+            if (rank == 2 && k == 2 && getenv("SAFECOLL_TEST_PERTURB") != NULL &&
+                strcmp(getenv("SAFECOLL_TEST_PERTURB"), "1") == 0)
                 m[0] += 0.5;
             check(MPI_Send(m, 2, MPI_DOUBLE, 0, 10 + k, MPI_COMM_WORLD), "sum: MPI_Send");
         }
@@ -203,6 +212,9 @@ static void probe_scenario(void)
         int n = 3 + rank * 5, b[32];
         for (int j = 0; j < n; j++)
             b[j] = rank * 100 + j;
+        if (rank == 2 && getenv("SAFECOLL_TEST_PERTURB") != NULL &&
+            strcmp(getenv("SAFECOLL_TEST_PERTURB"), "2") == 0)
+            b[5]++;
         delay_for(rank);
         check(MPI_Send(b, n, MPI_INT, 0, 7, MPI_COMM_WORLD), "probe: send");
     }
