@@ -50,6 +50,8 @@ for s in sum master poll combined; do
     st=$?
     ok "$s: the replay exits 0 (got $st)" test $st -eq 0
     ok "$s: the replay gives the recorded output" cmp -s <(outs rec.$s) <(outs rep.$s)
+    ok "$s: no error in the recording nor the replay" bash -c '! grep -q DIVERGED "$1" "$2"' _ \
+        rec.$s rep.$s
     [ $s = sum ] && ok "sum: the replay differs from the native run in its order" \
         bash -c '! cmp -s <(grep "^out:" rep.sum) <(grep "^out:" nat.b)'
 done
