@@ -101,5 +101,9 @@ rm -rf badlog && mkdir badlog && P=2 job rec2 SAFECOLL_REPLAY=record:badlog -- s
 cp log.sum/rank-2.screp badlog/
 bad "a log of another P" "was recorded by rank 0 of 2"
 
+job bad SAFECOLL_REPLAY=sideways -- sum
+ok "a bad SAFECOLL_REPLAY value: the job fails, every rank says why" \
+    test "$(grep -c "libsafecoll: SAFECOLL_REPLAY='sideways': expected record:DIR or replay:DIR" bad)" -eq $P
+
 echo "  replay: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]
