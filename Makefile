@@ -252,7 +252,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 
 .DEFAULT_GOAL := all
 .PHONY: all lib bin fortran check-fortran tests examples bench-build deps deps-openmpi check-openmpi help \
-        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-switch check-dlopen \
+        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
         check-big-run check-man check-mpi-names print-mpi man \
@@ -511,7 +511,7 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-fortran check-examples check-symbols check-traffic check-cxx check-headers \
-               check-switch check-dlopen check-cli check-search check-bisect check-guideline check-hang \
+               check-switch check-dlopen check-cli check-search check-bisect check-guideline check-hang check-replay \
                check-install \
                check-cmake check-man check-mpi-names check-doc
 
@@ -648,6 +648,11 @@ check-dlopen: $(LIB_SO)
 check-hang: $(B)examples/bin/hang_detect
 	@printf '\n== hang detection ==\n'
 	@$(call record,hang,tests/check-hang.sh $(B)examples/bin/hang_detect)
+
+# Record and replay of point-to-point traffic (SAFECOLL_REPLAY).
+check-replay: $(B)tests/bin/mpi/test_replay
+	@printf '\n== record and replay ==\n'
+	@$(call record,replay,tests/check-replay.sh $(B)tests/bin/mpi/test_replay)
 
 # The guideline test against simulated slow and jittery collectives at tiny
 # sizes.
