@@ -442,8 +442,9 @@ END_TEST
 
 static void mat_value(int r, int e, int *m)
 {
+    /* entries -3..3; rank 0's and rank 1's first matrices do not commute */
     for (int j = 0; j < 4; j++)
-        m[j] = (r * 7 + e * 3 + j * 5) % 5 - 2;
+        m[j] = ((r + 1) * (j + 2) + e * 3 + j * j) % 7 - 3;
 }
 
 static double dbl_value(int r, int e)
