@@ -1,13 +1,18 @@
 # libsafecoll - the one Makefile (plain GNU make).
 #
 #   make                  the libraries: lib/libsafecoll.a, lib/libsafecoll.so*,
-#                         and the command-line tool bin/safecoll
+#                         and the command-line tool bin/safecoll; with an MPI
+#                         Fortran wrapper (MPIFORT), lib/libsafecoll_f08.*
+#                         and mod/safecoll_f08.mod
 #   make check            deps, all, unit + MPI tests, examples, symbol check,
 #                         C++ header test, runtime/toolkit header test, CLI
 #                         test, install tests (pkg-config, CMake), man pages,
 #                         default MPI wrapper names, doc; ends
 #                         with "N passed, N failed, N skipped"
 #   make check-big        the >INT_MAX tests in tests/big/ (slow, needs memory)
+#   make check-fortran    the mpi_f08 binding (module safecoll_f08, built by
+#                         `make` when an MPI Fortran wrapper is found) under
+#                         mpiexec; part of `make check`
 #   make sanitize         everything again in build-san/ with ASan + UBSan, and
 #                         the unit and MPI tests run from there
 #   make check-openmpi    deps-openmpi, then the checks of `make check` but the
@@ -42,6 +47,13 @@ endif
 ifeq ($(origin MPIEXEC),undefined)
 MPIEXEC       := $(call mpi_name,mpiexec.mpich,mpiexec)
 endif
+# The Fortran wrapper of the same MPI as MPICC (mpicc.openmpi gives
+# mpifort.openmpi), else the Debian/plain choice.  The mpi_f08 binding
+# (src/fortran/) is built only when it is found: FORTRAN_OK is its path.
+ifeq ($(origin MPIFORT),undefined)
+MPIFORT       := $(if $(filter mpicc%,$(notdir $(MPICC))),$(patsubst mpicc%,mpifort%,$(MPICC)),$(call mpi_name,mpifort.mpich,mpifort))
+endif
+FORTRAN_OK    := $(if $(findstring /,$(MPIFORT)),$(wildcard $(MPIFORT)),$(call on_path,$(MPIFORT)))
 AR            ?= ar
 PKG_CONFIG    ?= pkg-config
 DOXYGEN       ?= doxygen
@@ -74,6 +86,8 @@ exec_prefix ?= $(prefix)
 bindir      ?= $(exec_prefix)/bin
 libdir      ?= $(exec_prefix)/lib
 includedir  ?= $(prefix)/include
+# safecoll_f08.mod, where `mpifort -I` finds it.
+fmoddir     ?= $(includedir)
 pkgconfigdir ?= $(libdir)/pkgconfig
 # The CMake package goes to $(cmakedir)/safecoll, where find_package looks.
 cmakedir    ?= $(libdir)/cmake
@@ -100,6 +114,7 @@ SANDIR   ?= build-san
 # ---------------------------------------------------------------- flags
 CFLAGS   ?= $(if $(filter 1 thread,$(SANITIZE)),-O1,-O2) -g
 CXXFLAGS ?= -O2 -g
+FFLAGS   ?= -O2 -g
 CPPFLAGS ?=
 LDFLAGS  ?=
 
@@ -124,6 +139,11 @@ LIB_CFLAGS   = -std=c11 $(CFLAGS) $(SAN_FLAGS) $(WARN_CFLAGS) -fPIC -fvisibility
 TEST_CFLAGS  = -std=c11 $(CFLAGS) $(SAN_FLAGS) $(WARN_CFLAGS) -Iinclude -Isrc/core \
                $(filter-out -Isrc/core,$(MODULE_INCS)) -Isrc $(CPPFLAGS)
 EX_CFLAGS    = -std=c11 $(CFLAGS) $(SAN_FLAGS) $(WARN_CFLAGS) -Iinclude $(CPPFLAGS)
+# Fortran: mpi_f08 with the `_c` kinds passes MPI_COUNT_KIND arrays to C,
+# which gfortran cannot prove interoperable (Open MPI's kinds are plain 8),
+# hence -Wno-c-binding-type; the C half checks the sizes.
+WARN_FFLAGS := -Wall -Wextra -Werror -Wno-c-binding-type
+F08_FFLAGS   = -std=f2018 $(FFLAGS) $(SAN_FLAGS) $(WARN_FFLAGS)
 
 # A shared library with ASan cannot be linked with -z defs (the runtime
 # comes with the executable), so the check for undefined symbols is only
@@ -153,7 +173,8 @@ endif
 MAKEFLAGS += --no-print-directory
 
 # ---------------------------------------------------------------- files
-LIB_SRCS  := $(sort $(wildcard src/*/*.c))
+# src/fortran/ is the mpi_f08 binding, a library of its own (F08_*).
+LIB_SRCS  := $(sort $(filter-out src/fortran/%,$(wildcard src/*/*.c)))
 LIB_OBJS  := $(patsubst src/%.c,$(B)obj/%.o,$(LIB_SRCS)) $(B)obj/bounds/known_bounds.o
 LIB_A     := $(B)lib/libsafecoll.a
 LIB_SO_V  := $(B)lib/libsafecoll.so.$(VERSION)
@@ -172,6 +193,19 @@ EX_BINS   := $(patsubst examples/%.c,$(B)examples/bin/%,$(EX_SRCS))
 BENCH_SRCS := $(sort $(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(B)bench/bin/%,$(BENCH_SRCS))
 CXX_BIN   := $(B)tests/bin/cxx/test_header
+# The mpi_f08 binding: libsafecoll_f08 (the module's object and its C
+# half, src/fortran/shim.c) and the module file, in $(B)mod/.
+F08_SHIM_O := $(B)obj/fortran/shim.o
+F08_MOD_O  := $(B)obj/fortran/safecoll_f08.o
+F08_OBJS   := $(F08_MOD_O) $(F08_SHIM_O)
+F08_MOD    := $(B)mod/safecoll_f08.mod
+F08_A      := $(B)lib/libsafecoll_f08.a
+F08_SO_V   := $(B)lib/libsafecoll_f08.so.$(VERSION)
+F08_SO_M   := $(B)lib/libsafecoll_f08.so.$(VERSION_MAJOR)
+F08_SO     := $(B)lib/libsafecoll_f08.so
+F08_LIBS   := $(F08_A) $(F08_SO_V) $(F08_SO_M) $(F08_SO)
+F08_TEST_BINS := $(patsubst tests/fortran/%.f90,$(B)tests/bin/fortran/%,$(sort $(wildcard tests/fortran/test_*.f90)))
+F08_BIG_BIN   := $(B)tests/bin/big/f08_gatherv
 HEADERS   := include/safecoll.h $(sort $(wildcard include/safecoll/*.h))
 # bin/safecoll is made of every tools/*.c (one main, in tools/safecoll.c).
 TOOL_SRCS := $(sort $(wildcard tools/*.c))
@@ -212,19 +246,20 @@ OMPI_BUILDDIR  ?= build-ompi
 # minute, not the 300 s default.
 OMPI_TEST_TIMEOUT ?= 60
 OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi \
+                MPIFORT=mpifort.openmpi \
                 MPIEXEC=mpiexec.openmpi SAFECOLL_TEST_TIMEOUT=$(OMPI_TEST_TIMEOUT) \
                 SAFECOLL_NO_DEPS=1
 
 .DEFAULT_GOAL := all
-.PHONY: all lib bin tests examples bench-build deps deps-openmpi check-openmpi help \
-        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-hang check-switch check-dlopen \
+.PHONY: all lib bin fortran check-fortran tests examples bench-build deps deps-openmpi check-openmpi help \
+        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
         check-big-run check-man check-mpi-names print-mpi man \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
-all: lib bin man
+all: lib bin man fortran
 lib: $(LIBS_ALL)
 bin: $(TOOL_BIN)
 man: $(MAN_PAGES)
@@ -273,7 +308,7 @@ $(KNOWN_BOUNDS_O): $(KNOWN_BOUNDS_C)
 	$(call say,CC,$<)
 	$(Q)$(MPICC) $(LIB_CFLAGS) -MMD -MP -c -o $@ $<
 
-# Every object depends on a stamp naming the MPI wrappers, so that
+# Every object depends on a stamp naming the MPI wrappers (Fortran too), so that
 # building the same tree with another MPI (MPICC=mpicc.openmpi) compiles
 # everything again instead of linking objects made for two MPIs; the
 # programs follow through the libraries they link.
@@ -281,7 +316,7 @@ MPI_STAMP := $(B)obj/mpi.stamp
 $(LIB_OBJS) $(TOOL_OBJS): $(MPI_STAMP)
 $(MPI_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(MPICC) $(MPICXX)' | cmp -s - $@ || echo '$(MPICC) $(MPICXX)' > $@
+	@echo '$(MPICC) $(MPICXX) $(MPIFORT)' | cmp -s - $@ || echo '$(MPICC) $(MPICXX) $(MPIFORT)' > $@
 .PHONY: FORCE
 FORCE:
 
@@ -373,7 +408,61 @@ $(MAN3): doc/man/libsafecoll.3.in include/safecoll.h Makefile
 	$(Q)sed -e 's|@VERSION@|$(VERSION)|g' -e "s|@DATE@|$$($(man_date))|g" \
 	    -e 's|@DOCDIR@|$(subst -,\\-,$(docdir))|g' $< > $@.tmp && mv $@.tmp $@
 
-tests: $(UNIT_BINS) $(MPI_BINS) $(CXX_BIN)
+tests: $(UNIT_BINS) $(MPI_BINS) $(CXX_BIN) $(if $(FORTRAN_OK),$(F08_TEST_BINS))
+
+# ---------------------------------------------------------------- Fortran
+# libsafecoll_f08 and safecoll_f08.mod, made with $(MPIFORT) when it is
+# found; else a message, and nothing fails.  The module is compiler
+# specific: a program must be compiled by the same Fortran compiler.
+ifneq ($(FORTRAN_OK),)
+fortran: $(F08_LIBS) $(F08_MOD)
+else
+fortran:
+	@echo "skipping Fortran: no MPI Fortran wrapper $(MPIFORT) (set MPIFORT=...; Debian: libmpich-dev brings mpifort.mpich)"
+endif
+
+$(F08_SHIM_O): src/fortran/shim.c $(HEADERS) $(MPI_STAMP)
+	$(call say,CC,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPICC) $(EX_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+# The module's .o and .mod come from one compile; the .mod is its
+# by-product, made again with the object.
+$(F08_MOD_O): src/fortran/safecoll_f08.f90 src/fortran/coll_spec.inc src/fortran/coll_body.inc \
+              $(MPI_STAMP)
+	$(call say,FC,$<)
+	@mkdir -p $(@D) $(B)mod
+	$(Q)$(MPIFORT) $(F08_FFLAGS) -fPIC -Isrc/fortran -J$(B)mod -c -o $@ $<
+$(F08_MOD): $(F08_MOD_O)
+
+$(F08_A): $(F08_OBJS)
+	$(call say,AR,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+# It needs libsafecoll.so, found next to it ($$ORIGIN) once installed.
+$(F08_SO_V): $(F08_OBJS) $(LIB_SO)
+	$(call say,LD,$@)
+	$(Q)$(MPIFORT) -shared -Wl,-soname,libsafecoll_f08.so.$(VERSION_MAJOR) \
+	    $(if $(filter 1 thread,$(SANITIZE)),,-Wl,-z,defs) $(SAN_FLAGS) $(LDFLAGS) \
+	    -Wl,-rpath,'$$ORIGIN' -o $@ $(F08_OBJS) -L$(B)lib -lsafecoll
+
+$(F08_SO_M): $(F08_SO_V)
+	$(Q)ln -sf $(notdir $<) $@
+
+$(F08_SO): $(F08_SO_M)
+	$(Q)ln -sf $(notdir $<) $@
+
+F08_LINK = -I$(B)mod -L$(B)lib -lsafecoll_f08 -lsafecoll $(RPATH)
+$(B)tests/bin/fortran/%: tests/fortran/%.f90 $(F08_LIBS) $(F08_MOD) $(LIB_SO)
+	$(call say,FCLD,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPIFORT) $(F08_FFLAGS) $(LDFLAGS) -o $@ $< $(F08_LINK)
+
+$(F08_BIG_BIN): tests/big/f08_gatherv.f90 $(F08_LIBS) $(F08_MOD) $(LIB_SO)
+	$(call say,FCLD,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPIFORT) $(F08_FFLAGS) $(LDFLAGS) -o $@ $< $(F08_LINK)
 examples: $(EX_BINS)
 bench-build: $(BENCH_BINS)
 
@@ -421,8 +510,9 @@ endif
 # `check` installs deps first, then re-enters make so that nothing of the
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
-CHECK_STEPS := check-unit check-mpi check-examples check-symbols check-traffic check-cxx check-headers \
-               check-switch check-dlopen check-cli check-search check-guideline check-hang check-install \
+CHECK_STEPS := check-unit check-mpi check-fortran check-examples check-symbols check-traffic check-cxx check-headers \
+               check-switch check-dlopen check-cli check-search check-bisect check-guideline check-hang check-replay \
+               check-install \
                check-cmake check-man check-mpi-names check-doc
 
 check: deps
@@ -478,6 +568,21 @@ check-mpi: $(MPI_BINS)
 	@printf '\n== MPI tests ==\n'
 	$(Q)tests/run-mpi.sh --src tests/mpi --logs $(B)tests/bin/logs $(MPI_BINS)
 
+# The mpi_f08 binding at 1, 2 and 4 ranks; a skip where no MPI Fortran
+# wrapper was found.  Also: the generated parts are what gen.py writes.
+ifneq ($(FORTRAN_OK),)
+check-fortran: $(F08_TEST_BINS)
+	@printf '\n== Fortran (mpi_f08) ==\n'
+	$(Q)tests/run-mpi.sh --src tests/fortran --default-procs "1 2 4" \
+	    --logs $(B)tests/bin/logs $(F08_TEST_BINS)
+	@$(call record_with,python3,fortran-generated,tests/check-fortran-gen.sh,python3)
+else
+check-fortran:
+	@printf '\n== Fortran (mpi_f08) ==\n'
+	@echo "SKIP fortran: no MPI Fortran wrapper $(MPIFORT)"
+	@mkdir -p $(dir $(SUMMARY)); echo "0 0 1 fortran (no $(MPIFORT))" >> $(SUMMARY)
+endif
+
 check-examples: $(EX_BINS)
 	@printf '\n== examples ==\n'
 	$(Q)SAFECOLL_DEMO_SMALL=1 tests/run-mpi.sh --src examples --default-procs 4 \
@@ -505,7 +610,7 @@ check-headers:
 check-install: lib
 	@printf '\n== install ==\n'
 	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' SAFECOLL_BUILD_LIB='$(abspath $(B)lib)' \
-	    tests/check-install.sh)
+	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' tests/check-install.sh)
 
 # A CMake project out of the tree, against the CMake package of a DESTDIR
 # install.  Skipped, not failed, where there is no cmake.
@@ -523,6 +628,12 @@ check-search: $(TOOL_BIN)
 	@printf '\n== search (fault injection) ==\n'
 	@$(call record,search,tests/check-search.sh $(TOOL_BIN))
 
+# `safecoll bisect` on tests/bisect/app.c with an injected faulty
+# MPI_Allreduce (about 50 s with MPICH).
+check-bisect: $(TOOL_BIN) $(LIB_SO) $(LIB_A)
+	@printf '\n== bisect (fault injection) ==\n'
+	@$(call record,bisect,MPICC='$(MPICC)' tests/check-bisect.sh $(TOOL_BIN) $(B)lib)
+
 # An unmodified MPI program compiled with <safecoll/switch.h> forced in.
 check-switch: $(LIB_SO)
 	@printf '\n== switch header ==\n'
@@ -537,6 +648,11 @@ check-dlopen: $(LIB_SO)
 check-hang: $(B)examples/bin/hang_detect
 	@printf '\n== hang detection ==\n'
 	@$(call record,hang,tests/check-hang.sh $(B)examples/bin/hang_detect)
+
+# Record and replay of point-to-point traffic (SAFECOLL_REPLAY).
+check-replay: $(B)tests/bin/mpi/test_replay
+	@printf '\n== record and replay ==\n'
+	@$(call record,replay,tests/check-replay.sh $(B)tests/bin/mpi/test_replay)
 
 # The guideline test against simulated slow and jittery collectives at tiny
 # sizes.
@@ -621,7 +737,7 @@ check-big: deps
 # "N passed, M failed" line itself; else each tests/big/test_*
 # runs through run-mpi.sh, by default under -n 4, one at a time, with a
 # timeout of SAFECOLL_BIG_TIMEOUT seconds (default 3600).
-check-big-run: lib $(TOOL_BIN) $(BIG_BINS)
+check-big-run: lib $(TOOL_BIN) $(BIG_BINS) $(if $(FORTRAN_OK),$(F08_BIG_BIN))
 	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
 	@printf '\n== big tests ==\n'
 	$(Q)if [ -x tests/big/run.sh ]; then \
@@ -750,7 +866,7 @@ $(CMAKE_VERSION_FILE): cmake/safecollConfigVersion.cmake.in include/safecoll.h M
 # $(datadir)/safecoll/known-bounds: that copy is installed for reference,
 # for `safecoll bounds check` and as the base of an edited file to name in
 # SAFECOLL_KNOWN_BOUNDS.
-install: lib bin
+install: lib bin fortran
 	@rm -f $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
 	$(Q)$(MAKE) $(SILENT) $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
 	$(call say,INSTALL,$(DESTDIR)$(prefix))
@@ -774,6 +890,14 @@ install: lib bin
 	$(Q)sed 's|](doc/|](|g' README.md > $(DESTDIR)$(docdir)/README.md && \
 	    chmod 644 $(DESTDIR)$(docdir)/README.md
 	$(Q)$(INSTALL) -m 644 $(EX_DOC_FILES) $(DESTDIR)$(docdir)/examples/
+ifneq ($(FORTRAN_OK),)
+	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(fmoddir)
+	$(Q)$(INSTALL) -m 644 $(F08_MOD) $(DESTDIR)$(fmoddir)/safecoll_f08.mod
+	$(Q)$(INSTALL) -m 644 $(F08_A) $(DESTDIR)$(libdir)/libsafecoll_f08.a
+	$(Q)$(INSTALL) -m 755 $(F08_SO_V) $(DESTDIR)$(libdir)/$(notdir $(F08_SO_V))
+	$(Q)ln -sf $(notdir $(F08_SO_V)) $(DESTDIR)$(libdir)/$(notdir $(F08_SO_M))
+	$(Q)ln -sf $(notdir $(F08_SO_M)) $(DESTDIR)$(libdir)/$(notdir $(F08_SO))
+endif
 
 uninstall:
 	$(call say,RM,$(DESTDIR)$(prefix))
@@ -781,6 +905,10 @@ uninstall:
 	          $(DESTDIR)$(libdir)/libsafecoll.so.$(VERSION_MAJOR) \
 	          $(DESTDIR)$(libdir)/libsafecoll.so.$(VERSION) \
 	          $(DESTDIR)$(libdir)/libsafecoll.a \
+	          $(DESTDIR)$(libdir)/libsafecoll_f08.so \
+	          $(DESTDIR)$(libdir)/libsafecoll_f08.so.$(VERSION_MAJOR) \
+	          $(DESTDIR)$(libdir)/libsafecoll_f08.so.$(VERSION) \
+	          $(DESTDIR)$(libdir)/libsafecoll_f08.a $(DESTDIR)$(fmoddir)/safecoll_f08.mod \
 	          $(DESTDIR)$(pkgconfigdir)/safecoll.pc \
 	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfig.cmake \
 	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfigVersion.cmake \
@@ -807,12 +935,12 @@ uninstall:
 # ---------------------------------------------------------------- clean
 clean:
 	$(call say,CLEAN,build outputs)
-	$(Q)rm -rf obj lib bin man tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc \
+	$(Q)rm -rf obj lib bin man mod tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc \
 	    cmake/safecollConfig.cmake cmake/safecollConfigVersion.cmake $(SANDIR) $(OMPI_BUILDDIR)
 
 help:
 	@sed -n '3,/^#$$/{/^#$$/!s/^# \{0,1\}//p;}' Makefile
-	@echo "Variables: MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC)"
+	@echo "Variables: MPICC=$(MPICC) MPICXX=$(MPICXX) MPIEXEC=$(MPIEXEC) MPIFORT=$(MPIFORT)"
 	@echo "  MPIEXEC_FLAGS PREFIX DESTDIR libdir includedir pkgconfigdir cmakedir datadir"
 	@echo "  mandir docdir V=1"
 	@echo "  CMAKE=cmake (make check-cmake)"

@@ -106,6 +106,7 @@ SAFECOLL_API const char *safecoll_last_error(void);
 #include "safecoll/coll.h"
 #include "safecoll/bounds.h"
 #include "safecoll/hang.h"
+#include "safecoll/p2p.h"
 /* Not safecoll/probe.h nor safecoll/guideline.h: the testing toolkit is
  * included explicitly by the programs that use it (see above). */
 

@@ -61,6 +61,15 @@ for key in kind=performance use=STRATEGY oversubscribed= nodes=; do
     expect out "$key"
 done
 run 0 search --help;              expect out "SAFECOLL_PROBE_FAULT"
+run 0 --help;                     expect out "bisect [options] -- CMD..."
+run 0 bisect --help;              expect out "usage: safecoll bisect [options] -- LAUNCHER... APP"
+expect out "4 not the"
+run 2 bisect;                     expect err "bisect: no command after --"
+run 2 bisect --check;             expect err "unknown option or missing value: --check"
+run 2 bisect --repeat 0 -- true;  expect err "--repeat is not a number in [1, 1000]: 0"
+run 2 bisect --timeout -1 -- true; expect err "--timeout is not a positive number of seconds"
+run 2 bisect --colls gatherv,frob -- true; expect err "'frob' is no collective with a p2p strategy"
+run 2 bisect extra -- true;       expect err "unknown option or missing value: extra"
 
 # --- check
 run 0 bounds check good.bounds;   expect out "good.bounds: ok: 2 records"

@@ -11,7 +11,8 @@
 #
 #   tests/check-install.sh          (run from the top of the tree; `make check`
 #                                    does it)
-# Environment: MAKE, MPICC, MPIEXEC, MPIEXEC_FLAGS, PKG_CONFIG,
+# Environment: MAKE, MPICC, MPIEXEC, MPIEXEC_FLAGS, PKG_CONFIG, MPIFORT and
+# SAFECOLL_FORTRAN=1 (the Fortran binding was built: check its install),
 # SAFECOLL_TEST_TIMEOUT, SAFECOLL_BUILD_LIB (the build tree's lib/, default
 # ./lib; `make check` gives that of its BUILDDIR); KEEP=1 keeps the scratch
 # directory.
@@ -155,6 +156,21 @@ run() {
 step "run both under $MPIEXEC -n 2 (LD_LIBRARY_PATH=${lib#"$root"} in DESTDIR)"
 LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} run ./app-shared
 run ./app-static
+# The Fortran binding, where `make` built it (SAFECOLL_FORTRAN=1: an MPI
+# Fortran wrapper, MPIFORT, was found): the module and both libraries are
+# installed, and the Fortran test builds against them alone and passes.
+if [ "${SAFECOLL_FORTRAN:-}" = 1 ]; then
+    for f in "$inc/safecoll_f08.mod" "$lib/libsafecoll_f08.a" "$lib/libsafecoll_f08.so.$version" \
+             "$lib/libsafecoll_f08.so.$major" "$lib/libsafecoll_f08.so"; do
+        [ -e "$f" ] || fail "not installed: ${f#"$root"}"
+    done
+    cp "$top/tests/fortran/test_f08.f90" "$app/main_f08.f90"
+    step "build tests/fortran/test_f08.f90 out of tree with $MPIFORT -I${inc#"$root"} -lsafecoll_f08 -lsafecoll"
+    "$MPIFORT" -I"$inc" -o app-f08 main_f08.f90 -L"$lib" -lsafecoll_f08 -lsafecoll ||
+        fail "out-of-tree Fortran build failed"
+    step "run it under $MPIEXEC -n 2"
+    LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} run ./app-f08
+fi
 cd "$top"
 
 step "make uninstall"

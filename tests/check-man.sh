@@ -51,6 +51,7 @@ walk() {
 }
 mapfile -t paths < <(walk)
 [ "${#paths[@]}" -ge 5 ] || fail "only ${#paths[@]} commands found in '$tool --help'"
+printf '%s\n' "${paths[@]}" | grep -qx bisect || fail "no 'bisect' among the commands found"
 
 # check_page PAGE: the failures of PAGE against the tool, counted in $bad.
 # Lines are compared with their blanks squeezed (the page indents them).

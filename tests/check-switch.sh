@@ -33,10 +33,10 @@ for P in 1 3 4; do
 done
 syms=$(nm -u switched | awk '{print $NF}')
 for f in safecoll_gatherv safecoll_alltoallv safecoll_allreduce safecoll_ibcast safecoll_reduce \
-         safecoll_barrier MPI_Allreduce MPI_Wait; do
+         safecoll_barrier MPI_Allreduce safecoll_wait; do
     check "the switched binary calls $f" grep -qx "$f" <<<"$syms"
 done
-for f in MPI_Gatherv MPI_Alltoallv MPI_Ibcast MPI_Reduce MPI_Barrier; do
+for f in MPI_Gatherv MPI_Alltoallv MPI_Ibcast MPI_Reduce MPI_Barrier MPI_Wait; do
     check "the switched binary does not call $f" bash -c "! grep -qx $f <<<\"\$1\"" _ "$syms"
 done
 

@@ -63,7 +63,7 @@ cat <<EOF
 .TH SAFECOLL 1 "$date" "libsafecoll $version" "libsafecoll manual"
 .nh
 .SH NAME
-safecoll \\- the command\\-line tool of libsafecoll: bound registry, search and performance guidelines
+safecoll \\- the command\\-line tool of libsafecoll: bound registry, search, performance guidelines and bisection
 .SH SYNOPSIS
 .nf
 EOF
@@ -75,7 +75,8 @@ cat <<'EOF'
 The command\-line tool of libsafecoll views and checks bound files, and
 tests the installed MPI library: where its collectives break
 (\fBsearch\fR, \fBprobe\fR) and where an equivalent beats them
-(\fBguideline\fR).
+(\fBguideline\fR); it also finds the collective that makes an
+application fail (\fBbisect\fR).
 Each section below is the text that the command prints with \fB\-\-help\fR.
 .PP
 .nf

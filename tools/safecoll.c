@@ -7,6 +7,7 @@
  *   safecoll search --coll C[,C...] --procs P[,P...] [options]   (tools/search.c)
  *   safecoll probe --coll C --n N [options]                      (tools/search.c)
  *   safecoll guideline --coll C[,C...] --procs P[,P...] --sizes S (tools/guideline.c)
+ *   safecoll bisect [options] -- LAUNCHER... APP [ARGS...]       (tools/bisect.c)
  *
  * A dispatcher: the first argument names a command, each command is one
  * function with its own --help, and a command with subcommands dispatches
@@ -394,6 +395,7 @@ static const command commands[] = {
     {"probe", "--coll C --n N ...", "one checked collective (inside an MPI job)", tool_probe},
     {"guideline", "--coll C --procs P ...", "time collectives against their equivalents",
      tool_guideline},
+    {"bisect", "[options] -- CMD...", "find the collective that makes CMD fail", tool_bisect},
 };
 
 static const dispatcher main_dispatcher = {

@@ -14,6 +14,10 @@ int tool_search(int argc, char **argv);
  * timing (tools/guideline.c). */
 int tool_guideline(int argc, char **argv);
 
+/* `safecoll bisect ... -- CMD...`: which collective makes CMD fail
+ * (tools/bisect.c). */
+int tool_bisect(int argc, char **argv);
+
 /* Shared option parsing (tools/search.c). */
 
 /* Digits with an optional Ki, Mi, Gi, Ti suffix, in [lo, hi]; 0 or -1. */

@@ -24,7 +24,11 @@
  * Mapped: barrier, bcast, gather(v), scatter(v), allgather(v), alltoall(v,w),
  * reduce, allreduce, reduce_scatter(_block), scan, exscan; their i-forms;
  * and the `_c` forms of all of them (which then also work on an MPI
- * library without them, such as Open MPI 4.1).
+ * library without them, such as Open MPI 4.1); and the point-to-point
+ * calls of safecoll/p2p.h: send, isend, recv, irecv, probe, iprobe,
+ * mprobe, improbe, mrecv, imrecv, wait, waitany, waitsome, waitall, test,
+ * testany, testsome, testall (pass-throughs unless `SAFECOLL_REPLAY` is
+ * set).
  */
 #ifndef SAFECOLL_SWITCH_H
 #define SAFECOLL_SWITCH_H
@@ -229,6 +233,62 @@
 #undef MPI_Scatterv_c
 /** \brief MPI_Scatterv_c() as safecoll_scatterv_c(). */
 #define MPI_Scatterv_c(...) safecoll_scatterv_c(__VA_ARGS__)
+
+/* Point-to-point (safecoll/p2p.h): hang marks and SAFECOLL_REPLAY. */
+#undef MPI_Send
+/** \brief MPI_Send() as safecoll_send(). */
+#define MPI_Send(...) safecoll_send(__VA_ARGS__)
+#undef MPI_Isend
+/** \brief MPI_Isend() as safecoll_isend(). */
+#define MPI_Isend(...) safecoll_isend(__VA_ARGS__)
+#undef MPI_Recv
+/** \brief MPI_Recv() as safecoll_recv(). */
+#define MPI_Recv(...) safecoll_recv(__VA_ARGS__)
+#undef MPI_Irecv
+/** \brief MPI_Irecv() as safecoll_irecv(). */
+#define MPI_Irecv(...) safecoll_irecv(__VA_ARGS__)
+#undef MPI_Probe
+/** \brief MPI_Probe() as safecoll_probe(). */
+#define MPI_Probe(...) safecoll_probe(__VA_ARGS__)
+#undef MPI_Iprobe
+/** \brief MPI_Iprobe() as safecoll_iprobe(). */
+#define MPI_Iprobe(...) safecoll_iprobe(__VA_ARGS__)
+#undef MPI_Mprobe
+/** \brief MPI_Mprobe() as safecoll_mprobe(). */
+#define MPI_Mprobe(...) safecoll_mprobe(__VA_ARGS__)
+#undef MPI_Improbe
+/** \brief MPI_Improbe() as safecoll_improbe(). */
+#define MPI_Improbe(...) safecoll_improbe(__VA_ARGS__)
+#undef MPI_Mrecv
+/** \brief MPI_Mrecv() as safecoll_mrecv(). */
+#define MPI_Mrecv(...) safecoll_mrecv(__VA_ARGS__)
+#undef MPI_Imrecv
+/** \brief MPI_Imrecv() as safecoll_imrecv(). */
+#define MPI_Imrecv(...) safecoll_imrecv(__VA_ARGS__)
+#undef MPI_Wait
+/** \brief MPI_Wait() as safecoll_wait(). */
+#define MPI_Wait(...) safecoll_wait(__VA_ARGS__)
+#undef MPI_Waitany
+/** \brief MPI_Waitany() as safecoll_waitany(). */
+#define MPI_Waitany(...) safecoll_waitany(__VA_ARGS__)
+#undef MPI_Waitsome
+/** \brief MPI_Waitsome() as safecoll_waitsome(). */
+#define MPI_Waitsome(...) safecoll_waitsome(__VA_ARGS__)
+#undef MPI_Waitall
+/** \brief MPI_Waitall() as safecoll_waitall(). */
+#define MPI_Waitall(...) safecoll_waitall(__VA_ARGS__)
+#undef MPI_Test
+/** \brief MPI_Test() as safecoll_test(). */
+#define MPI_Test(...) safecoll_test(__VA_ARGS__)
+#undef MPI_Testany
+/** \brief MPI_Testany() as safecoll_testany(). */
+#define MPI_Testany(...) safecoll_testany(__VA_ARGS__)
+#undef MPI_Testsome
+/** \brief MPI_Testsome() as safecoll_testsome(). */
+#define MPI_Testsome(...) safecoll_testsome(__VA_ARGS__)
+#undef MPI_Testall
+/** \brief MPI_Testall() as safecoll_testall(). */
+#define MPI_Testall(...) safecoll_testall(__VA_ARGS__)
 
 /** \} */
 

@@ -18,17 +18,6 @@
 #include "bounds.h"
 #include "core.h"
 
-/* The communication pattern decides which avoidance code runs. */
-typedef enum sc__pattern {
-    SC_PATTERN_GATHER,    /* rooted, many-to-one: gatherv */
-    SC_PATTERN_SCATTER,   /* rooted, one-to-many: scatterv */
-    SC_PATTERN_ALLGATHER, /* allgatherv */
-    SC_PATTERN_ALLTOALL,  /* alltoallv */
-    SC_PATTERN_BCAST,     /* bcast: one buffer, the same on every rank */
-    SC_PATTERN_ALLTOALLW, /* alltoallw: a datatype per peer, byte displacements */
-    SC_PATTERN_REDUCE,    /* the six reductions, blocking and not (reduce.c) */
-} sc__pattern;
-
 /* One side of a call that has a count and a displacement per rank. The int
  * API fills icounts/idispls, the _c API ccounts/cdispls; counts/displs are
  * the 64-bit true values, made by sc__layout_view only when a strategy other

@@ -10,27 +10,24 @@ int safecoll_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_allgather",
-        sc__regular_blocks(SAFECOLL_COLL_ALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_allgather",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 0, NULL));
+        sc__regular_blocks(SAFECOLL_COLL_ALLGATHER, "safecoll_allgather", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, SC_NO_ROOT, comm, NULL));
 }
 
 int safecoll_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                          void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_allgather_c",
-        sc__regular_blocks(SAFECOLL_COLL_ALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_allgather_c",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 0, NULL));
+        sc__regular_blocks(SAFECOLL_COLL_ALLGATHER, "safecoll_allgather_c", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, SC_NO_ROOT, comm, NULL));
 }
 
 int safecoll_iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_iallgather",
-        sc__regular_blocks(SAFECOLL_COLL_IALLGATHER, SC_PATTERN_ALLGATHER, "safecoll_iallgather",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 1, request));
+        sc__regular_blocks(SAFECOLL_COLL_IALLGATHER, "safecoll_iallgather", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, SC_NO_ROOT, comm, request));
 }
 
 int safecoll_iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -38,7 +35,6 @@ int safecoll_iallgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype
                           MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_iallgather_c",
-        sc__regular_blocks(SAFECOLL_COLL_IALLGATHER, SC_PATTERN_ALLGATHER,
-                              "safecoll_iallgather_c", sendbuf, sendcount, sendtype, recvbuf,
-                              recvcount, recvtype, SC_NO_ROOT, comm, 1, request));
+        sc__regular_blocks(SAFECOLL_COLL_IALLGATHER, "safecoll_iallgather_c", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, SC_NO_ROOT, comm, request));
 }

@@ -10,27 +10,24 @@ int safecoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_alltoall",
-        sc__regular_blocks(SAFECOLL_COLL_ALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_alltoall",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 0, NULL));
+        sc__regular_blocks(SAFECOLL_COLL_ALLTOALL, "safecoll_alltoall", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, SC_NO_ROOT, comm, NULL));
 }
 
 int safecoll_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_alltoall_c",
-        sc__regular_blocks(SAFECOLL_COLL_ALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_alltoall_c",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 0, NULL));
+        sc__regular_blocks(SAFECOLL_COLL_ALLTOALL, "safecoll_alltoall_c", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, SC_NO_ROOT, comm, NULL));
 }
 
 int safecoll_ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_ialltoall",
-        sc__regular_blocks(SAFECOLL_COLL_IALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_ialltoall",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 1, request));
+        sc__regular_blocks(SAFECOLL_COLL_IALLTOALL, "safecoll_ialltoall", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, SC_NO_ROOT, comm, request));
 }
 
 int safecoll_ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -38,7 +35,6 @@ int safecoll_ialltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype 
                          MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_ialltoall_c",
-        sc__regular_blocks(SAFECOLL_COLL_IALLTOALL, SC_PATTERN_ALLTOALL, "safecoll_ialltoall_c",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
-                              SC_NO_ROOT, comm, 1, request));
+        sc__regular_blocks(SAFECOLL_COLL_IALLTOALL, "safecoll_ialltoall_c", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, SC_NO_ROOT, comm, request));
 }

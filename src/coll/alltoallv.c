@@ -18,62 +18,21 @@ void sc__describe_alltoallv(sc__call *call, const void *sendbuf, MPI_Datatype se
         call->lay.type = recvtype;
 }
 
-static int alltoallv_body(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                          MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                          const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+static void describe(sc__call *call, const sc__inter *in)
 {
-    sc__call call;
-    int rc = sc__begin(&call, SAFECOLL_COLL_ALLTOALLV, SC_PATTERN_ALLTOALL,
-                       "safecoll_alltoallv", 0, comm, -1);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLTOALLV,
-                                    .pattern = SC_PATTERN_ALLTOALL, .fn = "safecoll_alltoallv",
-                                    .comm = comm, .sbuf = sendbuf, .stype = sendtype,
-                                    .rbuf = recvbuf, .rtype = recvtype, .isc = sendcounts,
-                                    .isd = sdispls, .irc = recvcounts, .ird = rdispls});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.icounts = sendcounts;
-    call.lay.idispls = sdispls;
-    call.rlay.icounts = recvcounts;
-    call.rlay.idispls = rdispls;
-    sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
-    return sc__run(&call);
+    sc__describe_alltoallv(call, in->sbuf, in->stype, in->rbuf, in->rtype);
 }
 
 int safecoll_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return SC_TR_REGION("safecoll_alltoallv",
-        alltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-        recvtype, comm));
-}
+    sc__inter in = {.coll = SAFECOLL_COLL_ALLTOALLV, .fn = "safecoll_alltoallv", .comm = comm,
+                    .root = -1, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+                    .rtype = recvtype, .isc = sendcounts, .isd = sdispls, .irc = recvcounts,
+                    .ird = rdispls};
 
-static int alltoallv_c_body(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                            const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                            MPI_Datatype recvtype, MPI_Comm comm)
-{
-    sc__call call;
-    int rc = sc__begin(&call, SAFECOLL_COLL_ALLTOALLV, SC_PATTERN_ALLTOALL,
-                       "safecoll_alltoallv_c", 1, comm, -1);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLTOALLV,
-                                    .pattern = SC_PATTERN_ALLTOALL, .fn = "safecoll_alltoallv_c",
-                                    .comm = comm, .sbuf = sendbuf, .stype = sendtype,
-                                    .rbuf = recvbuf, .rtype = recvtype, .csc = sendcounts,
-                                    .csd = sdispls, .crc = recvcounts, .crd = rdispls});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.ccounts = sendcounts;
-    call.lay.cdispls = sdispls;
-    call.rlay.ccounts = recvcounts;
-    call.rlay.cdispls = rdispls;
-    sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
-    return sc__run(&call);
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 0, describe));
 }
 
 int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -81,71 +40,25 @@ int safecoll_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                          MPI_Datatype recvtype, MPI_Comm comm)
 {
-    return SC_TR_REGION("safecoll_alltoallv_c",
-        alltoallv_c_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-        recvtype, comm));
+    sc__inter in = {.coll = SAFECOLL_COLL_ALLTOALLV, .fn = "safecoll_alltoallv_c", .comm = comm,
+                    .root = -1, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+                    .rtype = recvtype, .csc = sendcounts, .csd = sdispls, .crc = recvcounts,
+                    .crd = rdispls};
+
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 1, describe));
 }
 
-static int ialltoallv_body(const void *sendbuf, const int sendcounts[],
-                           const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                           const int recvcounts[], const int rdispls[],
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                        MPI_Request *request)
 {
-    sc__call call;
-    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL,
-                         "safecoll_ialltoallv", 0, comm, -1, request);
+    sc__inter in = {.coll = SAFECOLL_COLL_IALLTOALLV, .fn = "safecoll_ialltoallv", .comm = comm,
+                    .root = -1, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+                    .rtype = recvtype, .isc = sendcounts, .isd = sdispls, .irc = recvcounts,
+                    .ird = rdispls, .request = request};
 
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLV,
-                                    .pattern = SC_PATTERN_ALLTOALL, .fn = "safecoll_ialltoallv",
-                                    .comm = comm, .sbuf = sendbuf, .stype = sendtype,
-                                    .rbuf = recvbuf, .rtype = recvtype, .isc = sendcounts,
-                                    .isd = sdispls, .irc = recvcounts, .ird = rdispls,
-                                    .request = request});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.icounts = sendcounts;
-    call.lay.idispls = sdispls;
-    call.rlay.icounts = recvcounts;
-    call.rlay.idispls = rdispls;
-    sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
-    return sc__run(&call);
-}
-
-int safecoll_ialltoallv(const void *sendbuf, const int sendcounts[],
-                          const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                          const int recvcounts[], const int rdispls[],
-                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    return SC_TR_REGION("safecoll_ialltoallv",
-        ialltoallv_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-        recvtype, comm, request));
-}
-
-static int ialltoallv_c_body(const void *sendbuf, const MPI_Count sendcounts[],
-                             const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                             const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    sc__call call;
-    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLV, SC_PATTERN_ALLTOALL,
-                         "safecoll_ialltoallv_c", 1, comm, -1, request);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLV,
-                                    .pattern = SC_PATTERN_ALLTOALL, .fn = "safecoll_ialltoallv_c",
-                                    .comm = comm, .sbuf = sendbuf, .stype = sendtype,
-                                    .rbuf = recvbuf, .rtype = recvtype, .csc = sendcounts,
-                                    .csd = sdispls, .crc = recvcounts, .crd = rdispls,
-                                    .request = request});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.ccounts = sendcounts;
-    call.lay.cdispls = sdispls;
-    call.rlay.ccounts = recvcounts;
-    call.rlay.cdispls = rdispls;
-    sc__describe_alltoallv(&call, sendbuf, sendtype, recvbuf, recvtype);
-    return sc__run(&call);
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 0, describe));
 }
 
 int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -153,7 +66,10 @@ int safecoll_ialltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
                           const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    return SC_TR_REGION("safecoll_ialltoallv_c",
-        ialltoallv_c_body(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-        recvtype, comm, request));
+    sc__inter in = {.coll = SAFECOLL_COLL_IALLTOALLV, .fn = "safecoll_ialltoallv_c", .comm = comm,
+                    .root = -1, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+                    .rtype = recvtype, .csc = sendcounts, .csd = sdispls, .crc = recvcounts,
+                    .crd = rdispls, .request = request};
+
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 1, describe));
 }

@@ -141,105 +141,38 @@ static void describe(sc__call *call, const void *sendbuf, const MPI_Datatype sen
                   "recvcounts", "rdispls", "recvtypes");
 }
 
-static int start(sc__call *call, safecoll_coll coll, const char *fn, int large, MPI_Comm comm)
+/* The non-blocking forms describe the call here too, on the caller's arrays
+ * (MPI requires them to stay valid until the request completes) and on
+ * scratch owned by the call. sc__run then posts MPI's own i-call where the
+ * call decides alone, or hands the call to sc__run_nb, which copies it. */
+static void describe_in(sc__call *call, const sc__inter *in)
 {
-    return sc__begin(call, coll, SC_PATTERN_ALLTOALLW, fn, large, comm, -1);
-}
-
-static int alltoallw_body(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                          const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    sc__call call;
-    int rc = start(&call, SAFECOLL_COLL_ALLTOALLW, "safecoll_alltoallw", 0, comm);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLTOALLW,
-                                    .pattern = SC_PATTERN_ALLTOALLW, .fn = "safecoll_alltoallw",
-                                    .comm = comm, .sbuf = sendbuf, .stypes = sendtypes,
-                                    .rbuf = recvbuf, .rtypes = recvtypes, .isc = sendcounts,
-                                    .isd = sdispls, .irc = recvcounts, .ird = rdispls});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.icounts = sendcounts;
-    call.lay.idispls = sdispls;
-    call.rlay.icounts = recvcounts;
-    call.rlay.idispls = rdispls;
-    describe(&call, sendbuf, sendtypes, recvbuf, recvtypes);
-    return sc__run(&call);
+    describe(call, in->sbuf, in->stypes, in->rbuf, in->rtypes);
 }
 
 int safecoll_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return SC_TR_REGION("safecoll_alltoallw",
-        alltoallw_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-        recvtypes, comm));
-}
+    sc__inter in = {.coll = SAFECOLL_COLL_ALLTOALLW, .fn = "safecoll_alltoallw", .comm = comm,
+                    .root = -1, .sbuf = sendbuf, .stypes = sendtypes, .rbuf = recvbuf,
+                    .rtypes = recvtypes, .isc = sendcounts, .isd = sdispls, .irc = recvcounts,
+                    .ird = rdispls};
 
-static int alltoallw_c_body(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                            void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                            const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    sc__call call;
-    int rc = start(&call, SAFECOLL_COLL_ALLTOALLW, "safecoll_alltoallw_c", 1, comm);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ALLTOALLW,
-                                    .pattern = SC_PATTERN_ALLTOALLW, .fn = "safecoll_alltoallw_c",
-                                    .comm = comm, .sbuf = sendbuf, .stypes = sendtypes,
-                                    .rbuf = recvbuf, .rtypes = recvtypes, .csc = sendcounts,
-                                    .csd = sdispls, .crc = recvcounts, .crd = rdispls});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.ccounts = sendcounts;
-    call.lay.cdispls = sdispls;
-    call.rlay.ccounts = recvcounts;
-    call.rlay.cdispls = rdispls;
-    describe(&call, sendbuf, sendtypes, recvbuf, recvtypes);
-    return sc__run(&call);
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 0, describe_in));
 }
 
 int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                         const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                         const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                          const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    return SC_TR_REGION("safecoll_alltoallw_c",
-        alltoallw_c_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-        recvtypes, comm));
-}
+    sc__inter in = {.coll = SAFECOLL_COLL_ALLTOALLW, .fn = "safecoll_alltoallw_c", .comm = comm,
+                    .root = -1, .sbuf = sendbuf, .stypes = sendtypes, .rbuf = recvbuf,
+                    .rtypes = recvtypes, .csc = sendcounts, .csd = sdispls, .crc = recvcounts,
+                    .crd = rdispls};
 
-/* The non-blocking forms describe the call here, on the caller's arrays
- * (MPI requires them to stay valid until the request completes) and on
- * scratch owned by the call. sc__run then posts MPI's own i-call where the
- * call decides alone, or hands the call to sc__run_nb, which copies it. */
-static int ialltoallw_body(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                           const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                           MPI_Request *request)
-{
-    sc__call call;
-    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLW, SC_PATTERN_ALLTOALLW,
-                         "safecoll_ialltoallw", 0, comm, -1, request);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLW,
-                                    .pattern = SC_PATTERN_ALLTOALLW, .fn = "safecoll_ialltoallw",
-                                    .comm = comm, .sbuf = sendbuf, .stypes = sendtypes,
-                                    .rbuf = recvbuf, .rtypes = recvtypes, .isc = sendcounts,
-                                    .isd = sdispls, .irc = recvcounts, .ird = rdispls,
-                                    .request = request});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.icounts = sendcounts;
-    call.lay.idispls = sdispls;
-    call.rlay.icounts = recvcounts;
-    call.rlay.idispls = rdispls;
-    describe(&call, sendbuf, sendtypes, recvbuf, recvtypes);
-    return sc__run(&call);
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 1, describe_in));
 }
 
 int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
@@ -247,43 +180,23 @@ int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[], const int s
                         const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                         MPI_Request *request)
 {
-    return SC_TR_REGION("safecoll_ialltoallw",
-        ialltoallw_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-        recvtypes, comm, request));
-}
+    sc__inter in = {.coll = SAFECOLL_COLL_IALLTOALLW, .fn = "safecoll_ialltoallw", .comm = comm,
+                    .root = -1, .sbuf = sendbuf, .stypes = sendtypes, .rbuf = recvbuf,
+                    .rtypes = recvtypes, .isc = sendcounts, .isd = sdispls, .irc = recvcounts,
+                    .ird = rdispls, .request = request};
 
-static int ialltoallw_c_body(const void *sendbuf, const MPI_Count sendcounts[],
-                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                             void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
-                             const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
-{
-    sc__call call;
-    int rc = sc__begin_i(&call, SAFECOLL_COLL_IALLTOALLW, SC_PATTERN_ALLTOALLW,
-                         "safecoll_ialltoallw_c", 1, comm, -1, request);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_IALLTOALLW,
-                                    .pattern = SC_PATTERN_ALLTOALLW, .fn = "safecoll_ialltoallw_c",
-                                    .comm = comm, .sbuf = sendbuf, .stypes = sendtypes,
-                                    .rbuf = recvbuf, .rtypes = recvtypes, .csc = sendcounts,
-                                    .csd = sdispls, .crc = recvcounts, .crd = rdispls,
-                                    .request = request});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.ccounts = sendcounts;
-    call.lay.cdispls = sdispls;
-    call.rlay.ccounts = recvcounts;
-    call.rlay.cdispls = rdispls;
-    describe(&call, sendbuf, sendtypes, recvbuf, recvtypes);
-    return sc__run(&call);
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 0, describe_in));
 }
 
 int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
-                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                          void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[],
+                          const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
+                          const MPI_Count recvcounts[], const MPI_Aint rdispls[],
                           const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    return SC_TR_REGION("safecoll_ialltoallw_c",
-        ialltoallw_c_body(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-        recvtypes, comm, request));
+    sc__inter in = {.coll = SAFECOLL_COLL_IALLTOALLW, .fn = "safecoll_ialltoallw_c", .comm = comm,
+                    .root = -1, .sbuf = sendbuf, .stypes = sendtypes, .rbuf = recvbuf,
+                    .rtypes = recvtypes, .csc = sendcounts, .csd = sdispls, .crc = recvcounts,
+                    .crd = rdispls, .request = request};
+
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 1, describe_in));
 }

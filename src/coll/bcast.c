@@ -50,7 +50,7 @@ static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count cou
     if (!sc__regular_pipeline(coll, bytes, 1, type, size, comm))
         return sc__regular_native_done(coll, native(buffer, count, type, root, comm,
                                                     nb ? request : NULL));
-    if ((rc = sc__begin(&call, coll, SC_PATTERN_BCAST, fn, 1, comm, root)) != MPI_SUCCESS)
+    if ((rc = sc__begin(&call, coll, fn, 1, comm, root)) != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     sc__describe_bcast(&call, buffer, count, type);
     return sc__regular_run(&call, nb ? request : NULL);

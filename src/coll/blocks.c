@@ -84,7 +84,7 @@ static int triggered(safecoll_coll coll, sc__pattern pattern, const char *fn, co
     sc__call call;
     int rc;
 
-    if ((rc = sc__begin(&call, coll, pattern, fn, 1, comm, rooted(pattern) ? root : -1)) !=
+    if ((rc = sc__begin(&call, coll, fn, 1, comm, rooted(pattern) ? root : -1)) !=
         MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     /* allgather and alltoall keep the regular MPI call in their strategies
@@ -119,11 +119,13 @@ static int triggered(safecoll_coll coll, sc__pattern pattern, const char *fn, co
     return sc__regular_run(&call, request);
 }
 
-int sc__regular_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn,
-                       const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, int nb, MPI_Request *request)
+int sc__regular_blocks(safecoll_coll coll, const char *fn, const void *sendbuf,
+                       MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Request *request)
 {
+    const sc__pattern pattern = sc__coll_pattern(coll);
+    const int nb = sc__blocking(coll) != coll;
     const side s = {sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"};
     const side r = {recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype"};
     const side *one = pattern == SC_PATTERN_SCATTER ? &r : &s, *many = one == &s ? &r : &s;

@@ -10,9 +10,8 @@ int safecoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_gather",
-        sc__regular_blocks(SAFECOLL_COLL_GATHER, SC_PATTERN_GATHER, "safecoll_gather", sendbuf,
-                              sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
-                              NULL));
+        sc__regular_blocks(SAFECOLL_COLL_GATHER, "safecoll_gather", sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount, recvtype, root, comm, NULL));
 }
 
 int safecoll_gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -20,9 +19,8 @@ int safecoll_gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_gather_c",
-        sc__regular_blocks(SAFECOLL_COLL_GATHER, SC_PATTERN_GATHER, "safecoll_gather_c", sendbuf,
-                              sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 0,
-                              NULL));
+        sc__regular_blocks(SAFECOLL_COLL_GATHER, "safecoll_gather_c", sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount, recvtype, root, comm, NULL));
 }
 
 int safecoll_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -30,9 +28,8 @@ int safecoll_igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_igather",
-        sc__regular_blocks(SAFECOLL_COLL_IGATHER, SC_PATTERN_GATHER, "safecoll_igather", sendbuf,
-                              sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, 1,
-                              request));
+        sc__regular_blocks(SAFECOLL_COLL_IGATHER, "safecoll_igather", sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 int safecoll_igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -40,7 +37,6 @@ int safecoll_igather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
                        MPI_Comm comm, MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_igather_c",
-        sc__regular_blocks(SAFECOLL_COLL_IGATHER, SC_PATTERN_GATHER, "safecoll_igather_c",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 1, request));
+        sc__regular_blocks(SAFECOLL_COLL_IGATHER, "safecoll_igather_c", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }

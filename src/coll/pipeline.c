@@ -30,14 +30,14 @@ static const safecoll_strategy cost_order_regular[] = {
     SAFECOLL_STRATEGY_SEGMENT, SAFECOLL_STRATEGY_P2P,
 };
 
-int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
-              int large, MPI_Comm comm, int root)
+int sc__begin(sc__call *call, safecoll_coll coll, const char *fn, int large, MPI_Comm comm,
+              int root)
 {
     int inter, rc, setup;
 
     memset(call, 0, sizeof *call);
     call->coll = coll;
-    call->pattern = pattern;
+    call->pattern = sc__coll_pattern(coll);
     call->fn = fn;
     call->large = large;
     call->comm = comm;
@@ -73,7 +73,7 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
      * rank's first meeting. */
     if ((rc = sc__comm_meet(comm, fn)) != MPI_SUCCESS)
         return rc;
-    if ((pattern == SC_PATTERN_GATHER || pattern == SC_PATTERN_SCATTER) &&
+    if ((call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER) &&
         (root < 0 || root >= call->size))
         return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                          fn, root, call->size);
@@ -95,18 +95,53 @@ int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const cha
     return MPI_SUCCESS;
 }
 
-int sc__begin_i(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
-                int large, MPI_Comm comm, int root, MPI_Request *request)
+int sc__begin_i(sc__call *call, safecoll_coll coll, const char *fn, int large,
+                MPI_Comm comm, int root, MPI_Request *request)
 {
     int rc;
 
     if (request != NULL)
         *request = MPI_REQUEST_NULL;
-    rc = sc__begin(call, coll, pattern, fn, large, comm, root);
+    rc = sc__begin(call, coll, fn, large, comm, root);
     if ((rc == MPI_SUCCESS || rc == SC_INTER) && request == NULL)
         rc = sc__error(MPI_ERR_REQUEST, "%s: request is NULL", fn);
     call->request = request;
     return rc;
+}
+
+/* The layouts' arrays: the int or the _c ones, as the entry got them. */
+static void v_arrays(sc__layout *lay, int large, const int *ic, const int *id,
+                     const MPI_Count *cc, const MPI_Aint *cd)
+{
+    if (large) {
+        lay->ccounts = cc;
+        lay->cdispls = cd;
+    } else {
+        lay->icounts = ic;
+        lay->idispls = id;
+    }
+}
+
+int sc__v_entry(sc__inter *in, int large, sc__v_describe *describe)
+{
+    sc__call call;
+    int rc = sc__blocking(in->coll) == in->coll
+                 ? sc__begin(&call, in->coll, in->fn, large, in->comm, in->root)
+                 : sc__begin_i(&call, in->coll, in->fn, large, in->comm, in->root, in->request);
+
+    in->pattern = call.pattern;
+    if (rc == SC_INTER)
+        return sc__inter_v(in);
+    if (rc != MPI_SUCCESS)
+        return sc__fail_early(&call, rc);
+    if (in->pattern == SC_PATTERN_GATHER || in->pattern == SC_PATTERN_ALLGATHER) {
+        v_arrays(&call.lay, large, in->irc, in->ird, in->crc, in->crd);
+    } else {
+        v_arrays(&call.lay, large, in->isc, in->isd, in->csc, in->csd);
+        v_arrays(&call.rlay, large, in->irc, in->ird, in->crc, in->crd);
+    }
+    describe(&call, in);
+    return sc__run(&call);
 }
 
 static void note_size(sc__call *call, int size)

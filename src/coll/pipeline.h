@@ -90,14 +90,15 @@ int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc) SC_COLD;
  * non-blocking path copies the call and runs it later). */
 int sc__regular_layout(sc__call *call, sc__layout *lay, MPI_Count n);
 
-/* gather, scatter, allgather and alltoall, blocking or not (nb), int or
- * _c (blocks.c): the checks, the native call unless the call triggers,
- * else the v-call it is through the pipeline with call->regular set. root
- * is SC_NO_ROOT for allgather and alltoall. */
-int sc__regular_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn,
-                       const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
-                       void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
-                       MPI_Comm comm, int nb, MPI_Request *request);
+/* gather, scatter, allgather and alltoall, blocking or not (request is
+ * the i-form's, NULL when blocking), int or _c (blocks.c): the checks, the
+ * native call unless the call triggers, else the v-call it is through the
+ * pipeline with call->regular set. root is ignored by allgather and
+ * alltoall. */
+int sc__regular_blocks(safecoll_coll coll, const char *fn, const void *sendbuf,
+                       MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                       MPI_Request *request);
 
 /* sc__run, or sc__run_nb when request is not NULL. */
 int sc__regular_run(sc__call *call, MPI_Request *request);
@@ -131,12 +132,12 @@ void sc__nb_release(sc__call *call);
  * ends. */
 int sc__nb_type_dup(MPI_Datatype *type, int *held);
 int sc__fail_early(sc__call *call, int rc);
-int sc__begin(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
-              int large, MPI_Comm comm, int root);
+int sc__begin(sc__call *call, safecoll_coll coll, const char *fn, int large, MPI_Comm comm,
+              int root);
 /* sc__begin for an `i` entry: also checks the request and sets it to
  * MPI_REQUEST_NULL until the call is started. */
-int sc__begin_i(sc__call *call, safecoll_coll coll, sc__pattern pattern, const char *fn,
-                int large, MPI_Comm comm, int root, MPI_Request *request);
+int sc__begin_i(sc__call *call, safecoll_coll coll, const char *fn, int large,
+                MPI_Comm comm, int root, MPI_Request *request);
 
 /* Intercommunicators (inter.c). sc__begin and sc__regular_begin return
  * SC_INTER, which is no MPI error code, for an intercommunicator; the
@@ -149,7 +150,8 @@ int sc__begin_i(sc__call *call, safecoll_coll coll, sc__pattern pattern, const c
  * it: the arrays describe the remote group; unused fields are 0. */
 typedef struct sc__inter {
     safecoll_coll coll;
-    sc__pattern pattern; /* GATHER, SCATTER, ALLGATHER, ALLTOALL or ALLTOALLW */
+    sc__pattern pattern; /* GATHER, SCATTER, ALLGATHER, ALLTOALL or ALLTOALLW (sc__v_entry
+                          * sets it) */
     const char *fn;
     MPI_Comm comm;
     int root; /* rooted ones: MPI_ROOT, MPI_PROC_NULL or a remote rank */
@@ -171,6 +173,18 @@ int sc__inter_forced(safecoll_coll coll, const char *fn, MPI_Comm comm);
  * groups; then every rank makes the int call, or the MPI-4 large-count
  * call, or returns the same error. */
 int sc__inter_v(const sc__inter *in);
+
+/* The one entry of the v-collectives and alltoallw, each of their four
+ * forms (int or _c as large says, blocking or i as in->coll says): in holds
+ * the arguments as the entry got them (root -1 for the unrooted ones; the
+ * request of an i-form, which may be NULL: that is the caller's error);
+ * in->pattern is set here, from the collective table.
+ * Begins the call, hands an intercommunicator to sc__inter_v, points the
+ * layouts at the arrays (the one array side of gatherv, scatterv and
+ * allgatherv in call->lay; alltoallv's and alltoallw's send side there and
+ * the receive side in call->rlay), lets describe read the rest, and runs. */
+typedef void sc__v_describe(sc__call *call, const sc__inter *in);
+int sc__v_entry(sc__inter *in, int large, sc__v_describe *describe);
 /* gather, scatter, allgather, alltoall (blocks.c's patterns) and bcast:
  * the native call, a count past the int limit carried by sc__type_fit. */
 int sc__inter_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn, const void *sendbuf,

@@ -189,7 +189,7 @@ static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size
     MPI_Count n, m, s = 0;
     int rc;
 
-    rc = sc__begin(&call, a->coll, SC_PATTERN_REDUCE, a->fn, a->large, a->comm,
+    rc = sc__begin(&call, a->coll, a->fn, a->large, a->comm,
                    a->kind == SAFECOLL_COLL_REDUCE ? a->root : -1);
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);

@@ -10,9 +10,8 @@ int safecoll_scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_scatter",
-        sc__regular_blocks(SAFECOLL_COLL_SCATTER, SC_PATTERN_SCATTER, "safecoll_scatter",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 0, NULL));
+        sc__regular_blocks(SAFECOLL_COLL_SCATTER, "safecoll_scatter", sendbuf, sendcount, sendtype,
+                           recvbuf, recvcount, recvtype, root, comm, NULL));
 }
 
 int safecoll_scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -20,9 +19,8 @@ int safecoll_scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype se
                        MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_scatter_c",
-        sc__regular_blocks(SAFECOLL_COLL_SCATTER, SC_PATTERN_SCATTER, "safecoll_scatter_c",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 0, NULL));
+        sc__regular_blocks(SAFECOLL_COLL_SCATTER, "safecoll_scatter_c", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, root, comm, NULL));
 }
 
 int safecoll_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -30,9 +28,8 @@ int safecoll_iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_iscatter",
-        sc__regular_blocks(SAFECOLL_COLL_ISCATTER, SC_PATTERN_SCATTER, "safecoll_iscatter",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 1, request));
+        sc__regular_blocks(SAFECOLL_COLL_ISCATTER, "safecoll_iscatter", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }
 
 int safecoll_iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -40,7 +37,6 @@ int safecoll_iscatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype s
                         MPI_Comm comm, MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_iscatter_c",
-        sc__regular_blocks(SAFECOLL_COLL_ISCATTER, SC_PATTERN_SCATTER, "safecoll_iscatter_c",
-                              sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-                              comm, 1, request));
+        sc__regular_blocks(SAFECOLL_COLL_ISCATTER, "safecoll_iscatter_c", sendbuf, sendcount,
+                           sendtype, recvbuf, recvcount, recvtype, root, comm, request));
 }

@@ -31,130 +31,53 @@ void sc__describe_scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sen
                   "recvtype");
 }
 
-static int scatterv_body(const void *sendbuf, const int sendcounts[], const int displs[],
-                         MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                         int root, MPI_Comm comm)
+static void describe(sc__call *call, const sc__inter *in)
 {
-    sc__call call;
-    int rc = sc__begin(&call, SAFECOLL_COLL_SCATTERV, SC_PATTERN_SCATTER, "safecoll_scatterv",
-                       0, comm, root);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_SCATTERV,
-                                    .pattern = SC_PATTERN_SCATTER, .fn = "safecoll_scatterv",
-                                    .comm = comm, .root = root, .sbuf = sendbuf, .stype = sendtype,
-                                    .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
-                                    .isc = sendcounts, .isd = displs});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.icounts = sendcounts;
-    call.lay.idispls = displs;
-    sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
-    return sc__run(&call);
+    sc__describe_scatterv(call, in->sbuf, in->stype, in->rbuf, in->rcount, in->rtype);
 }
 
 int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       int root, MPI_Comm comm)
 {
-    return SC_TR_REGION("safecoll_scatterv",
-        scatterv_body(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-        comm));
+    sc__inter in = {.coll = SAFECOLL_COLL_SCATTERV, .fn = "safecoll_scatterv", .comm = comm,
+                    .root = root, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+                    .rcount = recvcount, .rtype = recvtype, .isc = sendcounts, .isd = displs};
+
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 0, describe));
 }
 
-static int scatterv_c_body(const void *sendbuf, const MPI_Count sendcounts[],
-                           const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                           MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                        MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                        MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    sc__call call;
-    int rc = sc__begin(&call, SAFECOLL_COLL_SCATTERV, SC_PATTERN_SCATTER,
-                       "safecoll_scatterv_c", 1, comm, root);
+    sc__inter in = {.coll = SAFECOLL_COLL_SCATTERV, .fn = "safecoll_scatterv_c", .comm = comm,
+                    .root = root, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+                    .rcount = recvcount, .rtype = recvtype, .csc = sendcounts, .csd = displs};
 
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_SCATTERV,
-                                    .pattern = SC_PATTERN_SCATTER, .fn = "safecoll_scatterv_c",
-                                    .comm = comm, .root = root, .sbuf = sendbuf, .stype = sendtype,
-                                    .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
-                                    .csc = sendcounts, .csd = displs});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.ccounts = sendcounts;
-    call.lay.cdispls = displs;
-    sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
-    return sc__run(&call);
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 1, describe));
 }
 
-int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                        const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                        MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int safecoll_iscatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Request *request)
 {
-    return SC_TR_REGION("safecoll_scatterv_c",
-        scatterv_c_body(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-        comm));
+    sc__inter in = {.coll = SAFECOLL_COLL_ISCATTERV, .fn = "safecoll_iscatterv", .comm = comm,
+                    .root = root, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+                    .rcount = recvcount, .rtype = recvtype, .isc = sendcounts, .isd = displs,
+                    .request = request};
+
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 0, describe));
 }
 
-static int iscatterv_body(const void *sendbuf, const int sendcounts[],
-                          const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                          int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                          MPI_Request *request)
+int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
+                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,
+                         MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    sc__call call;
-    int rc = sc__begin_i(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv",
-                         0, comm, root, request);
+    sc__inter in = {.coll = SAFECOLL_COLL_ISCATTERV, .fn = "safecoll_iscatterv_c", .comm = comm,
+                    .root = root, .sbuf = sendbuf, .stype = sendtype, .rbuf = recvbuf,
+                    .rcount = recvcount, .rtype = recvtype, .csc = sendcounts, .csd = displs,
+                    .request = request};
 
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ISCATTERV,
-                                    .pattern = SC_PATTERN_SCATTER, .fn = "safecoll_iscatterv",
-                                    .comm = comm, .root = root, .sbuf = sendbuf, .stype = sendtype,
-                                    .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
-                                    .isc = sendcounts, .isd = displs, .request = request});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.icounts = sendcounts;
-    call.lay.idispls = displs;
-    sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
-    return sc__run(&call);
-}
-
-int safecoll_iscatterv(const void *sendbuf, const int sendcounts[],
-                         const int displs[], MPI_Datatype sendtype, void *recvbuf,
-                         int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                         MPI_Request *request)
-{
-    return SC_TR_REGION("safecoll_iscatterv",
-        iscatterv_body(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-        comm, request));
-}
-
-static int iscatterv_c_body(const void *sendbuf, const MPI_Count sendcounts[],
-                            const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                            MPI_Request *request)
-{
-    sc__call call;
-    int rc = sc__begin_i(&call, SAFECOLL_COLL_ISCATTERV, SC_PATTERN_SCATTER, "safecoll_iscatterv_c",
-                         1, comm, root, request);
-
-    if (rc == SC_INTER)
-        return sc__inter_v(&(sc__inter){.coll = SAFECOLL_COLL_ISCATTERV,
-                                    .pattern = SC_PATTERN_SCATTER, .fn = "safecoll_iscatterv_c",
-                                    .comm = comm, .root = root, .sbuf = sendbuf, .stype = sendtype,
-                                    .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
-                                    .csc = sendcounts, .csd = displs, .request = request});
-    if (rc != MPI_SUCCESS)
-        return sc__fail_early(&call, rc);
-    call.lay.ccounts = sendcounts;
-    call.lay.cdispls = displs;
-    sc__describe_scatterv(&call, sendbuf, sendtype, recvbuf, recvcount, recvtype);
-    return sc__run(&call);
-}
-
-int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[],
-                         const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf,
-                         MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                         MPI_Request *request)
-{
-    return SC_TR_REGION("safecoll_iscatterv_c",
-        iscatterv_c_body(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
-        comm, request));
+    return SC_TR_REGION(in.fn, sc__v_entry(&in, 1, describe));
 }

@@ -3,7 +3,7 @@
  * rest of the library derives from it (an X-macro, as libuv's error map).
  * A row is
  *
- *   X(S, name, c, v, strategies, tv)
+ *   X(S, name, c, v, pattern, strategies, tv)
  *
  *   S           the suffix of its safecoll_coll value, SAFECOLL_COLL_##S;
  *               its non-blocking form is SAFECOLL_COLL_I##S, named "i" name
@@ -15,6 +15,9 @@
  *               peer: the argument check compares them (sc__check_is_v),
  *               and the probe keeps their int displacements, up to
  *               (P-1)*n, below INT_MAX.
+ *   pattern     its communication pattern, SC_PATTERN_<pattern>: which
+ *               executors of src/avoid/ carry it (the entry and the pipeline
+ *               take it from here, sc__coll_pattern).
  *   strategies  the strategies that exist for it, an i-form having what its
  *               blocking form has (safecoll_strategy_applies): a set below,
  *               largecount left out (it follows from c), plus its
@@ -36,13 +39,24 @@
  * collective takes the next two free numbers there and one row here. The
  * rows are in the order of the values; the order carries no meaning.
  *
- * What is not here: the call pattern (each entry file names its own, the
- * pattern's executors live in src/avoid/), the probe's call and data
- * (src/probe/probe.c) and the guidelines' equivalences (src/probe/
- * guideline.c), which switch on the collective.
+ * What is not here: the probe's call and data (src/probe/probe.c) and the
+ * guidelines' equivalences (src/probe/guideline.c), which switch on the
+ * collective: each row there is code of its own.
  */
 #ifndef SC_COLLS_H
 #define SC_COLLS_H
+
+/* The communication patterns: which avoidance code runs (src/avoid/). */
+typedef enum sc__pattern {
+    SC_PATTERN_GATHER,    /* rooted, many-to-one: gatherv */
+    SC_PATTERN_SCATTER,   /* rooted, one-to-many: scatterv */
+    SC_PATTERN_ALLGATHER, /* allgatherv */
+    SC_PATTERN_ALLTOALL,  /* alltoallv */
+    SC_PATTERN_BCAST,     /* bcast: one buffer, the same on every rank */
+    SC_PATTERN_ALLTOALLW, /* alltoallw: a datatype per peer, byte displacements */
+    SC_PATTERN_REDUCE,    /* the six reductions, blocking and not (reduce.c) */
+    SC_PATTERN_BARRIER,   /* barrier: no data */
+} sc__pattern;
 
 /* A strategy's bit in a set. */
 #define SC_SBIT(s) (1u << SAFECOLL_STRATEGY_##s)
@@ -57,32 +71,36 @@
 
 /* clang-format off */
 #define SC_COLLS(X)                                                                               \
-    X(GATHERV, "gatherv", 1, 1, SC_SET_ROOTED | SC_SBIT(REGULAR), (1, 1, 0, 2, 0, 0))             \
-    X(SCATTERV, "scatterv", 1, 1, SC_SET_ROOTED | SC_SBIT(REGULAR), (1, 1, 0, 2, 0, 0))           \
-    X(ALLGATHERV, "allgatherv", 1, 1,                                                             \
+    X(GATHERV, "gatherv", 1, 1, GATHER, SC_SET_ROOTED | SC_SBIT(REGULAR), (1, 1, 0, 2, 0, 0))     \
+    X(SCATTERV, "scatterv", 1, 1, SCATTER, SC_SET_ROOTED | SC_SBIT(REGULAR),                      \
+      (1, 1, 0, 2, 0, 0))                                                                         \
+    X(ALLGATHERV, "allgatherv", 1, 1, ALLGATHER,                                                  \
       SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(REGULAR), (1, 1, 1, 1, 0, 0))               \
-    X(ALLTOALLV, "alltoallv", 1, 1, SC_SET_ALLTOALL | SC_SBIT(REGULAR), (1, 1, 2, 0, 0, 0))       \
-    X(BARRIER, "barrier", 0, 0, SC_SET_BASE | SC_SBIT(P2P), (0, 0, 0, 0, 0, 0))                   \
-    X(BCAST, "bcast", 1, 0, SC_SET_ALLTOALL | SC_SBIT(SCATTER_ALLGATHER), (1, 0, 0, 1, 0, 0))     \
-    X(GATHER, "gather", 1, 0, SC_SET_ROOTED | SC_SBIT(ALLGATHER), (1, 1, 0, 2, 0, 0))             \
-    X(SCATTER, "scatter", 1, 0, SC_SET_ROOTED | SC_SBIT(BCAST), (1, 1, 0, 2, 0, 0))               \
-    X(ALLGATHER, "allgather", 1, 0,                                                               \
+    X(ALLTOALLV, "alltoallv", 1, 1, ALLTOALL, SC_SET_ALLTOALL | SC_SBIT(REGULAR),                 \
+      (1, 1, 2, 0, 0, 0))                                                                         \
+    X(BARRIER, "barrier", 0, 0, BARRIER, SC_SET_BASE | SC_SBIT(P2P), (0, 0, 0, 0, 0, 0))         \
+    X(BCAST, "bcast", 1, 0, BCAST, SC_SET_ALLTOALL | SC_SBIT(SCATTER_ALLGATHER),                  \
+      (1, 0, 0, 1, 0, 0))                                                                         \
+    X(GATHER, "gather", 1, 0, GATHER, SC_SET_ROOTED | SC_SBIT(ALLGATHER), (1, 1, 0, 2, 0, 0))     \
+    X(SCATTER, "scatter", 1, 0, SCATTER, SC_SET_ROOTED | SC_SBIT(BCAST), (1, 1, 0, 2, 0, 0))      \
+    X(ALLGATHER, "allgather", 1, 0, ALLGATHER,                                                    \
       SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(ALLTOALL), (1, 1, 1, 1, 0, 0))              \
-    X(ALLTOALL, "alltoall", 1, 0, SC_SET_ALLTOALL, (1, 1, 2, 0, 0, 0))                            \
-    X(ALLTOALLW, "alltoallw", 1, 1, SC_SET_BASE | SC_SBIT(CHUNK) | SC_SBIT(P2P),                  \
+    X(ALLTOALL, "alltoall", 1, 0, ALLTOALL, SC_SET_ALLTOALL, (1, 1, 2, 0, 0, 0))                  \
+    X(ALLTOALLW, "alltoallw", 1, 1, ALLTOALLW, SC_SET_BASE | SC_SBIT(CHUNK) | SC_SBIT(P2P),       \
       (0, 0, 0, 0, 0, 0))                                                                         \
-    X(REDUCE, "reduce", 1, 0, SC_SET_REDUCTION | SC_SBIT(ALLREDUCE), (1, 0, 0, 1, 1, 1))          \
-    X(ALLREDUCE, "allreduce", 1, 0,                                                               \
+    X(REDUCE, "reduce", 1, 0, REDUCE, SC_SET_REDUCTION | SC_SBIT(ALLREDUCE), (1, 0, 0, 1, 1, 1))  \
+    X(ALLREDUCE, "allreduce", 1, 0, REDUCE,                                                       \
       SC_SET_REDUCTION | SC_SBIT(REDUCE_BCAST) | SC_SBIT(RS_ALLGATHER), (1, 0, 0, 2, 0, 1))       \
     /* every rank sends the whole vector of n*P and receives its block */                         \
-    X(REDUCE_SCATTER, "reduce_scatter", 1, 0,                                                     \
+    X(REDUCE_SCATTER, "reduce_scatter", 1, 0, REDUCE,                                             \
       SC_SET_REDUCTION | SC_SBIT(REDUCE_SCATTER) | SC_SBIT(ALLREDUCE), (1, 1, 1, 1, 0, 1))        \
-    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", 1, 0,                                         \
+    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", 1, 0, REDUCE,                                 \
       SC_SET_REDUCTION | SC_SBIT(REDUCE_SCATTER) | SC_SBIT(ALLREDUCE), (1, 1, 1, 1, 0, 1))        \
     /* every rank sends n and receives n (exscan's rank 0 too: its buffer is                      \
      * undefined after the call, but MPI may write it) */                                         \
-    X(SCAN, "scan", 1, 0, SC_SET_REDUCTION | SC_SBIT(EXSCAN_REDUCE_LOCAL), (1, 0, 0, 2, 0, 1))    \
-    X(EXSCAN, "exscan", 1, 0, SC_SET_REDUCTION, (1, 0, 0, 2, 0, 1))
+    X(SCAN, "scan", 1, 0, REDUCE, SC_SET_REDUCTION | SC_SBIT(EXSCAN_REDUCE_LOCAL),                \
+      (1, 0, 0, 2, 0, 1))                                                                         \
+    X(EXSCAN, "exscan", 1, 0, REDUCE, SC_SET_REDUCTION, (1, 0, 0, 2, 0, 1))
 /* clang-format on */
 
 /* The number of rows: the blocking collectives. */

@@ -94,6 +94,21 @@ static inline safecoll_coll sc__blocking(safecoll_coll coll)
     }
 }
 
+/* The pattern of a collective or its `i` form (colls.h); a value out of
+ * range is SC_PATTERN_BARRIER, which has no executors. */
+static inline sc__pattern sc__coll_pattern(safecoll_coll coll)
+{
+    switch (sc__blocking(coll)) {
+#define SC_PATTERN_(S, name, c, v, pattern, ...)                                              \
+    case SAFECOLL_COLL_##S:                                                                   \
+        return SC_PATTERN_##pattern;
+        SC_COLLS(SC_PATTERN_)
+#undef SC_PATTERN_
+    default:
+        return SC_PATTERN_BARRIER;
+    }
+}
+
 /* ---- strategies (strategies.c) ---- */
 
 /* safecoll_strategy_applies for values in range: strategy s exists for

@@ -23,7 +23,7 @@
 
 /* Per collective, from the collective table (colls.h); an i-form has what
  * its blocking form has. */
-#define SC_STRATEGIES_(S, name, c, v, set, ...) [SAFECOLL_COLL_##S] = (set) | LC(c),
+#define SC_STRATEGIES_(S, name, c, v, pattern, set, ...) [SAFECOLL_COLL_##S] = (set) | LC(c),
 static const unsigned strategies[SAFECOLL_NCOLL] = {SC_COLLS(SC_STRATEGIES_)};
 #undef SC_STRATEGIES_
 

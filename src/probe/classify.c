@@ -71,7 +71,7 @@ const char *safecoll_probe_type_double(const char *name)
 #define SC_TV_ROW_(S, v, probed, g, m0, m1, m2, r)                                            \
     [SAFECOLL_COLL_##S] = {probed, SAFECOLL_COLL_##S, SAFECOLL_COLL_I##S, g, {m0, m1, m2},      \
                            (probed) && (v), r},
-#define SC_PROBE_ROW_(S, name, c, v, set, tv) SC_TV_(S, v, SC_COLLS_ARGS tv)
+#define SC_PROBE_ROW_(S, name, c, v, pattern, set, tv) SC_TV_(S, v, SC_COLLS_ARGS tv)
 static const sc__probe_info table[SAFECOLL_NCOLL] = {SC_COLLS(SC_PROBE_ROW_)};
 #undef SC_PROBE_ROW_
 #undef SC_TV_ROW_

@@ -76,13 +76,22 @@ int sc__launch_run(const char *fn, const char *launcher, int P, const char *cmd,
 {
     char store[8192];
     char *argv[MAX_WORDS];
-    double deadline;
-    pid_t pid;
 
     *status = 0;
     *killed = 0;
     if (build_argv(launcher, P, cmd, store, sizeof store, argv) < 1)
         return sc__error(MPI_ERR_ARG, "%s: the launcher command is empty or too long", fn);
+    return sc__launch_argv(fn, argv, logpath, limit, status, killed);
+}
+
+int sc__launch_argv(const char *fn, char *const argv[], const char *logpath, double limit,
+                    int *status, int *killed)
+{
+    double deadline;
+    pid_t pid;
+
+    *status = 0;
+    *killed = 0;
     if ((pid = fork()) < 0)
         return sc__error(MPI_ERR_OTHER, "%s: fork: %s", fn, strerror(errno));
     if (pid == 0) {

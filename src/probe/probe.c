@@ -185,23 +185,27 @@ static void sizes(const job *j, MPI_Count *scount, MPI_Count *rcount, MPI_Count 
     MPI_Count n = j->n, nP = n * j->P;
     int root = j->rank == 0;
 
-    switch (j->coll) {
-    case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_GATHERV:
+    switch (sc__coll_pattern(j->coll)) {
+    case SC_PATTERN_GATHER:
         *scount = n; *rcount = root ? nP : 0; break;
-    case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_SCATTERV:
+    case SC_PATTERN_SCATTER:
         *scount = root ? nP : 0; *rcount = n; break;
-    case SAFECOLL_COLL_ALLGATHER: case SAFECOLL_COLL_ALLGATHERV:
+    case SC_PATTERN_ALLGATHER:
         *scount = n; *rcount = nP; break;
-    case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_ALLTOALLV:
+    case SC_PATTERN_ALLTOALL:
         *scount = nP; *rcount = nP; break;
-    case SAFECOLL_COLL_BCAST:
+    case SC_PATTERN_BCAST:
         *scount = 0; *rcount = n; break;
-    case SAFECOLL_COLL_REDUCE:
-        *scount = n; *rcount = root ? n : 0; break;
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK: case SAFECOLL_COLL_REDUCE_SCATTER:
-        *scount = nP; *rcount = n; break;
-    default: /* allreduce, scan, exscan */
-        *scount = n; *rcount = n; break;
+    default: /* the reductions */
+        if (j->coll == SAFECOLL_COLL_REDUCE) {
+            *scount = n; *rcount = root ? n : 0;
+        } else if (j->coll == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK ||
+                   j->coll == SAFECOLL_COLL_REDUCE_SCATTER) {
+            *scount = nP; *rcount = n;
+        } else { /* allreduce, scan, exscan */
+            *scount = n; *rcount = n;
+        }
+        break;
     }
     *checked = j->coll == SAFECOLL_COLL_EXSCAN && root ? 0 : *rcount;
 }
@@ -216,6 +220,7 @@ static void sizes(const job *j, MPI_Count *scount, MPI_Count *rcount, MPI_Count 
  * division. */
 static MPI_Count first_wrong(const job *j, MPI_Count rcount)
 {
+    const sc__pattern pattern = sc__coll_pattern(j->coll);
     MPI_Count n = j->n, blocks = 1, len = rcount;
 
     if (j->reduction) {
@@ -233,20 +238,18 @@ static MPI_Count first_wrong(const job *j, MPI_Count rcount)
                 return k;
         return -1;
     }
-    if (j->coll == SAFECOLL_COLL_GATHER || j->coll == SAFECOLL_COLL_GATHERV ||
-        j->coll == SAFECOLL_COLL_ALLGATHER || j->coll == SAFECOLL_COLL_ALLGATHERV ||
-        j->coll == SAFECOLL_COLL_ALLTOALL || j->coll == SAFECOLL_COLL_ALLTOALLV) {
+    if (pattern == SC_PATTERN_GATHER || pattern == SC_PATTERN_ALLGATHER ||
+        pattern == SC_PATTERN_ALLTOALL) {
         blocks = n > 0 ? rcount / n : 0;
         len = n;
     }
     for (MPI_Count b = 0; b < blocks; b++) {
         int src = 0;
         MPI_Count from = 0, base = b * len;
-        switch (j->coll) {
-        case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_SCATTERV: from = j->rank * n; break;
-        case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_ALLTOALLV:
-            src = (int)b; from = j->rank * n; break;
-        case SAFECOLL_COLL_BCAST: break;
+        switch (pattern) {
+        case SC_PATTERN_SCATTER: from = j->rank * n; break;
+        case SC_PATTERN_ALLTOALL: src = (int)b; from = j->rank * n; break;
+        case SC_PATTERN_BCAST: break;
         default: src = (int)b; break; /* gathers */
         }
         for (MPI_Count e = 0; e < len; e++)

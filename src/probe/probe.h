@@ -84,6 +84,11 @@ int sc__fault_fires(const sc__fault *f, safecoll_coll coll, MPI_Count n, int s, 
 int sc__launch_run(const char *fn, const char *launcher, int P, const char *cmd,
                    const char *logpath, double limit, int *status, int *killed);
 
+/* The same with the job's words as they are (no launcher, no splitting):
+ * argv[0] is looked up in PATH, argv ends with NULL. */
+int sc__launch_argv(const char *fn, char *const argv[], const char *logpath, double limit,
+                    int *status, int *killed);
+
 /* The job's own last message (a line starting "safecoll"), else the last
  * line that says something. */
 void sc__launch_log_tail(const char *path, char *buf, size_t len);

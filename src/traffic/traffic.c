@@ -202,6 +202,46 @@ int sc__tr_testall(int n, MPI_Request reqs[], int *flag)
 {
     return SC_TR_CALL(SC_TR_COMPLETE, MPI_Testall, n, reqs, flag, MPI_STATUSES_IGNORE);
 }
+
+int sc__tr_wait_st(MPI_Request *req, MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Wait, req, st);
+}
+
+int sc__tr_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Waitany, n, reqs, index, st);
+}
+
+int sc__tr_waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
+{
+    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Waitsome, n, reqs, outcount, indices, sts);
+}
+
+int sc__tr_waitall_st(int n, MPI_Request reqs[], MPI_Status sts[])
+{
+    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Waitall, n, reqs, sts);
+}
+
+int sc__tr_test_st(MPI_Request *req, int *flag, MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Test, req, flag, st);
+}
+
+int sc__tr_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Testany, n, reqs, index, flag, st);
+}
+
+int sc__tr_testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
+{
+    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Testsome, n, reqs, outcount, indices, sts);
+}
+
+int sc__tr_testall_st(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Testall, n, reqs, flag, sts);
+}
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif

@@ -303,6 +303,73 @@ int sc__tr_waitall(int n, MPI_Request reqs[]);
 int sc__tr_testall(int n, MPI_Request reqs[], int *flag);
 int sc__tr_request_free(MPI_Request *req);
 
+/* ------------------------------------------------------------ the application's point-to-point */
+
+/* The application's point-to-point calls and completions, as the public
+ * wrappers of src/replay/ make them (safecoll_recv, safecoll_waitany,
+ * ...): MPI's parameters in MPI's order, statuses kept, marked "inside
+ * MPI" (SC_TR_P2P for posts, probes and blocking receives, SC_TR_COMPLETE
+ * for completions) when a hook is on. Receives are reported to the
+ * observer with the source and tag as given (wildcards included). */
+static inline int sc__tr_recv_st(void *buf, int n, MPI_Datatype type, int src, int tag,
+                                 MPI_Comm comm, MPI_Status *st)
+{
+    return SC_TR_MSG(SC_TR_RECV, MPI_Recv, buf, n, type, src, tag, comm,
+                     (buf, n, type, src, tag, comm, st));
+}
+
+static inline int sc__tr_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_P2P, MPI_Probe, src, tag, comm, st);
+}
+
+static inline int sc__tr_iprobe(int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_P2P, MPI_Iprobe, src, tag, comm, flag, st);
+}
+
+static inline int sc__tr_mprobe(int src, int tag, MPI_Comm comm, MPI_Message *msg,
+                                MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_P2P, MPI_Mprobe, src, tag, comm, msg, st);
+}
+
+static inline int sc__tr_improbe(int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                                 MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_P2P, MPI_Improbe, src, tag, comm, flag, msg, st);
+}
+
+static inline int sc__tr_mrecv(void *buf, int n, MPI_Datatype type, MPI_Message *msg,
+                               MPI_Status *st)
+{
+    return SC_TR_CALL(SC_TR_P2P, MPI_Mrecv, buf, n, type, msg, st);
+}
+
+static inline int sc__tr_imrecv(void *buf, int n, MPI_Datatype type, MPI_Message *msg,
+                                MPI_Request *req)
+{
+    return SC_TR_CALL(SC_TR_P2P, MPI_Imrecv, buf, n, type, msg, req);
+}
+
+/* MPI_Wait / _Waitany / _Waitsome / _Waitall / _Test / _Testany /
+ * _Testsome / _Testall with their statuses (MPI_STATUS(ES)_IGNORE allowed). */
+int sc__tr_wait_st(MPI_Request *req, MPI_Status *st);
+int sc__tr_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st);
+int sc__tr_waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[]);
+int sc__tr_waitall_st(int n, MPI_Request reqs[], MPI_Status sts[]);
+int sc__tr_test_st(MPI_Request *req, int *flag, MPI_Status *st);
+int sc__tr_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st);
+int sc__tr_testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[]);
+int sc__tr_testall_st(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]);
+
+/* MPI_Allreduce on comm, as the library's own message (SC_TR_AGREE). */
+static inline int sc__tr_allreduce(const void *sb, void *rb, int n, MPI_Datatype type, MPI_Op op,
+                                   MPI_Comm comm)
+{
+    return SC_TR_CALL(SC_TR_AGREE, MPI_Allreduce, sb, rb, n, type, op, comm);
+}
+
 /* ------------------------------------------------------------ a batch */
 
 /* The requests of one round of point-to-point messages on one

@@ -87,6 +87,7 @@ if [ "${1:-}" = --list ]; then
     echo "native-allgather_c (12.9 GB; must work: the largecount strategy of a regular allgather calls it)"
     echo "native-alltoall_c (12.9 GB; must work: the largecount strategy of a regular alltoall calls it)"
     echo "search-mpich (14 GB; safecoll search of scatter, allgather (and SAFECOLL_SEARCH_ICOLLS, e.g. iscatter) at P=4 char, then the safe collective at the failures; tests/big/search.sh)"
+    echo "fortran-gatherv (5.5 GB; the mpi_f08 binding: safecoll_gatherv of 2.4e9 bytes with int counts and 2.2e9 with MPI_COUNT_KIND counts on 2 ranks; tests/big/f08_gatherv.f90)"
     echo "guideline-mpich (2 GB; safecoll guideline of 12 collectives at P=2,4 char up to 16 MiB per rank, then the routing of each record; tests/big/guideline.sh)"
     for c in "${configs[@]}"; do
         read -r name prog mode gb strategies <<< "$c"
@@ -266,6 +267,30 @@ if selected guideline-mpich; then
             failed=$((failed + 1))
         fi
         echo "     guideline-mpich: $(($(date +%s) - t0)) s in all"
+    fi
+fi
+
+# The Fortran binding (tests/big/f08_gatherv.f90): safecoll_gatherv from
+# mpi_f08 with int and MPI_COUNT_KIND counts past INT_MAX bytes, on 2 ranks.
+# Not built where the MPI has no Fortran wrapper: then a note, not a run.
+if selected fortran-gatherv; then
+    if [ ! -x "$bin/f08_gatherv" ]; then
+        echo "INFO fortran-gatherv: not built (no MPI Fortran wrapper); not run"
+    elif ! memory_for 5.5; then
+        echo "SKIP fortran-gatherv ($mem_short)"
+        skipped=$((skipped + 1))
+    else
+        # shellcheck disable=SC2086
+        run_job fortran-gatherv "$MPIEXEC" $MPIEXEC_FLAGS -n 2 "$bin/f08_gatherv"
+        verdict=$(grep -m1 '^fortran-gatherv: ok ' "$log")
+        if [ $rc -eq 0 ] && [ -n "$verdict" ]; then
+            echo "PASS fortran-gatherv (${secs}s; ${verdict#fortran-gatherv: ok })"
+            passed=$((passed + 1))
+        else
+            echo "FAIL fortran-gatherv ($(why_failed $rc), ${secs}s, log: $log)"
+            sed 's/^/    | /' "$log" | tail -n 30
+            failed=$((failed + 1))
+        fi
     fi
 fi
 

@@ -1,0 +1,108 @@
+/**
+ * \file safecoll/p2p.h
+ * \brief Point-to-point wrappers: hang marks and deterministic record and
+ *        replay of receives and completions.
+ *
+ * \defgroup p2p Point-to-point record and replay
+ * \{
+ *
+ * Each function takes MPI's parameters in MPI's order and does what the
+ * MPI function of the same name does; the switch header
+ * (safecoll/switch.h) maps `MPI_Recv(...)` and the others to them. Every
+ * one counts as "inside MPI" for hang detection (safecoll/hang.h).
+ *
+ * With the environment variable `SAFECOLL_REPLAY` unset they pass through
+ * (one branch). With `SAFECOLL_REPLAY=record:DIR` each rank writes
+ * `DIR/rank-<r>.screp`: every receive's source, tag, byte count and a
+ * CRC-32 (zlib's) of the bytes received, the result of every test and
+ * iprobe, and the indices every *any / *some completion returned. With
+ * `SAFECOLL_REPLAY=replay:DIR` a wildcard receive or probe is posted with
+ * the logged source and tag, a completion returns the logged requests, a
+ * test or iprobe the logged flag, and every payload's CRC is checked: the
+ * first divergence on a rank is reported (stderr and
+ * safecoll_last_error(): rank, call number, source, tag, call site) and
+ * the call returns MPI_ERR_OTHER through the communicator's error handler;
+ * the rank then passes through. A missing, truncated or corrupted log, or
+ * one of another process count or program, is an error on every rank: the
+ * first wrapper call with `SAFECOLL_REPLAY` set is collective over
+ * MPI_COMM_WORLD (every rank must make one). See doc/guide.md, "Record
+ * and replay".
+ *
+ * Requests of receives are followed only when posted with safecoll_irecv
+ * or safecoll_imrecv; calls must come from one thread at a time.
+ */
+#ifndef SAFECOLL_P2P_H
+#define SAFECOLL_P2P_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** \brief MPI_Send(); a pass-through that counts the call. */
+SAFECOLL_API int safecoll_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm);
+/** \brief MPI_Isend(); a pass-through that counts the call. */
+SAFECOLL_API int safecoll_isend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                int tag, MPI_Comm comm, MPI_Request *request);
+/** \brief MPI_Recv(), recorded and replayed (source, tag, payload CRC). */
+SAFECOLL_API int safecoll_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                               MPI_Comm comm, MPI_Status *status);
+/** \brief MPI_Irecv(); its match is recorded at completion and bound at
+ *  the post in replay. */
+SAFECOLL_API int safecoll_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                                MPI_Comm comm, MPI_Request *request);
+/** \brief MPI_Probe(), recorded and replayed (source, tag, size). */
+SAFECOLL_API int safecoll_probe(int source, int tag, MPI_Comm comm, MPI_Status *status);
+/** \brief MPI_Iprobe(), recorded and replayed (flag, source, tag, size). */
+SAFECOLL_API int safecoll_iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                                 MPI_Status *status);
+/** \brief MPI_Mprobe(), recorded and replayed (source, tag, size). */
+SAFECOLL_API int safecoll_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                                 MPI_Status *status);
+/** \brief MPI_Improbe(), recorded and replayed (flag, source, tag, size). */
+SAFECOLL_API int safecoll_improbe(int source, int tag, MPI_Comm comm, int *flag,
+                                  MPI_Message *message, MPI_Status *status);
+/** \brief MPI_Mrecv(), its payload CRC recorded and checked. */
+SAFECOLL_API int safecoll_mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                                MPI_Status *status);
+/** \brief MPI_Imrecv(); its payload CRC recorded and checked at completion. */
+SAFECOLL_API int safecoll_imrecv(void *buf, int count, MPI_Datatype datatype,
+                                 MPI_Message *message, MPI_Request *request);
+/** \brief MPI_Wait(). */
+SAFECOLL_API int safecoll_wait(MPI_Request *request, MPI_Status *status);
+/** \brief MPI_Waitany(), the index recorded and replayed. */
+SAFECOLL_API int safecoll_waitany(int count, MPI_Request requests[], int *index,
+                                  MPI_Status *status);
+/** \brief MPI_Waitsome(), the indices recorded and replayed. */
+SAFECOLL_API int safecoll_waitsome(int incount, MPI_Request requests[], int *outcount,
+                                   int indices[], MPI_Status statuses[]);
+/** \brief MPI_Waitall(). */
+SAFECOLL_API int safecoll_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+/** \brief MPI_Test(), the flag recorded and replayed. */
+SAFECOLL_API int safecoll_test(MPI_Request *request, int *flag, MPI_Status *status);
+/** \brief MPI_Testany(), the flag and index recorded and replayed. */
+SAFECOLL_API int safecoll_testany(int count, MPI_Request requests[], int *index, int *flag,
+                                  MPI_Status *status);
+/** \brief MPI_Testsome(), the indices recorded and replayed. */
+SAFECOLL_API int safecoll_testsome(int incount, MPI_Request requests[], int *outcount,
+                                   int indices[], MPI_Status statuses[]);
+/** \brief MPI_Testall(), the flag recorded and replayed. */
+SAFECOLL_API int safecoll_testall(int count, MPI_Request requests[], int *flag,
+                                  MPI_Status statuses[]);
+
+/**
+ * \brief Writes this rank's record log out now (record mode; nothing
+ *        otherwise). The log is also written at MPI_Finalize, at exit()
+ *        and on a fatal signal.
+ * \return MPI_SUCCESS, or MPI_ERR_FILE when the log cannot be written.
+ */
+SAFECOLL_API int safecoll_replay_flush(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+/** \} */
+#endif /* SAFECOLL_P2P_H */

@@ -1,0 +1,250 @@
+/*
+ * The record/replay log file (format in replay.h): written through a
+ * bounded buffer, read back whole and checked.
+ */
+#define _GNU_SOURCE 1
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "replay.h"
+
+_Static_assert(sizeof(sc__rp_rec) == 40, "a log record is 40 bytes");
+_Static_assert(offsetof(sc__rp_rec, rcrc) == 36, "the record CRC ends the record");
+
+enum { BUF_BYTES = 64 * 1024, NBUF = BUF_BYTES / sizeof(sc__rp_rec) };
+
+static int fd = -1;
+static sc__rp_rec buf[NBUF];
+static volatile size_t nbuf;
+static uint32_t last_call;
+
+uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n)
+{
+    const unsigned char *c = p;
+    uLong v = crc;
+
+    while (n > 0) {
+        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
+        v = crc32(v, c, k);
+        c += k;
+        n -= k;
+    }
+    return (uint32_t)v;
+}
+
+void sc__rp_program(char out[SC_RP_PROGRAM])
+{
+    memset(out, 0, SC_RP_PROGRAM);
+    ssize_t n = readlink("/proc/self/exe", out, SC_RP_PROGRAM - 1);
+    if (n <= 0)
+        snprintf(out, SC_RP_PROGRAM, "(unknown)");
+    else
+        out[n] = '\0';
+}
+
+static uint32_t rec_crc(const sc__rp_rec *r)
+{
+    return sc__rp_crc(0, r, offsetof(sc__rp_rec, rcrc));
+}
+
+/* write(2) all of it (async-signal-safe). */
+static int write_all(const void *p, size_t n)
+{
+    const char *c = p;
+
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+int sc__rp_log_create(const char *dir, int nprocs, int rank)
+{
+    char path[4096];
+    sc__rp_header h;
+
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot make the directory %s: %s",
+                         rank, dir, strerror(errno));
+    snprintf(path, sizeof path, "%s/rank-%d.screp", dir, rank);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot create %s: %s", rank,
+                         path, strerror(errno));
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, "SCREPLAY", 8);
+    h.version = SC_RP_VERSION;
+    h.recsize = sizeof(sc__rp_rec);
+    h.nprocs = nprocs;
+    h.rank = rank;
+    h.byteorder = 0x01020304u;
+    sc__rp_program(h.program);
+    h.crc = sc__rp_crc(0, &h, offsetof(sc__rp_header, crc));
+    if (write_all(&h, sizeof h) != 0) {
+        close(fd);
+        fd = -1;
+        return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot write %s: %s", rank,
+                         path, strerror(errno));
+    }
+    nbuf = 0;
+    return MPI_SUCCESS;
+}
+
+int sc__rp_log_flush(int end)
+{
+    int bad = 0;
+
+    if (fd < 0)
+        return MPI_SUCCESS;
+    if (end >= 0) {
+        sc__rp_rec *r = &buf[nbuf < NBUF ? nbuf : NBUF - 1];
+        if (nbuf == NBUF) {
+            bad |= write_all(buf, nbuf * sizeof buf[0]);
+            nbuf = 0;
+            r = &buf[0];
+        }
+        memset(r, 0, sizeof *r);
+        r->kind = SC_RP_END;
+        r->flag = (uint8_t)end;
+        r->call = last_call;
+        r->rcrc = rec_crc(r);
+        nbuf++;
+    }
+    if (nbuf > 0)
+        bad |= write_all(buf, nbuf * sizeof buf[0]);
+    nbuf = 0;
+    if (end >= 0) {
+        close(fd);
+        fd = -1;
+    }
+    return bad ? MPI_ERR_FILE : MPI_SUCCESS;
+}
+
+int sc__rp_log_put(sc__rp_rec *r)
+{
+    if (fd < 0)
+        return MPI_SUCCESS;
+    r->rcrc = rec_crc(r);
+    last_call = r->call;
+    if (nbuf == NBUF && sc__rp_log_flush(-1) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: cannot write the record log: %s",
+                         strerror(errno));
+    buf[nbuf] = *r;
+    nbuf = nbuf + 1;
+    return MPI_SUCCESS;
+}
+
+int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n)
+{
+    char path[4096], program[SC_RP_PROGRAM];
+    sc__rp_header h;
+    struct stat sb;
+    sc__rp_rec *r = NULL;
+    size_t k;
+    int f, rc = MPI_SUCCESS;
+
+    *recs = NULL;
+    *n = 0;
+    snprintf(path, sizeof path, "%s/rank-%d.screp", dir, rank);
+    f = open(path, O_RDONLY | O_CLOEXEC);
+    if (f < 0)
+        return sc__error(errno == ENOENT ? MPI_ERR_NO_SUCH_FILE : MPI_ERR_FILE,
+                         "SAFECOLL_REPLAY: rank %d: cannot open the log %s: %s", rank, path,
+                         strerror(errno));
+    if (fstat(f, &sb) != 0 || (size_t)sb.st_size < sizeof h ||
+        read(f, &h, sizeof h) != (ssize_t)sizeof h) {
+        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
+                       "(no complete header)", rank, path);
+        goto out;
+    }
+    if (memcmp(h.magic, "SCREPLAY", 8) != 0) {
+        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: %s is not a libsafecoll "
+                       "record log", rank, path);
+        goto out;
+    }
+    if (h.byteorder != 0x01020304u || h.version != SC_RP_VERSION ||
+        h.recsize != sizeof(sc__rp_rec)) {
+        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is of version %u "
+                       "(or another byte order); this library reads version %d", rank, path,
+                       (unsigned)h.version, SC_RP_VERSION);
+        goto out;
+    }
+    if (h.crc != sc__rp_crc(0, &h, offsetof(sc__rp_header, crc))) {
+        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the header of the log %s is "
+                       "corrupted (bad CRC)", rank, path);
+        goto out;
+    }
+    if (h.nprocs != nprocs || h.rank != rank) {
+        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s was recorded by "
+                       "rank %d of %d processes; this run has %d", rank, path, (int)h.rank,
+                       (int)h.nprocs, nprocs);
+        goto out;
+    }
+    h.program[SC_RP_PROGRAM - 1] = '\0';
+    sc__rp_program(program);
+    if (strcmp(program, h.program) != 0) {
+        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s was recorded by "
+                       "the program %s; this is %s", rank, path, h.program, program);
+        goto out;
+    }
+    if (((size_t)sb.st_size - sizeof h) % sizeof *r != 0) {
+        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
+                       "(a partial record at its end)", rank, path);
+        goto out;
+    }
+    k = ((size_t)sb.st_size - sizeof h) / sizeof *r;
+    r = malloc((k > 0 ? k : 1) * sizeof *r);
+    if (r == NULL) {
+        rc = sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: rank %d: no memory for the %zu records "
+                       "of %s", rank, k, path);
+        goto out;
+    }
+    {
+        size_t want = k * sizeof *r, got = 0;
+        while (got < want) {
+            ssize_t g = read(f, (char *)r + got, want - got);
+            if (g < 0 && errno == EINTR)
+                continue;
+            if (g <= 0)
+                break;
+            got += (size_t)g;
+        }
+        if (got != want) {
+            rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: cannot read %s", rank,
+                           path);
+            goto out;
+        }
+    }
+    for (size_t i = 0; i < k; i++)
+        if (r[i].rcrc != rec_crc(&r[i]) || r[i].kind < SC_RP_RECV || r[i].kind > SC_RP_END) {
+            rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is corrupted "
+                           "at record %zu (bad CRC)", rank, path, i + 1);
+            goto out;
+        }
+    if (k == 0 || r[k - 1].kind != SC_RP_END) {
+        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
+                       "(no end record after its %zu records)", rank, path, k);
+        goto out;
+    }
+    *recs = r;
+    *n = k;
+    r = NULL;
+out:
+    free(r);
+    close(f);
+    return rc;
+}

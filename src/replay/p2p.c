@@ -1,0 +1,961 @@
+/*
+ * The point-to-point wrappers (include/safecoll/p2p.h) and record / replay
+ * (SAFECOLL_REPLAY). Off, a wrapper is one branch and the traffic layer's
+ * call. Record and replay: see replay.h for the log; here the state.
+ *
+ *  - Every wrapper call of the rank has a number (ncall, from 1).
+ *  - A receive posted with safecoll_irecv / safecoll_imrecv is followed by
+ *    its request handle (table `ents`) until a safecoll_ completion
+ *    completes it; the completion writes (record) or checks (replay) its
+ *    RECV record, whose `post` is the call number of the post.
+ *  - Replay binds a wildcard receive at its post: the RECV record with that
+ *    post number (`posts`, sorted) gives the source and tag. Other records
+ *    are taken in order (`pos`): the call number and kind must be those
+ *    logged, else the run has diverged.
+ *
+ * The first wrapper call with SAFECOLL_REPLAY set opens the log and agrees
+ * over MPI_COMM_WORLD (an MPI_Allreduce) that every rank's log is usable,
+ * so that a bad log is an error on every rank, not a hang.
+ */
+#define _GNU_SOURCE 1
+
+#include <dlfcn.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay.h"
+#include "safecoll/p2p.h"
+#include "traffic.h"
+
+enum { RP_UNKNOWN, RP_OFF, RP_RECORD, RP_REPLAY, RP_BROKEN };
+
+static int mode = RP_UNKNOWN;
+static int world_rank = -1;
+static uint32_t ncall;
+static int init_rc = MPI_SUCCESS;
+static char init_msg[SC_ERROR_MESSAGE];
+
+/* Replay: the records, the next one, the RECV records by post number. */
+static sc__rp_rec *recs;
+static size_t nrecs, pos;
+typedef struct post_ix {
+    uint32_t post;
+    size_t at;
+} post_ix;
+static post_ix *posts;
+static size_t nposts;
+
+/* The followed receive requests. */
+typedef struct ent {
+    MPI_Request req;
+    void *buf;
+    MPI_Datatype type;
+    MPI_Comm comm;
+    uint32_t post;
+} ent;
+static ent *ents;
+static size_t nents, capents;
+
+/* The off mode's one branch. */
+#define OFF() (!SC_TR_UNLIKELY(mode != RP_OFF))
+
+/* ------------------------------------------------------------ call sites */
+
+static void site_str(const void *site, char *out, size_t n)
+{
+    Dl_info di;
+
+    if (site != NULL && dladdr(site, &di) != 0 && di.dli_fname != NULL) {
+        uintptr_t at = (uintptr_t)site - 1;
+        if (di.dli_sname != NULL)
+            snprintf(out, n, "%s+0x%lx (%s+0x%lx)", di.dli_fname,
+                     (unsigned long)(at - (uintptr_t)di.dli_fbase), di.dli_sname,
+                     (unsigned long)(at - (uintptr_t)di.dli_saddr));
+        else
+            snprintf(out, n, "%s+0x%lx", di.dli_fname,
+                     (unsigned long)(at - (uintptr_t)di.dli_fbase));
+    } else {
+        snprintf(out, n, "%p", site);
+    }
+}
+
+/* The first divergence: reported, raised, and the rank passes through
+ * from now on. */
+static int diverge(MPI_Comm comm, const char *fn, const void *site, const char *fmt, ...)
+    SC_PRINTF(4, 5) SC_COLD;
+static int diverge(MPI_Comm comm, const char *fn, const void *site, const char *fmt, ...)
+{
+    char what[320], where[256];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    site_str(site, where, sizeof where);
+    sc__error(MPI_ERR_OTHER, "%s: replay diverged on rank %d at call %u: %s; call site %s", fn,
+              world_rank, (unsigned)ncall, what, where);
+    fprintf(stderr, "libsafecoll: %s\n", safecoll_last_error());
+    fflush(stderr);
+    mode = RP_OFF;
+    sc__call_errhandler(comm, MPI_ERR_OTHER);
+    return MPI_ERR_OTHER;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static void at_exit(void)
+{
+    sc__rp_log_flush(1);
+}
+
+static void on_signal(int sig)
+{
+    sc__rp_log_flush(1);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static int at_finalize(MPI_Comm comm, int key, void *value, void *extra)
+{
+    (void)comm;
+    (void)key;
+    (void)value;
+    (void)extra;
+    if (mode == RP_RECORD)
+        sc__rp_log_flush(0);
+    else if (mode == RP_REPLAY && pos + 1 < nrecs)
+        fprintf(stderr, "libsafecoll: replay: rank %d reached MPI_Finalize after %u calls with "
+                "%zu records of the log not replayed (the log continues at call %u)\n",
+                world_rank, (unsigned)ncall, nrecs - 1 - pos, (unsigned)recs[pos].call);
+    return MPI_SUCCESS;
+}
+
+static int post_cmp(const void *a, const void *b)
+{
+    const post_ix *x = a, *y = b;
+    return x->post < y->post ? -1 : x->post > y->post;
+}
+
+static int open_log(const char *spec, int nprocs)
+{
+    if (strncmp(spec, "record:", 7) == 0 && spec[7] != '\0') {
+        mode = RP_RECORD;
+        return sc__rp_log_create(spec + 7, nprocs, world_rank);
+    }
+    if (strncmp(spec, "replay:", 7) == 0 && spec[7] != '\0') {
+        int rc;
+        mode = RP_REPLAY;
+        if ((rc = sc__rp_log_load(spec + 7, nprocs, world_rank, &recs, &nrecs)) != MPI_SUCCESS)
+            return rc;
+        for (size_t i = 0; i < nrecs; i++)
+            nposts += recs[i].kind == SC_RP_RECV;
+        posts = malloc((nposts > 0 ? nposts : 1) * sizeof *posts);
+        if (posts == NULL)
+            return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory");
+        nposts = 0;
+        for (size_t i = 0; i < nrecs; i++)
+            if (recs[i].kind == SC_RP_RECV)
+                posts[nposts++] = (post_ix){recs[i].post, i};
+        qsort(posts, nposts, sizeof *posts, post_cmp);
+        return MPI_SUCCESS;
+    }
+    return sc__error(MPI_ERR_ARG, "SAFECOLL_REPLAY='%s': expected record:DIR or replay:DIR", spec);
+}
+
+static void init(void)
+{
+    const char *spec = sc__env("SAFECOLL_REPLAY");
+    int nprocs = 0, rc, key = MPI_KEYVAL_INVALID, mine, worst;
+
+    if (spec == NULL) {
+        mode = RP_OFF;
+        return;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    rc = open_log(spec, nprocs);
+    /* Every rank learns whether every log is usable: the lowest bad rank. */
+    mine = rc == MPI_SUCCESS ? nprocs : world_rank;
+    if (sc__tr_allreduce(&mine, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        worst = world_rank;
+    if (rc == MPI_SUCCESS && worst < nprocs)
+        rc = sc__error(MPI_ERR_OTHER, "SAFECOLL_REPLAY=%s: the log of rank %d is unusable (its "
+                       "message says why); no rank records or replays", spec, worst);
+    if (rc != MPI_SUCCESS) {
+        snprintf(init_msg, sizeof init_msg, "%s", safecoll_last_error());
+        fprintf(stderr, "libsafecoll: %s\n", init_msg);
+        fflush(stderr);
+        sc__rp_log_flush(-1);
+        init_rc = rc;
+        mode = RP_BROKEN;
+        return;
+    }
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &key, NULL) == MPI_SUCCESS) {
+        MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
+        MPI_Comm_free_keyval(&key);
+    }
+    if (mode == RP_RECORD) {
+        static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
+        atexit(at_exit);
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+            struct sigaction old, sa;
+            if (sigaction(sigs[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+                (old.sa_flags & SA_SIGINFO))
+                continue; /* the application's handler stays */
+            memset(&sa, 0, sizeof sa);
+            sa.sa_handler = on_signal;
+            sigemptyset(&sa.sa_mask);
+            sigaction(sigs[i], &sa, NULL);
+        }
+    }
+}
+
+/* Entry of a wrapper call outside off mode: 1 to pass through, 0 to
+ * record or replay (the call counted), -1 for a broken set-up (*rc). */
+static int enter(MPI_Comm comm, int *rc)
+{
+    if (mode == RP_UNKNOWN)
+        init();
+    if (mode == RP_OFF)
+        return 1;
+    if (mode == RP_BROKEN) {
+        sc__error(init_rc, "%s", init_msg);
+        sc__call_errhandler(comm, init_rc);
+        *rc = init_rc;
+        return -1;
+    }
+    ncall++;
+    return 0;
+}
+
+int safecoll_replay_flush(void)
+{
+    if (mode != RP_RECORD)
+        return MPI_SUCCESS;
+    if (sc__rp_log_flush(-1) != MPI_SUCCESS)
+        return sc__error(MPI_ERR_FILE, "safecoll_replay_flush: cannot write the record log");
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ payloads */
+
+static const char *kind_name(int k)
+{
+    static const char *const names[] = {"?",          "a receive", "a probe", "a test",
+                                        "an *any completion", "a *some completion",
+                                        "an index",   "the end of the log"};
+    return k >= 0 && k <= SC_RP_END ? names[k] : "?";
+}
+
+static int64_t status_bytes(const MPI_Status *st)
+{
+    MPI_Count b = 0;
+    MPI_Get_elements_x(st, MPI_BYTE, &b);
+    return (int64_t)b;
+}
+
+/* CRC-32 of the `bytes` bytes a receive of `type` put at buf: the bytes
+ * themselves for a predefined type, else the whole elements packed with
+ * MPI_Pack through a bounded buffer (a partial last element is left out). */
+static int payload_crc(const void *buf, MPI_Datatype type, int64_t bytes, uint32_t *crc)
+{
+    int ni, na, nd, combiner, tsize, psize;
+    MPI_Aint lb, extent;
+    int64_t nel;
+
+    *crc = sc__rp_crc(0, NULL, 0);
+    if (bytes <= 0)
+        return MPI_SUCCESS;
+    MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+    if (combiner == MPI_COMBINER_NAMED) {
+        *crc = sc__rp_crc(*crc, buf, (size_t)bytes);
+        return MPI_SUCCESS;
+    }
+    MPI_Type_size(type, &tsize);
+    MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Pack_size(1, type, MPI_COMM_SELF, &psize);
+    if (tsize <= 0 || psize <= 0)
+        return MPI_SUCCESS;
+    nel = bytes / tsize;
+    int per = psize >= 65536 ? 1 : 65536 / psize;
+    char *tmp = malloc((size_t)per * (size_t)psize);
+    if (tmp == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: no memory to pack a payload");
+    for (int64_t i = 0; i < nel; i += per) {
+        int m = (int)(nel - i < per ? nel - i : per), at = 0;
+        const void *from = (const void *)((uintptr_t)buf + (uintptr_t)(i * (int64_t)extent));
+        int rc = MPI_Pack(from, m, type, tmp, per * psize, &at, MPI_COMM_SELF);
+        if (rc != MPI_SUCCESS) {
+            free(tmp);
+            return rc;
+        }
+        *crc = sc__rp_crc(*crc, tmp, (size_t)at);
+    }
+    free(tmp);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ the log */
+
+static int put(sc__rp_rec r)
+{
+    r.call = ncall;
+    return sc__rp_log_put(&r);
+}
+
+/* Replay: the next record, which must be of `kind` at this call. */
+static int take(int kind, const sc__rp_rec **r, MPI_Comm comm, const char *fn, const void *site)
+{
+    if (pos >= nrecs || recs[pos].kind == SC_RP_END)
+        return diverge(comm, fn, site, "the program makes %s, but the log ends here (at call %u)",
+                       kind_name(kind), pos < nrecs ? (unsigned)recs[pos].call : 0u);
+    if (recs[pos].kind != kind || recs[pos].call != ncall)
+        return diverge(comm, fn, site, "the program makes %s, the log has %s at call %u",
+                       kind_name(kind), kind_name(recs[pos].kind), (unsigned)recs[pos].call);
+    *r = &recs[pos++];
+    return MPI_SUCCESS;
+}
+
+/* The RECV record of the receive posted at call `post`, or NULL. */
+static const sc__rp_rec *by_post(uint32_t post)
+{
+    size_t lo = 0, hi = nposts;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (posts[mid].post < post)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < nposts && posts[lo].post == post ? &recs[posts[lo].at] : NULL;
+}
+
+/* A completed receive of buf / type posted at call `post`: its RECV record
+ * written (record) or checked (replay). */
+static int received(const MPI_Status *st, const void *buf, MPI_Datatype type, uint32_t post,
+                    MPI_Comm comm, const char *fn, const void *site)
+{
+    const sc__rp_rec *r;
+    int64_t bytes = status_bytes(st);
+    uint32_t crc;
+    int rc;
+
+    if ((rc = payload_crc(buf, type, bytes, &crc)) != MPI_SUCCESS)
+        return rc;
+    if (mode == RP_RECORD)
+        return put((sc__rp_rec){.kind = SC_RP_RECV, .a = st->MPI_SOURCE, .b = st->MPI_TAG,
+                                .post = post, .crc = crc, .bytes = bytes});
+    if ((rc = take(SC_RP_RECV, &r, comm, fn, site)) != MPI_SUCCESS)
+        return rc;
+    if (r->post != post || r->a != st->MPI_SOURCE || r->b != st->MPI_TAG || r->bytes != bytes ||
+        r->crc != crc)
+        return diverge(comm, fn, site,
+                       "the receive posted at call %u got %lld bytes from source %d tag %d, "
+                       "CRC-32 0x%08x; the log has the receive posted at call %u, %lld bytes "
+                       "from source %d tag %d, CRC-32 0x%08x",
+                       (unsigned)post, (long long)bytes, st->MPI_SOURCE, st->MPI_TAG,
+                       (unsigned)crc, (unsigned)r->post, (long long)r->bytes, (int)r->a,
+                       (int)r->b, (unsigned)r->crc);
+    return MPI_SUCCESS;
+}
+
+/* A probe's outcome (flag, status): written or checked. */
+static int probed(int flag, const MPI_Status *st, MPI_Comm comm, const char *fn,
+                  const void *site, const sc__rp_rec *r)
+{
+    int64_t bytes = flag ? status_bytes(st) : 0;
+    int src = flag ? st->MPI_SOURCE : 0, tag = flag ? st->MPI_TAG : 0;
+
+    if (mode == RP_RECORD)
+        return put((sc__rp_rec){.kind = SC_RP_PROBE, .flag = (uint8_t)flag, .a = src, .b = tag,
+                                .bytes = bytes});
+    if (r->a != src || r->b != tag || r->bytes != bytes)
+        return diverge(comm, fn, site,
+                       "the probe found %lld bytes from source %d tag %d; the log has %lld "
+                       "bytes from source %d tag %d",
+                       (long long)bytes, src, tag, (long long)r->bytes, (int)r->a, (int)r->b);
+    return MPI_SUCCESS;
+}
+
+/* ------------------------------------------------------------ requests */
+
+static int follow(MPI_Request req, void *buf, MPI_Datatype type, MPI_Comm comm, uint32_t post)
+{
+    if (req == MPI_REQUEST_NULL)
+        return MPI_SUCCESS;
+    for (size_t i = 0; i < nents; i++)
+        if (ents[i].req == req) {
+            ents[i] = (ent){req, buf, type, comm, post};
+            return MPI_SUCCESS;
+        }
+    if (nents == capents) {
+        size_t cap = capents ? 2 * capents : 64;
+        ent *e = realloc(ents, cap * sizeof *e);
+        if (e == NULL)
+            return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory for requests");
+        ents = e;
+        capents = cap;
+    }
+    ents[nents++] = (ent){req, buf, type, comm, post};
+    return MPI_SUCCESS;
+}
+
+/* The followed receive of req, taken out of the table (found = 0: none). */
+static ent unfollow(MPI_Request req, int *found)
+{
+    ent e = {0};
+
+    *found = 0;
+    if (req == MPI_REQUEST_NULL)
+        return e;
+    for (size_t i = 0; i < nents; i++)
+        if (ents[i].req == req) {
+            e = ents[i];
+            ents[i] = ents[--nents];
+            *found = 1;
+            break;
+        }
+    return e;
+}
+
+/* The followed receives among reqs[0..n), taken out (found[i]). */
+static int unfollow_all(int n, const MPI_Request reqs[], ent **es, int **found)
+{
+    *es = malloc((size_t)(n > 0 ? n : 1) * sizeof **es);
+    *found = malloc((size_t)(n > 0 ? n : 1) * sizeof **found);
+    if (*es == NULL || *found == NULL) {
+        free(*es);
+        free(*found);
+        return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory for %d requests", n);
+    }
+    for (int i = 0; i < n; i++)
+        (*es)[i] = unfollow(reqs[i], &(*found)[i]);
+    return MPI_SUCCESS;
+}
+
+/* Puts back what unfollow_all took, for the requests still active. */
+static void refollow(int n, const MPI_Request reqs[], const ent es[], const int found[])
+{
+    for (int i = 0; i < n; i++)
+        if (found[i] && reqs[i] != MPI_REQUEST_NULL)
+            follow(reqs[i], es[i].buf, es[i].type, es[i].comm, es[i].post);
+}
+
+/* ------------------------------------------------------------ wrappers */
+
+#define ST(st, local) ((st) == MPI_STATUS_IGNORE ? &(local) : (st))
+#define SITE() __builtin_return_address(0)
+#define WILD(src, tag) ((src) == MPI_ANY_SOURCE || (tag) == MPI_ANY_TAG)
+
+int safecoll_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(comm, &rc) > 0)
+        return sc__tr_send(buf, count, datatype, dest, tag, comm);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_send",
+                                            sc__tr_send(buf, count, datatype, dest, tag, comm));
+}
+
+int safecoll_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(comm, &rc) > 0)
+        return sc__tr_isend(buf, count, datatype, dest, tag, comm, request);
+    return rc != MPI_SUCCESS ? rc : sc__tr_isend(buf, count, datatype, dest, tag, comm, request);
+}
+
+static int recv_rr(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                   MPI_Status *status, const void *site)
+{
+    MPI_Status local;
+    MPI_Status *st = ST(status, local);
+    const sc__rp_rec *r;
+    int rc;
+
+    if (mode == RP_REPLAY && WILD(src, tag)) {
+        if (pos >= nrecs || recs[pos].kind != SC_RP_RECV || recs[pos].call != ncall)
+            return take(SC_RP_RECV, &r, comm, "safecoll_recv", site);
+        r = &recs[pos];
+        src = src == MPI_ANY_SOURCE ? r->a : src;
+        tag = tag == MPI_ANY_TAG ? r->b : tag;
+    }
+    if ((rc = sc__tr_recv_st(buf, count, type, src, tag, comm, st)) != MPI_SUCCESS)
+        return rc;
+    return received(st, buf, type, ncall, comm, "safecoll_recv", site);
+}
+
+int safecoll_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                  MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(comm, &rc) > 0)
+        return sc__tr_recv_st(buf, count, datatype, source, tag, comm, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_recv",
+                                            recv_rr(buf, count, datatype, source, tag, comm,
+                                                    status, SITE()));
+}
+
+int safecoll_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(comm, &rc) > 0)
+        return sc__tr_irecv(buf, count, datatype, source, tag, comm, request);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (mode == RP_REPLAY && WILD(source, tag)) {
+        /* Never completed in the recording (cancelled, or left at the
+         * end): posted as given. */
+        const sc__rp_rec *r = by_post(ncall);
+        if (r != NULL) {
+            source = source == MPI_ANY_SOURCE ? r->a : source;
+            tag = tag == MPI_ANY_TAG ? r->b : tag;
+        }
+    }
+    if ((rc = sc__tr_irecv(buf, count, datatype, source, tag, comm, request)) != MPI_SUCCESS)
+        return rc;
+    return follow(*request, buf, datatype, comm, ncall);
+}
+
+/* The probes: kind 0 probe, 1 iprobe, 2 mprobe, 3 improbe. */
+static int probe_rr(int kind, int src, int tag, MPI_Comm comm, int *flag, MPI_Message *msg,
+                    MPI_Status *status, const char *fn, const void *site)
+{
+    MPI_Status local;
+    MPI_Status *st = ST(status, local);
+    const sc__rp_rec *r = NULL;
+    int rc, f = 1;
+
+    if (mode == RP_REPLAY) {
+        if ((rc = take(SC_RP_PROBE, &r, comm, fn, site)) != MPI_SUCCESS)
+            return rc;
+        if (!r->flag) {
+            if (kind == 0 || kind == 2)
+                return diverge(comm, fn, site, "a blocking probe; the log has a failed iprobe");
+            *flag = 0;
+            if (kind == 3)
+                *msg = MPI_MESSAGE_NULL;
+            return MPI_SUCCESS;
+        }
+        src = src == MPI_ANY_SOURCE ? r->a : src;
+        tag = tag == MPI_ANY_TAG ? r->b : tag;
+        rc = kind < 2 ? sc__tr_probe(src, tag, comm, st) : sc__tr_mprobe(src, tag, comm, msg, st);
+    } else {
+        switch (kind) {
+        case 0:
+            rc = sc__tr_probe(src, tag, comm, st);
+            break;
+        case 1:
+            rc = sc__tr_iprobe(src, tag, comm, &f, st);
+            break;
+        case 2:
+            rc = sc__tr_mprobe(src, tag, comm, msg, st);
+            break;
+        default:
+            rc = sc__tr_improbe(src, tag, comm, &f, msg, st);
+            break;
+        }
+    }
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if (kind == 1 || kind == 3)
+        *flag = f;
+    return probed(f, st, comm, fn, site, r);
+}
+
+int safecoll_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(comm, &rc) > 0)
+        return sc__tr_probe(source, tag, comm, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_probe",
+                                            probe_rr(0, source, tag, comm, NULL, NULL, status,
+                                                     "safecoll_probe", SITE()));
+}
+
+int safecoll_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(comm, &rc) > 0)
+        return sc__tr_iprobe(source, tag, comm, flag, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_iprobe",
+                                            probe_rr(1, source, tag, comm, flag, NULL, status,
+                                                     "safecoll_iprobe", SITE()));
+}
+
+int safecoll_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(comm, &rc) > 0)
+        return sc__tr_mprobe(source, tag, comm, message, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_mprobe",
+                                            probe_rr(2, source, tag, comm, NULL, message, status,
+                                                     "safecoll_mprobe", SITE()));
+}
+
+int safecoll_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                     MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(comm, &rc) > 0)
+        return sc__tr_improbe(source, tag, comm, flag, message, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_improbe",
+                                            probe_rr(3, source, tag, comm, flag, message, status,
+                                                     "safecoll_improbe", SITE()));
+}
+
+static int mrecv_rr(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
+                    MPI_Status *status, const void *site)
+{
+    MPI_Status local;
+    MPI_Status *st = ST(status, local);
+    int rc = sc__tr_mrecv(buf, count, type, msg, st);
+
+    return rc != MPI_SUCCESS ? rc
+                             : received(st, buf, type, ncall, MPI_COMM_NULL, "safecoll_mrecv", site);
+}
+
+int safecoll_mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                   MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_mrecv(buf, count, datatype, message, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_mrecv",
+                                            mrecv_rr(buf, count, datatype, message, status,
+                                                     SITE()));
+}
+
+int safecoll_imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                    MPI_Request *request)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_imrecv(buf, count, datatype, message, request);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    if ((rc = sc__tr_imrecv(buf, count, datatype, message, request)) != MPI_SUCCESS)
+        return rc;
+    return follow(*request, buf, datatype, MPI_COMM_NULL, ncall);
+}
+
+/* ------------------------------------------------------------ completions */
+
+/* Waits for reqs[i] (replay: a logged completion) and checks / writes its
+ * receive. */
+static int wait_one(MPI_Request *req, MPI_Status *st, const char *fn, const void *site)
+{
+    int found, rc;
+    ent e = unfollow(*req, &found);
+
+    if ((rc = sc__tr_wait_st(req, st)) != MPI_SUCCESS)
+        return rc;
+    return found ? received(st, e.buf, e.type, e.post, e.comm, fn, site) : MPI_SUCCESS;
+}
+
+static int wait_rr(MPI_Request *req, MPI_Status *status, const void *site)
+{
+    MPI_Status local;
+
+    return wait_one(req, ST(status, local), "safecoll_wait", site);
+}
+
+int safecoll_wait(MPI_Request *request, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_wait_st(request, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_wait", wait_rr(request, status, SITE()));
+}
+
+/* waitall (test = 0) or testall (test = 1). */
+static int all_rr(int test, int n, MPI_Request reqs[], int *flag, MPI_Status statuses[],
+                  const char *fn, const void *site)
+{
+    MPI_Status *sts = statuses;
+    ent *es;
+    int *found, rc, f = 1;
+    const sc__rp_rec *r;
+
+    if (test && mode == RP_REPLAY) {
+        if ((rc = take(SC_RP_TEST, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
+            return rc;
+        if (!r->flag) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+        test = 2; /* replayed: wait for all */
+    }
+    if (sts == MPI_STATUSES_IGNORE && (sts = malloc((size_t)(n > 0 ? n : 1) * sizeof *sts)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d statuses", fn, n);
+    if ((rc = unfollow_all(n, reqs, &es, &found)) != MPI_SUCCESS)
+        goto out;
+    rc = test == 1 ? sc__tr_testall_st(n, reqs, &f, sts) : sc__tr_waitall_st(n, reqs, sts);
+    if (rc == MPI_SUCCESS && test == 1 && mode == RP_RECORD)
+        rc = put((sc__rp_rec){.kind = SC_RP_TEST, .flag = (uint8_t)f});
+    if (rc != MPI_SUCCESS || !f) {
+        refollow(n, reqs, es, found);
+    } else {
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+            if (found[i])
+                rc = received(&sts[i], es[i].buf, es[i].type, es[i].post, es[i].comm, fn, site);
+    }
+    if (test)
+        *flag = f;
+    free(es);
+    free(found);
+out:
+    if (sts != statuses)
+        free(sts);
+    return rc;
+}
+
+int safecoll_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_waitall_st(count, requests, statuses);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_waitall",
+                                            all_rr(0, count, requests, NULL, statuses,
+                                                   "safecoll_waitall", SITE()));
+}
+
+int safecoll_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_testall_st(count, requests, flag, statuses);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_testall",
+                                            all_rr(1, count, requests, flag, statuses,
+                                                   "safecoll_testall", SITE()));
+}
+
+static int test_rr(MPI_Request *req, int *flag, MPI_Status *status, const void *site)
+{
+    MPI_Status local;
+    MPI_Status *st = ST(status, local);
+    const sc__rp_rec *r;
+    int found, rc;
+    ent e;
+
+    if (mode == RP_REPLAY) {
+        if ((rc = take(SC_RP_TEST, &r, MPI_COMM_NULL, "safecoll_test", site)) != MPI_SUCCESS)
+            return rc;
+        *flag = r->flag;
+        return r->flag ? wait_one(req, st, "safecoll_test", site) : MPI_SUCCESS;
+    }
+    e = unfollow(*req, &found);
+    if ((rc = sc__tr_test_st(req, flag, st)) == MPI_SUCCESS)
+        rc = put((sc__rp_rec){.kind = SC_RP_TEST, .flag = (uint8_t)*flag});
+    if (found && (rc != MPI_SUCCESS || !*flag))
+        follow(*req, e.buf, e.type, e.comm, e.post);
+    else if (found)
+        rc = received(st, e.buf, e.type, e.post, e.comm, "safecoll_test", site);
+    return rc;
+}
+
+int safecoll_test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_test_st(request, flag, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_test",
+                                            test_rr(request, flag, status, SITE()));
+}
+
+/* waitany (test = 0) or testany (test = 1). */
+static int any_rr(int test, int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
+                  const char *fn, const void *site)
+{
+    MPI_Status local;
+    MPI_Status *st = ST(status, local);
+    const sc__rp_rec *r;
+    ent *es;
+    int *found, rc, f = 1;
+
+    if (mode == RP_REPLAY) {
+        if ((rc = take(SC_RP_ANY, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
+            return rc;
+        if (test)
+            *flag = r->flag;
+        if (!r->flag) {
+            *index = MPI_UNDEFINED;
+            return MPI_SUCCESS;
+        }
+        if (r->a == MPI_UNDEFINED) {
+            /* No active request in the recording either. */
+            *index = MPI_UNDEFINED;
+            return test ? sc__tr_testany(n, reqs, index, &f, st) : sc__tr_waitany(n, reqs, index, st);
+        }
+        if (r->a < 0 || r->a >= n || reqs[r->a] == MPI_REQUEST_NULL)
+            return diverge(MPI_COMM_NULL, fn, site,
+                           "the log completes request %d of %d, which is not active here",
+                           (int)r->a, n);
+        *index = r->a;
+        return wait_one(&reqs[r->a], st, fn, site);
+    }
+    if ((rc = unfollow_all(n, reqs, &es, &found)) != MPI_SUCCESS)
+        return rc;
+    rc = test ? sc__tr_testany(n, reqs, index, &f, st) : sc__tr_waitany(n, reqs, index, st);
+    if (rc == MPI_SUCCESS)
+        rc = put((sc__rp_rec){.kind = SC_RP_ANY, .flag = (uint8_t)f,
+                              .a = f ? *index : MPI_UNDEFINED});
+    if (rc == MPI_SUCCESS && f && *index != MPI_UNDEFINED && found[*index]) {
+        found[*index] = 0;
+        rc = received(st, es[*index].buf, es[*index].type, es[*index].post, es[*index].comm, fn,
+                      site);
+    }
+    refollow(n, reqs, es, found);
+    if (test)
+        *flag = f;
+    free(es);
+    free(found);
+    return rc;
+}
+
+int safecoll_waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_waitany(count, requests, index, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_waitany",
+                                            any_rr(0, count, requests, index, NULL, status,
+                                                   "safecoll_waitany", SITE()));
+}
+
+int safecoll_testany(int count, MPI_Request requests[], int *index, int *flag,
+                     MPI_Status *status)
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_testany(count, requests, index, flag, status);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_testany",
+                                            any_rr(1, count, requests, index, flag, status,
+                                                   "safecoll_testany", SITE()));
+}
+
+/* waitsome (test = 0) or testsome (test = 1). */
+static int some_rr(int test, int n, MPI_Request reqs[], int *outcount, int indices[],
+                   MPI_Status statuses[], const char *fn, const void *site)
+{
+    MPI_Status *sts = statuses;
+    const sc__rp_rec *r;
+    ent *es = NULL;
+    int *found = NULL, rc;
+
+    if (sts == MPI_STATUSES_IGNORE && (sts = malloc((size_t)(n > 0 ? n : 1) * sizeof *sts)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d statuses", fn, n);
+    if ((rc = unfollow_all(n, reqs, &es, &found)) != MPI_SUCCESS)
+        goto out;
+    if (mode == RP_REPLAY) {
+        refollow(n, reqs, es, found);
+        if ((rc = take(SC_RP_SOME, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
+            goto out;
+        if (r->a == MPI_UNDEFINED) {
+            rc = test ? sc__tr_testsome(n, reqs, outcount, indices, sts)
+                      : sc__tr_waitsome(n, reqs, outcount, indices, sts);
+            goto out;
+        }
+        *outcount = r->a;
+        for (int k = 0; k < *outcount; k++) {
+            if ((rc = take(SC_RP_INDEX, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
+                goto out;
+            if (r->a < 0 || r->a >= n || reqs[r->a] == MPI_REQUEST_NULL) {
+                rc = diverge(MPI_COMM_NULL, fn, site,
+                             "the log completes request %d of %d, which is not active here",
+                             (int)r->a, n);
+                goto out;
+            }
+            indices[k] = r->a;
+        }
+        for (int k = 0; k < *outcount; k++) {
+            int i = indices[k];
+            es[i] = unfollow(reqs[i], &found[i]);
+            if ((rc = sc__tr_wait_st(&reqs[i], &sts[k])) != MPI_SUCCESS)
+                goto out;
+        }
+    } else {
+        rc = test ? sc__tr_testsome(n, reqs, outcount, indices, sts)
+                  : sc__tr_waitsome(n, reqs, outcount, indices, sts);
+        if (rc == MPI_SUCCESS)
+            rc = put((sc__rp_rec){.kind = SC_RP_SOME, .a = *outcount});
+        for (int k = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; k++)
+            rc = put((sc__rp_rec){.kind = SC_RP_INDEX, .a = indices[k]});
+    }
+    for (int k = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; k++) {
+        int i = indices[k];
+        if (found[i]) {
+            found[i] = 0;
+            rc = received(&sts[k], es[i].buf, es[i].type, es[i].post, es[i].comm, fn, site);
+        }
+    }
+    if (mode == RP_RECORD)
+        refollow(n, reqs, es, found);
+out:
+    free(es);
+    free(found);
+    if (sts != statuses)
+        free(sts);
+    return rc;
+}
+
+int safecoll_waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                      MPI_Status statuses[])
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_waitsome(incount, requests, outcount, indices, statuses);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_waitsome",
+                                            some_rr(0, incount, requests, outcount, indices,
+                                                    statuses, "safecoll_waitsome", SITE()));
+}
+
+int safecoll_testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
+                      MPI_Status statuses[])
+{
+    int rc = MPI_SUCCESS;
+
+    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
+        return sc__tr_testsome(incount, requests, outcount, indices, statuses);
+    return rc != MPI_SUCCESS ? rc
+                             : SC_TR_REGION("safecoll_testsome",
+                                            some_rr(1, incount, requests, outcount, indices,
+                                                    statuses, "safecoll_testsome", SITE()));
+}

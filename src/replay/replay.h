@@ -1,0 +1,80 @@
+/*
+ * Record and replay of the application's point-to-point traffic
+ * (SAFECOLL_REPLAY; public side include/safecoll/p2p.h): the log file
+ * (log.c) and the wrappers with their state (p2p.c, which calls log.c and
+ * not the other way round).
+ *
+ * The log, one file per rank, DIR/rank-<r>.screp, native byte order:
+ * a header (sc__rp_header) then fixed-size records (sc__rp_rec), each with
+ * the CRC-32 of its own first 36 bytes; the last record is an END (written
+ * at MPI_Finalize, exit() or a fatal signal). Records come in the order of
+ * the events on the rank; `call` is the rank's wrapper call number (every
+ * safecoll_ point-to-point call counts, from 1).
+ *
+ * Depends on core and traffic (src/traffic/traffic.h) only; nothing below
+ * includes it.
+ */
+#ifndef SC_REPLAY_H
+#define SC_REPLAY_H
+
+#include <stdint.h>
+
+#include "core.h"
+
+enum { SC_RP_VERSION = 1, SC_RP_PROGRAM = 256 };
+
+typedef enum sc__rp_kind {
+    SC_RP_RECV = 1, /* a completed receive: a source, b tag, bytes, crc, post */
+    SC_RP_PROBE,    /* a probe of any form: flag, a source, b tag, bytes */
+    SC_RP_TEST,     /* test / testall: flag */
+    SC_RP_ANY,      /* waitany / testany: flag, a index (MPI_UNDEFINED: none) */
+    SC_RP_SOME,     /* waitsome / testsome: a outcount; INDEX records follow */
+    SC_RP_INDEX,    /* one index of a SOME: a */
+    SC_RP_END       /* the end: flag 0 at MPI_Finalize, 1 at exit or a signal */
+} sc__rp_kind;
+
+typedef struct sc__rp_header {
+    char magic[8];   /* "SCREPLAY" */
+    uint32_t version;
+    uint32_t recsize; /* sizeof(sc__rp_rec) */
+    int32_t nprocs, rank;
+    uint32_t byteorder; /* 0x01020304 as written */
+    uint32_t reserved;
+    char program[SC_RP_PROGRAM]; /* /proc/self/exe (or argv[0]), NUL-padded */
+    uint32_t crc;                /* CRC-32 of the bytes above */
+} sc__rp_header;
+
+typedef struct sc__rp_rec {
+    uint8_t kind, flag;
+    uint16_t pad;
+    uint32_t call;
+    int32_t a, b;
+    uint32_t post; /* RECV: the call number that posted the receive */
+    uint32_t crc;  /* RECV: CRC-32 of the payload */
+    int64_t bytes;
+    uint32_t pad2;
+    uint32_t rcrc; /* CRC-32 of the 36 bytes above */
+} sc__rp_rec;
+
+/* CRC-32 (zlib's) of n bytes, continuing crc. */
+uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n);
+
+/* This program's identity for the header: /proc/self/exe, NUL-padded. */
+void sc__rp_program(char out[SC_RP_PROGRAM]);
+
+/* Record: opens DIR/rank-<rank>.screp (DIR made if missing) and writes the
+ * header. MPI_SUCCESS or an error with its message. */
+int sc__rp_log_create(const char *dir, int nprocs, int rank);
+/* Appends one record (its rcrc filled in); through a 64 KiB buffer. */
+int sc__rp_log_put(sc__rp_rec *r);
+/* Writes the buffer out; with end >= 0 an END record (flag end) first and
+ * the file closed. Async-signal-safe when called from a handler
+ * (write(2) only). */
+int sc__rp_log_flush(int end);
+
+/* Replay: reads and checks DIR/rank-<rank>.screp whole (header, P, rank,
+ * program, every record's CRC, the END). On success *recs / *n hold the
+ * records (freed by the caller). */
+int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n);
+
+#endif /* SC_REPLAY_H */

@@ -1,0 +1,282 @@
+/*
+ * Record and replay (SAFECOLL_REPLAY, include/safecoll/p2p.h): the
+ * programs tests/check-replay.sh runs natively, recorded and replayed.
+ * Written as a plain MPI program with <safecoll/switch.h>, so MPI_Recv,
+ * MPI_Waitany and the others are the library's wrappers.
+ *
+ *   test_replay sum     ANY_SOURCE receives summed in floating point;
+ *                       SAFECOLL_TEST_ORDER=a|b gives the senders delays
+ *                       that make the arrival order differ
+ *   test_replay master  master-worker: MPI_ANY_SOURCE / MPI_ANY_TAG
+ *                       receives completed with MPI_Waitany
+ *   test_replay poll    master-worker polled: MPI_Iprobe, MPI_Improbe /
+ *                       MPI_Mrecv, MPI_Testany, MPI_Testsome, MPI_Waitsome
+ *   test_replay combined  sum, then safe collectives on the result
+ *
+ * SAFECOLL_TEST_PERTURB=1: rank 2 alters the value of its third message
+ * (sum, received with a derived type), =2 one int of its message in the
+ * probe part (poll, a predefined type): a replay must report the
+ * divergence. Rank 0 prints "out:"
+ * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
+ * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
+ * as "DIVERGED: <message>" and the program exits 3.
+ *
+ * Run with no argument (make check-mpi), every scenario runs natively and
+ * checks what holds in any order.
+ */
+/* mpi-procs: 3 */
+#define _DEFAULT_SOURCE 1
+
+#include <mpi.h>
+#include <safecoll/switch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { K = 4, TASKS = 12, TAG_WORK = 1, TAG_STOP = 2, TAG_READY = 3, TAG_RESULT = 4 };
+
+static int rank, size, diverged;
+static char order = 'a';
+
+static void check(int rc, const char *what)
+{
+    if (rc == MPI_SUCCESS)
+        return;
+    char es[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(rc, es, &len);
+    printf("DIVERGED: rank %d: %s: %s (%s)\n", rank, what, safecoll_last_error(), es);
+    fflush(stdout);
+    diverged = 1;
+}
+
+/* Rank 1 first with order a, rank 2 first with order b: the other waits. */
+static void delay_for(int r)
+{
+    if ((order == 'a' && r == 2) || (order == 'b' && r == 1))
+        usleep(300000);
+}
+
+static double sum_scenario(void)
+{
+    double sum = 0;
+
+    if (rank == 0) {
+        /* Received with a derived type with a hole: its CRC goes through
+         * MPI_Pack. */
+        MPI_Datatype strided;
+        MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &strided);
+        MPI_Type_commit(&strided);
+        for (int i = 1; i <= K * (size - 1); i++) {
+            double m[4] = {0, -1, 0, -1};
+            MPI_Status st;
+            check(MPI_Recv(m, 1, strided, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st),
+                  "sum: MPI_Recv");
+            sum += m[0];
+            printf("recv %d from %d msg %d\n", i, st.MPI_SOURCE, (int)m[2]);
+        }
+        MPI_Type_free(&strided);
+        printf("out: sum %a\n", sum);
+    } else {
+        delay_for(rank);
+        for (int k = 0; k < K; k++) {
+            double m[2] = {rank == 1 ? (k % 2 ? -1e16 : 1e16) : 0.3, k};
+            if (rank == 2 && k == 2 && getenv("SAFECOLL_TEST_PERTURB") != NULL &&
+                strcmp(getenv("SAFECOLL_TEST_PERTURB"), "1") == 0)
+                m[0] += 0.5;
+            check(MPI_Send(m, 2, MPI_DOUBLE, 0, 10 + k, MPI_COMM_WORLD), "sum: MPI_Send");
+        }
+    }
+    return sum;
+}
+
+/* Worker delays that differ with the order. */
+static void work_delay(int task)
+{
+    usleep((unsigned)(((task * 7 + rank * (order == 'a' ? 3 : 11)) % 5) * 20000));
+}
+
+static void worker(void)
+{
+    double msg[2] = {0, 0};
+    MPI_Status st;
+
+    check(MPI_Send(msg, 2, MPI_DOUBLE, 0, TAG_READY, MPI_COMM_WORLD), "worker: ready");
+    for (;;) {
+        check(MPI_Recv(msg, 2, MPI_DOUBLE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, &st), "worker: recv");
+        if (st.MPI_TAG == TAG_STOP)
+            break;
+        work_delay((int)msg[0]);
+        msg[1] = 1.0 / (3.0 + msg[0]) * (msg[0] > 5 ? 1e12 : 1.0);
+        check(MPI_Send(msg, 2, MPI_DOUBLE, 0, TAG_RESULT, MPI_COMM_WORLD), "worker: result");
+    }
+}
+
+/* The master's side: poll = 0 with MPI_Waitany, 1 with the polling calls. */
+static double master(int poll)
+{
+    int nw = size - 1, expected = nw + TASKS, got = 0, posted = 0, next = 0, stopped = 0;
+    double slots[8][2], sum = 0, stop[2] = {0, 0};
+    MPI_Request reqs[8];
+    char line[64];
+
+    for (int i = 0; i < nw; i++) {
+        reqs[i] = MPI_REQUEST_NULL;
+        if (posted < expected) {
+            check(MPI_Irecv(slots[i], 2, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                            &reqs[i]),
+                  "master: irecv");
+            posted++;
+        }
+    }
+    while (got < expected) {
+        int idx[8], n = 0, flag = 0;
+        MPI_Status sts[8];
+        if (!poll) {
+            check(MPI_Waitany(nw, reqs, &idx[0], &sts[0]), "master: waitany");
+            n = 1;
+        } else if (got % 3 == 0) {
+            do {
+                check(MPI_Testany(nw, reqs, &idx[0], &flag, &sts[0]), "master: testany");
+            } while (!flag && (usleep(200), 1));
+            n = 1;
+        } else if (got % 3 == 1) {
+            do {
+                check(MPI_Testsome(nw, reqs, &n, idx, sts), "master: testsome");
+            } while (n == 0 && (usleep(200), 1));
+        } else {
+            check(MPI_Waitsome(nw, reqs, &n, idx, sts), "master: waitsome");
+        }
+        if (diverged)
+            return sum;
+        for (int j = 0; j < n; j++) {
+            int i = idx[j], w = sts[j].MPI_SOURCE;
+            got++;
+            if (sts[j].MPI_TAG == TAG_RESULT) {
+                sum += slots[i][1];
+                snprintf(line, sizeof line, " %d:%d", w, (int)slots[i][0]);
+                fputs(line, stdout);
+            }
+            if (next < TASKS) {
+                double task[2] = {next++, 0};
+                check(MPI_Send(task, 2, MPI_DOUBLE, w, TAG_WORK, MPI_COMM_WORLD), "master: work");
+            } else {
+                check(MPI_Send(stop, 2, MPI_DOUBLE, w, TAG_STOP, MPI_COMM_WORLD), "master: stop");
+                stopped++;
+            }
+            if (posted < expected) {
+                check(MPI_Irecv(slots[i], 2, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                                MPI_COMM_WORLD, &reqs[i]),
+                      "master: irecv");
+                posted++;
+            }
+        }
+    }
+    printf("\nout: master sum %a, %d stopped\n", sum, stopped);
+    return sum;
+}
+
+/* Probes: each worker sends one message of a random length; the master
+ * takes them with iprobe (polled) and with improbe + mrecv. */
+static void probe_scenario(void)
+{
+    if (rank == 0) {
+        for (int i = 0; i < size - 1; i++) {
+            MPI_Status st;
+            MPI_Message msg;
+            int flag = 0, n;
+            do {
+                if (i % 2 == 0)
+                    check(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st),
+                          "probe: iprobe");
+                else
+                    check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg,
+                                      &st),
+                          "probe: improbe");
+            } while (!flag && !diverged && (usleep(200), 1));
+            if (diverged)
+                return;
+            MPI_Get_count(&st, MPI_INT, &n);
+            int *b = calloc((size_t)n + 1, sizeof *b);
+            if (i % 2 == 0)
+                check(MPI_Recv(b, n, MPI_INT, st.MPI_SOURCE, st.MPI_TAG, MPI_COMM_WORLD,
+                               MPI_STATUS_IGNORE),
+                      "probe: recv");
+            else
+                check(MPI_Mrecv(b, n, MPI_INT, &msg, MPI_STATUS_IGNORE), "probe: mrecv");
+            printf("out: probe %d from %d: %d ints, first %d\n", i, st.MPI_SOURCE, n, b[0]);
+            free(b);
+        }
+    } else {
+        int n = 3 + rank * 5, b[32];
+        for (int j = 0; j < n; j++)
+            b[j] = rank * 100 + j;
+        if (rank == 2 && getenv("SAFECOLL_TEST_PERTURB") != NULL &&
+            strcmp(getenv("SAFECOLL_TEST_PERTURB"), "2") == 0)
+            b[5]++;
+        delay_for(rank);
+        check(MPI_Send(b, n, MPI_INT, 0, 7, MPI_COMM_WORLD), "probe: send");
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "all";
+    const char *o = getenv("SAFECOLL_TEST_ORDER");
+    int bad = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (o != NULL)
+        order = o[0];
+    if (size < 2 || size > 9) {
+        if (rank == 0)
+            printf("SKIP: test_replay: needs 2 to 9 processes, not %d\n", size);
+        MPI_Finalize();
+        return 77;
+    }
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    /* The first wrapper call with SAFECOLL_REPLAY set is collective: made
+     * here, before the delays, so that they still order the messages. */
+    {
+        int f;
+        MPI_Iprobe(MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &f, MPI_STATUS_IGNORE);
+    }
+    if (strcmp(what, "sum") == 0 || strcmp(what, "all") == 0 || strcmp(what, "combined") == 0) {
+        double s = sum_scenario(), total = 0;
+        if (strcmp(what, "combined") == 0) {
+            check(MPI_Allreduce(&s, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+                  "combined: allreduce");
+            if (rank == 0)
+                printf("out: allreduce %a\n", total);
+        }
+        /* In any order the sum is one of the sums of the messages. */
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0 && strcmp(what, "all") == 0 && !(s >= 1e16 - 16 && s <= 1e16 + 16) &&
+            !(s >= -16 && s <= 16))
+            bad = 1, printf("FAIL: the sum %a is none of the possible ones\n", s);
+    }
+    if (strcmp(what, "master") == 0 || strcmp(what, "all") == 0 ||
+        strcmp(what, "poll") == 0) {
+        for (int poll = 0; poll < 2; poll++) {
+            if ((poll == 0 && strcmp(what, "poll") == 0) || (poll == 1 && strcmp(what, "master") == 0))
+                continue;
+            if (rank == 0) {
+                master(poll);
+            } else {
+                worker();
+            }
+            /* The next scenario's messages must not meet these wildcards. */
+            MPI_Barrier(MPI_COMM_WORLD);
+        }
+    }
+    if (strcmp(what, "poll") == 0 || strcmp(what, "all") == 0)
+        probe_scenario();
+    MPI_Finalize();
+    if (diverged)
+        return 3;
+    return bad;
+}
