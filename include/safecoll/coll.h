@@ -307,10 +307,12 @@ SAFECOLL_API int safecoll_ibcast(void *buffer, int count, MPI_Datatype datatype,
 SAFECOLL_API int safecoll_ibcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype,
                                    int root, MPI_Comm comm, MPI_Request *request);
 
-/** \brief Safe MPI_Barrier: the native call, counted in the statistics. */
+/** \brief Safe MPI_Barrier: the native call, counted in the statistics; the
+ *  reference point-to-point barrier when p2p is forced. */
 SAFECOLL_API int safecoll_barrier(MPI_Comm comm);
 
-/** \brief Safe MPI_Ibarrier: the native call, counted in the statistics. */
+/** \brief Safe MPI_Ibarrier: the native call, counted in the statistics; the
+ *  reference point-to-point barrier when p2p is forced. */
 SAFECOLL_API int safecoll_ibarrier(MPI_Comm comm, MPI_Request *request);
 
 /** @} */

@@ -186,6 +186,13 @@ static int ag_chunk(sc__call *call)
     return MPI_SUCCESS;
 }
 
+/* p2p: every rank sends its block to every rank and receives block i
+ * from rank i.
+ * The reference routine of the pattern (doc/guide.md, "Reference
+ * routines"): every peer named, messages posted in rank order, blocks
+ * addressed by extent from the buffer as given (lb and holes untouched).
+ * Nothing in it is about bounds but its 64-bit counts, which
+ * carry a count past the int limit as one element of a derived type. */
 static int ag_p2p(sc__call *call)
 {
     const sc__layout *lay = &call->lay;

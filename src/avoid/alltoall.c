@@ -276,6 +276,12 @@ static int a2a_chunk(sc__call *call)
     return rc;
 }
 
+/* p2p: block j goes to rank j, block i comes from rank i.
+ * The reference routine of the pattern (doc/guide.md, "Reference
+ * routines"): every peer named, messages posted in rank order, blocks
+ * addressed by extent from the buffer as given (lb and holes untouched).
+ * Nothing in it is about bounds but its 64-bit counts, which
+ * carry a count past the int limit as one element of a derived type. */
 static int a2a_p2p(sc__call *call)
 {
     const sc__layout *s = &call->lay, *r = &call->rlay;

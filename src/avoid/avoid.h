@@ -153,6 +153,11 @@ static inline int sc__eq_rc(sc__call *call, int rc)
  * MPI_SUCCESS, or the out-of-memory error. */
 int sc__even_split(sc__call *call, MPI_Count n, int **counts, int **displs);
 
+/* The p2p strategy's barrier (barrier.c) on priv, a private duplicate:
+ * gather to rank 0, then release, in rank order. Runs blocking, or in a
+ * coroutine (nb.h). */
+int sc__barrier_p2p(MPI_Comm priv);
+
 /* The tag of point-to-point strategies on the private communicator. */
 #define SC_TAG_P2P 0x5c01
 

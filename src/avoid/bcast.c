@@ -77,7 +77,12 @@ static int bcast_chunk(sc__call *call)
     return MPI_SUCCESS;
 }
 
-/* The root sends the buffer to every other rank. */
+/* p2p: the root sends the buffer to every other rank, in rank order.
+ * The reference routine of the pattern (doc/guide.md, "Reference
+ * routines"): every peer named, messages posted in rank order, blocks
+ * addressed by extent from the buffer as given (lb and holes untouched).
+ * Nothing in it is about bounds but its 64-bit counts, which
+ * carry a count past the int limit as one element of a derived type. */
 static int bcast_p2p(sc__call *call)
 {
     const int root = call->rank == call->root;

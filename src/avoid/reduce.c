@@ -329,6 +329,13 @@ static int exec_chunk(sc__call *call)
 
 /* ---- p2p: the reference, point-to-point and strictly in rank order ---- */
 
+/* The reference routines of the reductions (doc/guide.md, "Reference
+ * routines"): fold_at, exec_p2p and p2p_scan. Nothing in them is about
+ * bounds but 64-bit counts (send_n and recv_n carry a count past the int
+ * limit as one element of a derived type) and reduce_local, which hands
+ * MPI_Reduce_local slices of at most INT_MAX elements; elementwise ops
+ * make the slices invisible in the result. */
+
 /* Every rank's n elements at `in` go to rank dst, which folds them in rank
  * order, (((v0 op v1) op v2) ...), into a buffer of the call (*result).
  * The root receives one contribution at a time, so it holds two buffers of

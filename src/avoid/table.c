@@ -13,6 +13,10 @@
  * type its function does not know, so no bigger element type can carry
  * them (bigtype); and every rank contributes to every element of the
  * result, so no range of ranks is a collective of its own (segment).
+ *
+ * The barrier has no pattern here and no pipeline (src/coll/barrier.c):
+ * only native and p2p apply to it, p2p being the reference barrier of
+ * barrier.c, so that p2p alone carries every collective.
  */
 #include "avoid.h"
 

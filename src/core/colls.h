@@ -78,7 +78,7 @@ typedef enum sc__pattern {
       SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(REGULAR), (1, 1, 1, 1, 0, 0))               \
     X(ALLTOALLV, "alltoallv", 1, 1, ALLTOALL, SC_SET_ALLTOALL | SC_SBIT(REGULAR),                 \
       (1, 1, 2, 0, 0, 0))                                                                         \
-    X(BARRIER, "barrier", 0, 0, BARRIER, SC_SET_BASE, (0, 0, 0, 0, 0, 0))                         \
+    X(BARRIER, "barrier", 0, 0, BARRIER, SC_SET_BASE | SC_SBIT(P2P), (0, 0, 0, 0, 0, 0))         \
     X(BCAST, "bcast", 1, 0, BCAST, SC_SET_ALLTOALL | SC_SBIT(SCATTER_ALLGATHER),                  \
       (1, 0, 0, 1, 0, 0))                                                                         \
     X(GATHER, "gather", 1, 0, GATHER, SC_SET_ROOTED | SC_SBIT(ALLGATHER), (1, 1, 0, 2, 0, 0))     \

@@ -103,10 +103,14 @@ static int parse_spec(const char *who, const char *spec, int out[SAFECOLL_NCOLL]
             return sc__error(MPI_ERR_ARG, "%s: unknown collective '%.*s'", who,
                              (int)(eq - p), p);
         strategy = lookup(strategy_names, SAFECOLL_NSTRATEGY, eq + 1, len - (size_t)(eq - p) - 1);
+        /* `reference`, another name of p2p: the strategy is the reference
+         * routines (guide.md, "Reference routines"). */
+        if (strategy < 0 && len - (size_t)(eq - p) - 1 == 9 && strncmp(eq + 1, "reference", 9) == 0)
+            strategy = SAFECOLL_STRATEGY_P2P;
         if (strategy < 0)
             return sc__error(MPI_ERR_ARG,
                              "%s: unknown strategy '%.*s' (expected auto, native, largecount, "
-                             "bigtype, segment, chunk, p2p, gather+bcast, alltoall, "
+                             "bigtype, segment, chunk, p2p (or reference), gather+bcast, alltoall, "
                              "reduce+bcast, reduce_scatter+allgather, scatter+allgather, "
                              "reduce+scatter, allreduce, allgather, bcast, regular or "
                              "exscan+reduce_local)",

@@ -230,12 +230,12 @@ START_TEST(one_forced_refused)
              tc_class_name(tc_class(rc)), safecoll_last_error());
     safecoll_strategy_set(SAFECOLL_COLL_GATHER, SAFECOLL_STRATEGY_AUTO);
 
-    safecoll_strategy_parse("barrier=p2p");
+    safecoll_strategy_parse("barrier=chunk");
     rc = safecoll_barrier(MPI_COMM_WORLD);
     TC_CHECK(&t, tc_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION &&
-                     strstr(safecoll_last_error(), "p2p") != NULL &&
+                     strstr(safecoll_last_error(), "chunk") != NULL &&
                      strstr(safecoll_last_error(), "barrier") != NULL,
-             "barrier=p2p: %s: %s", tc_class_name(tc_class(rc)), safecoll_last_error());
+             "barrier=chunk: %s: %s", tc_class_name(tc_class(rc)), safecoll_last_error());
     safecoll_strategy_set(SAFECOLL_COLL_BARRIER, SAFECOLL_STRATEGY_AUTO);
 
     safecoll_strategy_set(SAFECOLL_COLL_ALLREDUCE, SAFECOLL_STRATEGY_SEGMENT);

@@ -177,7 +177,7 @@ static unsigned expected_strategies(safecoll_coll c)
         return red | BIT(SAFECOLL_STRATEGY_REDUCE_SCATTER) | BIT(SAFECOLL_STRATEGY_ALLREDUCE);
     case SAFECOLL_COLL_SCAN: return red | BIT(SAFECOLL_STRATEGY_EXSCAN_REDUCE_LOCAL);
     case SAFECOLL_COLL_EXSCAN: return red;
-    default: return base; /* the barriers */
+    default: return base | BIT(SAFECOLL_STRATEGY_P2P); /* the barriers */
     }
 }
 
@@ -306,6 +306,10 @@ START_TEST(parse_lists)
     ck_assert_int_eq(safecoll_strategy_parse(""), MPI_SUCCESS);
     ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_GATHERV), SAFECOLL_STRATEGY_LARGECOUNT);
     ck_assert_int_eq(safecoll_strategy_get(SAFECOLL_COLL_ALLTOALLV), SAFECOLL_STRATEGY_BIGTYPE);
+    /* `reference` is another name of p2p, in specifications only. */
+    ck_assert_int_eq(safecoll_strategy_parse("all=reference,barrier=reference"), MPI_SUCCESS);
+    assert_all(SAFECOLL_STRATEGY_P2P);
+    ck_assert_int_eq(safecoll_strategy_parse("gatherv=referenc"), MPI_ERR_ARG);
     restore();
 }
 END_TEST
