@@ -471,6 +471,9 @@ static const dispatcher main_dispatcher = {
     "       safecoll --version | --help\n",
     commands,
     sizeof commands / sizeof *commands,
+    "Long commands (search, guideline, bisect) show progress on stderr: a status\n"
+    "line on a terminal, plain lines elsewhere; SAFECOLL_PROGRESS=tty|plain|off\n"
+    "chooses.\n"
     "'safecoll COMMAND --help' tells more.\n",
 };
 
