@@ -149,13 +149,14 @@ static int set_count(const unsigned char *set)
 
 /* Whether the launching child said it could not start the command (its
  * exit status 127 alone could be the application's); says why. */
-static int cannot_start(const char *log)
+static int cannot_start(bisect *b, const char *log)
 {
     char tail[256];
 
     sc__launch_log_tail(log, tail, sizeof tail);
     if (strncmp(tail, "cannot run the launcher", 23) != 0)
         return 0;
+    tool_progress_clear(&b->progress);
     fprintf(stderr, "safecoll: bisect: %s\n", tail);
     return 1;
 }
@@ -177,7 +178,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
         snprintf(why, len, "time limit");
     else if (WIFSIGNALED(st))
         snprintf(why, len, "signal %d", WTERMSIG(st));
-    else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && (tool_progress_clear(&b->progress), cannot_start(log)))
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && cannot_start(b, log))
         return -1;
     else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
         snprintf(why, len, "exit %d", WEXITSTATUS(st));
@@ -189,7 +190,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
         if (snprintf(script, sizeof script, "exec <\"$SAFECOLL_BISECT_LOG\" || exit 125\n%s",
                      b->check) >= (int)sizeof script) {
             tool_progress_clear(&b->progress);
-        fprintf(stderr, "safecoll: bisect: the --check command is too long\n");
+            fprintf(stderr, "safecoll: bisect: the --check command is too long\n");
             return -1;
         }
         snprintf(clog, sizeof clog, "%s.check", log);
@@ -197,7 +198,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
         if (sc__launch_argv("safecoll bisect", argv, clog, b->timeout, &st, &killed) !=
             MPI_SUCCESS) {
             tool_progress_clear(&b->progress);
-        fprintf(stderr, "safecoll: bisect: %s\n", safecoll_last_error());
+            fprintf(stderr, "safecoll: bisect: %s\n", safecoll_last_error());
             return -1;
         }
         if (WIFEXITED(st) && WEXITSTATUS(st) >= 125 && WEXITSTATUS(st) <= 127) {
@@ -205,7 +206,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
             char tail[256];
             sc__launch_log_tail(clog, tail, sizeof tail);
             tool_progress_clear(&b->progress);
-        fprintf(stderr, "safecoll: bisect: the --check command could not run (status %d)%s%s\n",
+            fprintf(stderr, "safecoll: bisect: the --check command could not run (status %d)%s%s\n",
                     WEXITSTATUS(st), tail[0] ? ": " : "", tail);
             return -1;
         }
