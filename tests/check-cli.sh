@@ -124,6 +124,63 @@ expect err "SAFECOLL_BOUNDS: $scratch/missing.bounds: cannot open"
 SAFECOLL_BOUNDS=$scratch/bad.bounds run 1 bounds list
 expect err "SAFECOLL_BOUNDS: $scratch/bad.bounds:3: unknown key 'bund'"
 
+# --- folding to the terminal: --wrap folds to COLUMNS even into a file,
+# at blanks outside quotes, the next lines indented by 6; without it a
+# record is one line (above)
+printf 'collective=gather class=X bound=1 note="a long note with blanks that goes on past the width of the screen"\n' >>good.bounds
+COLUMNS=60 run 0 bounds list --wrap good.bounds
+check "bounds list --wrap: no line longer than COLUMNS=60" \
+    awk 'length($0) > 60 { exit 1 }' "$out"
+check "bounds list --wrap: the records folded, continuation lines indented" \
+    awk '/^      [^ ]/ { n++ } END { exit !(n >= 3) }' "$out"
+expect out "   2  collective=gather class=X bound=1 source=user"
+expect out '      note="a long note with blanks that goes on past the'
+check "bounds list --wrap: the text is that of the unfolded list" \
+    cmp -s <(tr -d ' \n' <"$out") <(COLUMNS=60 "$tool" bounds list good.bounds | tr -d ' \n')
+COLUMNS=60 run 0 bounds list good.bounds;  expect_lines "$out" 3
+if command -v script >/dev/null 2>&1; then
+    COLUMNS=60 script -qec "'$tool' bounds list good.bounds" /dev/null >tty.out 2>&1
+    check "bounds list folds on a terminal" \
+        awk '{ sub(/\r$/, "") } length($0) > 60 { exit 1 } END { exit !(NR > 3) }' tty.out
+    COLUMNS=60 script -qec "'$tool' bounds list --no-wrap good.bounds" /dev/null >tty.out 2>&1
+    check "bounds list --no-wrap on a terminal: a line per record" \
+        awk 'END { exit !(NR == 3) }' tty.out
+fi
+run 2 bounds list --frob;         expect err "unknown option '--frob'"
+sed -i '$d' good.bounds
+
+# --- progress of the long commands (tools/progress.c), without MPI: a
+# guideline whose launcher fails at once and a bisect of a command that
+# always fails; SAFECOLL_PROGRESS forces the display a terminal would get
+cr=$(printf '\r\033[K')
+glaunch=(guideline --coll allreduce --procs 2,3 --sizes 1Ki --launcher 'false {P}')
+SAFECOLL_PROGRESS=tty run 1 "${glaunch[@]}"
+expect err "${cr}guideline: 0/2 (allreduce P=2: 1 sizes, job running), elapsed 0:"
+expect err "${cr}guideline: 1/2 (allreduce P=3: 1 sizes, job running), elapsed 0:"
+expect err ", left ?"
+expect err ", left ~"
+expect err "safecoll: guideline: allreduce P=3: the job failed"
+SAFECOLL_PROGRESS=plain run 1 "${glaunch[@]}"
+expect err "guideline: 0/2 (allreduce P=2: 1 sizes, job running), elapsed 0:"
+check "plain progress: no carriage return" bash -c "! grep -q \$'\\r' '$err'"
+SAFECOLL_PROGRESS=tty TERM=dumb run 1 "${glaunch[@]}"
+expect err "guideline: 0/2 (allreduce P=2"
+check "TERM=dumb: carriage returns, no escape sequence" \
+    bash -c "grep -q \$'\\r' '$err' && ! grep -q \$'\\033' '$err'"
+SAFECOLL_PROGRESS=off run 1 "${glaunch[@]}"
+check "SAFECOLL_PROGRESS=off: no progress" bash -c "! grep -q 'elapsed' '$err'"
+expect err "allreduce P=2: the job failed"
+run 1 "${glaunch[@]}"   # not a terminal: plain
+check "stderr no terminal: no carriage return" bash -c "! grep -q \$'\\r' '$err'"
+SAFECOLL_PROGRESS=tty run 4 bisect --logs "$scratch/blogs" --colls allreduce,bcast -- sh -c 'exit 1'
+expect err "${cr}bisect: 0/~4 (run 1: native as set (your environment)), elapsed 0:"
+expect err "${cr}bisect: 1/~4 (run 2: native none (all=p2p)), elapsed 0:"
+expect err "${cr}run 2 of ~4: native none (all=p2p): exit 1 ("
+expect out "verdict: not the collective layer"
+SAFECOLL_PROGRESS=plain run 4 bisect --logs "$scratch/blogs2" --colls allreduce,bcast -- sh -c 'exit 1'
+expect err "run 2 of ~4: native none (all=p2p): exit 1 ("
+check "bisect, plain progress: no carriage return" bash -c "! grep -q \$'\\r' '$err'"
+
 # --- add
 run 0 bounds add --out new.bounds collective=alltoall class=G_bytes bound=2Gi \
     'mpi=MPICH Version:\t4.0.2\n' source=tested n_s=1Gi delta=64Mi date=2024-02-29 \

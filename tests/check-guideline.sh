@@ -197,6 +197,7 @@ SAFECOLL_PROBE_FAULT=$slow_phase run 0 guideline --coll allreduce --procs 2 "${f
 found 2
 expect_bound 2
 refuse "recheck:"
+refuse "data allreduce P=2"   # the data lines only with --verbose or --raw
 
 # --- (a3) a slow phase that covers only the calibration: the fault on the
 # first 4 native calls at 4 KiB (1 warm-up and 3 calibration calls), 20 ms
@@ -208,7 +209,10 @@ refuse "recheck:"
 # noise at one size from failing it. One batch is dropped, once: 1 to 7
 # repetitions (7 timed calls, less any late start).
 SAFECOLL_PROBE_FAULT=kind=slow,coll=allreduce,above=2Ki,delay=20ms,calls=4 run 0 guideline \
-    --coll allreduce --procs 2 "${fast[@]}" --no-auto --no-recheck --factor 10
+    --coll allreduce --procs 2 "${fast[@]}" --no-auto --no-recheck --factor 10 --verbose \
+    --raw raw.data
+check "--raw FILE holds the data lines --verbose prints" \
+    cmp -s <(grep '^data ' "$out") raw.data
 checks=$((checks + 1))
 dropped=$(awk '$1 == "data" && $3 == "P=2" && $4 == "bytes=4096" && $5 == "native" {
     for (i = 6; i <= NF; i++) if ($i ~ /^dropped=/) { sub(/^dropped=/, "", $i); print $i } }' "$out")

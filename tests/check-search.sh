@@ -197,18 +197,21 @@ got=$?
 expect err "the displacements of ialltoallv at n = 1073741824 pass the int limit"
 
 # --- the live display on a terminal: script(1) gives the search a pty, on
-# which each probe rewrites one line (carriage return, erase to the end of
-# the line) instead of printing a line per probe, and the table follows
+# which one status line (carriage return, erase to the end of the line) is
+# rewritten per probe, with the count of probes, the elapsed time and the
+# time left, instead of a line per probe; the table follows (COLUMNS: no
+# probe text cut to the width)
 if command -v script >/dev/null 2>&1; then
     checks=$((checks + 1))
-    SAFECOLL_PROBE_FAULT=kind=crash,class=gelem,bound=1000 script -qec \
+    COLUMNS=200 SAFECOLL_PROBE_FAULT=kind=crash,class=gelem,bound=1000 script -qec \
         "'$tool' search --coll gather --procs 2 ${fast[*]}" /dev/null >tty.out 2>&1
     got=$?
     [ "$got" -eq 0 ] || { failed=$((failed + 1)); echo "FAIL: search on a pty: exit $got"; }
     cr=$(printf '\r\033[K')
-    for text in "${cr}gather P=2 char step 1 n=64  " "${cr}gather P=2 char step 1 n=512 " \
-                "${cr}gather P=2 char step 2 n=384 " "${cr}gather P=4 char verify n=224 " \
-                "${cr}gather P=2 short verify n=512 " "  pass${cr}" "  ...${cr}" \
+    for text in "${cr}search: 0/~" "(gather P=2 char step 1 n=64 ...), elapsed 0:" \
+                "(gather P=2 char step 1 n=512 ...)" "(gather P=2 char step 2 n=384 " \
+                "(gather P=4 char verify n=224 " "(gather P=2 short verify n=512 " \
+                ": pass), elapsed " ", left ~" \
                 "${cr}  gather P=2 char step 1 n=512: crash: rank 0 died of signal 11" \
                 "collective=gather class=G_elements" "Table IX row 2"; do
         checks=$((checks + 1))

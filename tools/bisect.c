@@ -75,6 +75,10 @@ static const char bisect_usage[] =
     "                 calls)\n"
     "The launcher must pass the environment to the ranks (mpiexec does on one\n"
     "node; Open MPI across nodes needs -x SAFECOLL_STRATEGY -x SAFECOLL_VERBOSE).\n"
+    "Progress goes to stderr: on a terminal one status line rewritten in place\n"
+    "(the run, runs done of the estimate, elapsed and estimated time left) and a\n"
+    "line kept per run; else a line per run; SAFECOLL_PROGRESS=tty|plain|off\n"
+    "forces a display.\n"
     "Exit status: 0 collective(s) named, 1 a run could not be started or a log\n"
     "written, 2 wrong usage, 3 no failure to bisect (run 1 passed), 4 not the\n"
     "collective layer (fails with every collective on point-to-point), 5\n"
@@ -86,7 +90,7 @@ typedef struct bisect {
     double timeout;
     int repeat;
     char logs[PATH_MAX];
-    int tty;
+    tool_progress progress;
     int runs;                 /* made so far */
     int estimate;             /* of the total, for the progress line */
     FILE *table;              /* the rows, printed at the end */
@@ -145,13 +149,14 @@ static int set_count(const unsigned char *set)
 
 /* Whether the launching child said it could not start the command (its
  * exit status 127 alone could be the application's); says why. */
-static int cannot_start(const char *log)
+static int cannot_start(bisect *b, const char *log)
 {
     char tail[256];
 
     sc__launch_log_tail(log, tail, sizeof tail);
     if (strncmp(tail, "cannot run the launcher", 23) != 0)
         return 0;
+    tool_progress_clear(&b->progress);
     fprintf(stderr, "safecoll: bisect: %s\n", tail);
     return 1;
 }
@@ -165,6 +170,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
     why[0] = '\0';
     if (sc__launch_argv("safecoll bisect", b->cmd, log, b->timeout, &st, &killed) !=
         MPI_SUCCESS) {
+        tool_progress_clear(&b->progress);
         fprintf(stderr, "safecoll: bisect: %s\n", safecoll_last_error());
         return -1;
     }
@@ -172,7 +178,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
         snprintf(why, len, "time limit");
     else if (WIFSIGNALED(st))
         snprintf(why, len, "signal %d", WTERMSIG(st));
-    else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && cannot_start(log))
+    else if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && cannot_start(b, log))
         return -1;
     else if (WIFEXITED(st) && WEXITSTATUS(st) != 0)
         snprintf(why, len, "exit %d", WEXITSTATUS(st));
@@ -183,6 +189,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
         char *argv[] = {"/bin/sh", "-c", script, NULL};
         if (snprintf(script, sizeof script, "exec <\"$SAFECOLL_BISECT_LOG\" || exit 125\n%s",
                      b->check) >= (int)sizeof script) {
+            tool_progress_clear(&b->progress);
             fprintf(stderr, "safecoll: bisect: the --check command is too long\n");
             return -1;
         }
@@ -190,6 +197,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
         setenv("SAFECOLL_BISECT_LOG", log, 1);
         if (sc__launch_argv("safecoll bisect", argv, clog, b->timeout, &st, &killed) !=
             MPI_SUCCESS) {
+            tool_progress_clear(&b->progress);
             fprintf(stderr, "safecoll: bisect: %s\n", safecoll_last_error());
             return -1;
         }
@@ -197,6 +205,7 @@ static int run_once(bisect *b, const char *log, char *why, size_t len)
             /* The shell could not run it: no verdict on the application. */
             char tail[256];
             sc__launch_log_tail(clog, tail, sizeof tail);
+            tool_progress_clear(&b->progress);
             fprintf(stderr, "safecoll: bisect: the --check command could not run (status %d)%s%s\n",
                     WEXITSTATUS(st), tail[0] ? ": " : "", tail);
             return -1;
@@ -235,12 +244,8 @@ static int run_config(bisect *b, const char *strategy, int verbose, const char *
     if (verbose)
         setenv("SAFECOLL_VERBOSE", "1", 1);
     snprintf(log, sizeof log, "%s/run-%d.log", b->logs, b->runs);
-    if (b->tty)
-        fprintf(stderr, "\r\033[Krun %d of ~%d: native %s ...", b->runs, b->estimate,
-                native_text);
-    else
-        fprintf(stderr, "run %d of ~%d: native %s ...\n", b->runs, b->estimate, native_text);
-    fflush(stderr);
+    b->progress.total = b->estimate;
+    tool_progress_step(&b->progress, b->runs - 1, "run %d: native %s", b->runs, native_text);
     while (!failed && tries < b->repeat) {
         tries++;
         if ((rc = run_once(b, log, why, sizeof why)) < 0)
@@ -259,8 +264,7 @@ static int run_config(bisect *b, const char *strategy, int verbose, const char *
     free(saved);
     free(saved_v);
     if (rc < 0) {
-        if (b->tty)
-            fputs("\n", stderr);
+        tool_progress_clear(&b->progress);
         b->status = BISECT_ERROR;
         return -1;
     }
@@ -268,11 +272,8 @@ static int run_config(bisect *b, const char *strategy, int verbose, const char *
         snprintf(why, sizeof why, "pass x%d", tries);
     else if (failed && b->repeat > 1)
         snprintf(why + strlen(why), sizeof why - strlen(why), " (try %d)", tries);
-    if (b->tty)
-        fprintf(stderr, "\r\033[Krun %d of ~%d: native %s: %s (%.1f s)\n", b->runs, b->estimate,
-                native_text, failed ? why : "pass", now() - t0);
-    else
-        fprintf(stderr, "run %d: %s (%.1f s)\n", b->runs, failed ? why : "pass", now() - t0);
+    tool_progress_line(&b->progress, "run %d of ~%d: native %s: %s (%.1f s)", b->runs,
+                       b->estimate, native_text, failed ? why : "pass", now() - t0);
     fprintf(b->table, "%4d  %-40s  %-20s %8.1f  run-%d.log\n", b->runs, native_text,
             failed ? why : (b->repeat > 1 ? why : "pass"), now() - t0, b->runs);
     return failed;
@@ -435,6 +436,7 @@ static int finish(bisect *b, int status, const char *verdict)
 {
     char row[512];
 
+    tool_progress_end(&b->progress);
     if (b->table != NULL) {
         printf("%4s  %-40s  %-20s %8s  %s\n", "run", "native (the rest on p2p)", "result",
                "seconds", "log");
@@ -459,7 +461,7 @@ int tool_bisect(int argc, char **argv)
 
     b.timeout = 300;
     b.repeat = 1;
-    b.tty = isatty(2);
+    tool_progress_start(&b.progress, "bisect", 0, 1);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *val = i + 1 < argc ? argv[i + 1] : NULL;

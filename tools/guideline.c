@@ -55,6 +55,10 @@ static const char guideline_usage[] =
     "  --time-limit S    seconds a job may take (default: from the plan)\n"
     "  --out FILE        append the records to FILE (bound-file format)\n"
     "  --dry-run         print the plan; run nothing\n"
+    "Progress goes to stderr: on a terminal one status line rewritten in place\n"
+    "(the job running, jobs done of all, elapsed and estimated time left), else a\n"
+    "plain line at most every 10 s; SAFECOLL_PROGRESS=tty|plain|off forces a\n"
+    "display.\n"
     "Exit status: 0 done (violations or not), 1 a job failed (launcher, MPI) or\n"
     "FILE could not be written, 2 wrong usage.\n"
     "Inside a job (started by the driver): safecoll guideline --worker --coll NAME\n"
@@ -321,9 +325,10 @@ static int variants(safecoll_coll coll, int with_auto, char *buf, size_t len)
     return n;
 }
 
-/* Copies the report to stdout and its records to out; 1 when the report
- * was there. */
-static int relay(const char *report, FILE *out, int *records)
+/* Copies the report to stdout and its records to out; its data lines
+ * (one per size and variant) only to raw and, with verbose, stdout; 1 when
+ * the report was there. */
+static int relay(const char *report, FILE *out, FILE *raw, int verbose, int *records)
 {
     char line[SAFECOLL_BOUND_LINE_MAX + 2];
     FILE *fp = fopen(report, "r");
@@ -332,6 +337,12 @@ static int relay(const char *report, FILE *out, int *records)
     if (fp == NULL)
         return 0;
     while (fgets(line, sizeof line, fp) != NULL) {
+        if (strncmp(line, "data ", 5) == 0) {
+            if (raw != NULL)
+                fputs(line, raw);
+            if (!verbose)
+                continue;
+        }
         fputs(line, stdout);
         if (strncmp(line, "collective=", 11) == 0) {
             (*records)++;
@@ -347,12 +358,14 @@ int tool_guideline(int argc, char **argv)
 {
     char *colls[MAX_LIST], *procs[MAX_LIST], self[PATH_MAX], sizes_text[1024] = "";
     MPI_Count sizes[SAFECOLL_GUIDELINE_MAX_SIZES];
-    const char *type = "char", *out = NULL, *report = NULL, *launcher = NULL;
+    const char *type = "char", *out = NULL, *report = NULL, *launcher = NULL, *raw = NULL;
     safecoll_guideline_opts o;
     int ncoll = 0, nproc = 0, nsizes = -4, is_worker = 0, dry = 0, status = EXIT_OK, s;
+    int verbose = 0;
     double limit = 0;
     long long v;
-    FILE *fp = NULL;
+    FILE *fp = NULL, *rawfp = NULL;
+    tool_progress prog;
 
     safecoll_guideline_opts_init(&o);
     for (int i = 1; i < argc; i++) {
@@ -372,6 +385,9 @@ int tool_guideline(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--no-recheck") == 0) {
             o.recheck = 0;
+            continue;
+        } else if (strcmp(a, "--verbose") == 0) {
+            verbose = 1;
             continue;
         }
         if (a[0] != '-' || a[1] != '-')
@@ -438,6 +454,8 @@ int tool_guideline(int argc, char **argv)
                 return usage("--time-limit is not a positive number of seconds", val);
         } else if (strcmp(a, "--out") == 0) {
             out = val;
+        } else if (strcmp(a, "--raw") == 0) {
+            raw = val;
         } else if (strcmp(a, "--report") == 0) {
             report = val;
         } else {
@@ -499,16 +517,26 @@ int tool_guideline(int argc, char **argv)
         fprintf(stderr, "safecoll: guideline: %s: %s\n", out, strerror(errno));
         return EXIT_DATA;
     }
-    int total_records = 0;
+    if (raw != NULL && (rawfp = fopen(raw, "a")) == NULL) {
+        fprintf(stderr, "safecoll: guideline: %s: %s\n", raw, strerror(errno));
+        if (fp != NULL)
+            fclose(fp);
+        return EXIT_DATA;
+    }
+    int total_records = 0, jobs = 0;
+    tool_progress_start(&prog, "guideline", ncoll * nproc, 0);
     for (int c = 0; c < ncoll; c++) {
-        for (int p = 0; p < nproc; p++) {
+        for (int p = 0; p < nproc; p++, jobs++) {
             char dir[PATH_MAX], rep[PATH_MAX + 16], logp[PATH_MAX + 16], tail[200];
             char cmd[PATH_MAX * 3 + 1024];
             int st = 0, killed = 0, records = 0;
             int P = atoi(procs[p]);
 
+            tool_progress_step(&prog, jobs, "%s P=%d: %d sizes, job running", colls[c], P,
+                               nsizes);
             if (sc__launch_workdir("safecoll guideline", NULL, "safecoll-guideline", dir,
                                    sizeof dir) != MPI_SUCCESS) {
+                tool_progress_clear(&prog);
                 fprintf(stderr, "safecoll: %s\n", safecoll_last_error());
                 status = EXIT_DATA;
                 continue;
@@ -522,27 +550,35 @@ int tool_guideline(int argc, char **argv)
                      o.with_auto ? "" : " --no-auto", o.recheck ? "" : " --no-recheck", rep);
             if (sc__launch_run("safecoll guideline", launcher, P, cmd, logp, limit, &st,
                                &killed) != MPI_SUCCESS) {
+                tool_progress_clear(&prog);
                 fprintf(stderr, "safecoll: %s\n", safecoll_last_error());
                 sc__launch_remove_dir(dir);
                 status = EXIT_DATA;
                 continue;
             }
+            tool_progress_clear(&prog);
             sc__launch_log_tail(logp, tail, sizeof tail);
             int ex = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
             if (killed) {
                 fprintf(stderr, "safecoll: guideline: %s P=%d: killed after the time limit "
                         "of %.0f s (--time-limit)\n", colls[c], P, limit);
                 status = EXIT_DATA;
-            } else if (ex != 0 || !relay(rep, fp, &records)) {
+            } else if (ex != 0 || !relay(rep, fp, rawfp, verbose, &records)) {
                 fprintf(stderr, "safecoll: guideline: %s P=%d: the job failed (launcher %s "
                         "%d)%s%.160s\n", colls[c], P,
                         WIFSIGNALED(st) ? "signal" : "exit status",
                         WIFSIGNALED(st) ? WTERMSIG(st) : ex, tail[0] ? ": " : "", tail);
                 status = EXIT_DATA;
             }
+            fflush(stdout);
             total_records += records;
             sc__launch_remove_dir(dir);
         }
+    }
+    tool_progress_end(&prog);
+    if (rawfp != NULL && fclose(rawfp) != 0) {
+        fprintf(stderr, "safecoll: guideline: %s: %s\n", raw, strerror(errno));
+        status = EXIT_DATA;
     }
     if (fp != NULL && fclose(fp) != 0) {
         fprintf(stderr, "safecoll: guideline: %s: %s\n", out, strerror(errno));

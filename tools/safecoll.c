@@ -1,7 +1,7 @@
 /*
  * safecoll: the command-line tool of libsafecoll.
  *
- *   safecoll bounds list [FILE...]
+ *   safecoll bounds list [--wrap|--no-wrap] [FILE...]
  *   safecoll bounds check FILE...
  *   safecoll bounds add --out FILE key=value...
  *   safecoll search --coll C[,C...] --procs P[,P...] [options]   (tools/search.c)
@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <safecoll.h>
 
@@ -126,7 +127,51 @@ static void registry_files_only(void)
     setenv("SAFECOLL_BOUNDS", "", 1);
 }
 
-static int print_registry(void)
+/* Prints text from column `indent` on, folded to `width` columns at the
+ * blanks outside double quotes, the next lines indented by `indent`; a
+ * word longer than a line is cut. */
+static void print_folded(const char *text, int indent, int width)
+{
+    int room = width - indent > 10 ? width - indent : 10, col = 0;
+    const char *p = text;
+
+    while (*p != '\0') {
+        const char *w = p;
+        int quoted = 0, len;
+        /* One word: up to a blank outside quotes; "# origin" is one. */
+        if (w[0] == '#' && w[1] == ' ')
+            p += strlen(p);
+        else
+            for (; *p != '\0' && (quoted || *p != ' '); p++) {
+                if (*p == '\\' && p[1] != '\0')
+                    p++;
+                else if (*p == '"')
+                    quoted = !quoted;
+            }
+        len = (int)(p - w);
+        if (col > 0 && col + 1 + len > room) {
+            printf("\n%*s", indent, "");
+            col = 0;
+        } else if (col > 0) {
+            putchar(' ');
+            col++;
+        }
+        while (len > room - col) {
+            int cut = room - col;
+            printf("%.*s\n%*s", cut, w, indent, "");
+            w += cut;
+            len -= cut;
+            col = 0;
+        }
+        printf("%.*s", len, w);
+        col += len;
+        while (*p == ' ')
+            p++;
+    }
+    putchar('\n');
+}
+
+static int print_registry(int width)
 {
     char line[SAFECOLL_BOUND_LINE_MAX], origin[1024];
     safecoll_bound b;
@@ -143,41 +188,63 @@ static int print_registry(void)
             fprintf(stderr, "%s\n", library_message());
             return EXIT_DATA;
         }
-        printf("%4zu  %s  # %s\n", i, line, origin);
+        if (width > 0) {
+            char text[SAFECOLL_BOUND_LINE_MAX + 1100];
+            snprintf(text, sizeof text, "%s # %s", line, origin);
+            printf("%4zu  ", i);
+            print_folded(text, 6, width);
+        } else {
+            printf("%4zu  %s  # %s\n", i, line, origin);
+        }
     }
     return EXIT_OK;
 }
 
 static const char bounds_list_usage[] =
-    "usage: safecoll bounds list [FILE...]\n"
+    "usage: safecoll bounds list [--wrap|--no-wrap] [FILE...]\n"
     "\n"
     "Print bound records, one line each: the index, the record in the file\n"
     "format, and where it comes from after '#'.\n"
     "Without FILE: the registry as a program would see it (the known bounds\n"
     "built into the library, or the file SAFECOLL_KNOWN_BOUNDS names instead,\n"
     "then the files of SAFECOLL_BOUNDS). With FILEs: their records only.\n"
+    "On a terminal a long record is folded to its width (COLUMNS, else the\n"
+    "terminal's) at the blanks between keys, the next lines indented; elsewhere\n"
+    "(a pipe, a file) each record stays one line, for scripts.\n"
+    "  --wrap      fold to the width even when not on a terminal (COLUMNS, else 80)\n"
+    "  --no-wrap   one line per record even on a terminal\n"
     "Exit status: 0, or 1 when a file is missing or malformed.\n";
 
 static int bounds_list(int argc, char **argv)
 {
+    int wrap = isatty(1), files = 0;
+
     for (int i = 1; i < argc; i++) {
         if (is_help(argv[i])) {
             fputs(bounds_list_usage, stdout);
             return EXIT_OK;
         }
-        if (argv[i][0] == '-' && argv[i][1] != '\0')
+        if (strcmp(argv[i], "--wrap") == 0)
+            wrap = 1;
+        else if (strcmp(argv[i], "--no-wrap") == 0)
+            wrap = 0;
+        else if (argv[i][0] == '-' && argv[i][1] != '\0')
             return usage_error(bounds_list_usage, "bounds list: unknown option '%s'", argv[i]);
+        else
+            files++;
     }
-    if (argc > 1) {
+    if (files > 0) {
         registry_files_only();
         for (int i = 1; i < argc; i++) {
+            if (strcmp(argv[i], "--wrap") == 0 || strcmp(argv[i], "--no-wrap") == 0)
+                continue;
             if (safecoll_bounds_load(argv[i]) != MPI_SUCCESS) {
                 fprintf(stderr, "%s\n", library_message());
                 return EXIT_DATA;
             }
         }
     }
-    return print_registry();
+    return print_registry(wrap ? tool_term_width(1) : 0);
 }
 
 static const char bounds_check_usage[] =
@@ -366,7 +433,7 @@ static int bounds_add(int argc, char **argv)
 }
 
 static const command bounds_commands[] = {
-    {"list", "[FILE...]", "print the records of the registry or of files", bounds_list},
+    {"list", "[--wrap] [FILE...]", "print the records of the registry or of files", bounds_list},
     {"check", "FILE...", "check bound files", bounds_check},
     {"add", "--out FILE key=value...", "check a record and append it to FILE", bounds_add},
 };
@@ -404,6 +471,9 @@ static const dispatcher main_dispatcher = {
     "       safecoll --version | --help\n",
     commands,
     sizeof commands / sizeof *commands,
+    "Long commands (search, guideline, bisect) show progress on stderr: a status\n"
+    "line on a terminal, plain lines elsewhere; SAFECOLL_PROGRESS=tty|plain|off\n"
+    "chooses.\n"
     "'safecoll COMMAND --help' tells more.\n",
 };
 

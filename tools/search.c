@@ -224,6 +224,10 @@ static const char search_usage[] =
     "  --out FILE        append the bound records to FILE\n"
     "  --probe-cmd PATH  the program run as 'PATH probe ...' (default: this one)\n"
     "  --dry-run         print the plan and the memory estimate; run nothing\n"
+    "Progress goes to stderr: on a terminal one status line rewritten in place\n"
+    "(the probe running, probes done of the most the plan may take, elapsed and\n"
+    "estimated time left) and a line kept for each probe that did not pass; else\n"
+    "a line per probe; SAFECOLL_PROGRESS=tty|plain|off forces a display.\n"
     "Exit status: 0 done (bugs found or not), 1 the launcher failed or FILE\n"
     "could not be written, 2 wrong usage.\n"
     "SAFECOLL_PROBE_FAULT=coll=NAME,kind=crash|hang|wrong|error|kill|slow|jitter,... makes\n"
@@ -231,30 +235,37 @@ static const char search_usage[] =
     "\"Testing the search itself\").\n";
 
 typedef struct display {
-    int tty;
+    tool_progress p;
+    int probes;               /* done, over the whole search */
+    int verbose;              /* a line per probe that passed, too */
 } display;
 
 static void progress(const safecoll_search_event *ev, void *arg)
 {
-    const display *d = arg;
+    display *d = arg;
     static const char *const steps[] = {"", "step 1", "step 2", "verify"};
 
-    /* On a terminal one line is rewritten per probe; a probe that did not
-     * pass keeps a line of its own, so that what failed, and how, stays
-     * on the screen once the search has moved on. */
-    if (d->tty && !(ev->done && ev->result->outcome != SAFECOLL_PROBE_PASS)) {
-        fprintf(stderr, "\r\033[K%s P=%d %s %s n=%lld  %6.1f s  %s", safecoll_coll_name(ev->coll),
-                ev->P, ev->type, steps[ev->step], (long long)ev->n, ev->elapsed,
-                ev->done ? safecoll_probe_outcome_name(ev->result->outcome) : "...");
-        fflush(stderr);
-    } else if (ev->done) {
-        if (d->tty)
-            fputs("\r\033[K", stderr);
-        fprintf(stderr, "  %s P=%d %s %s n=%lld: %s%s%s (%.3f s)\n",
-                safecoll_coll_name(ev->coll), ev->P, ev->type, steps[ev->step],
-                (long long)ev->n, safecoll_probe_outcome_name(ev->result->outcome),
-                ev->result->detail[0] ? ": " : "", ev->result->detail, ev->result->seconds);
+    if (!ev->done) {
+        tool_progress_step(&d->p, d->probes, "%s P=%d %s %s n=%lld ...",
+                           safecoll_coll_name(ev->coll), ev->P, ev->type, steps[ev->step],
+                           (long long)ev->n);
+        return;
     }
+    d->probes++;
+    /* A probe that did not pass keeps a line of its own, so that what
+     * failed, and how, stays on the screen once the search has moved on;
+     * one that passed only with --verbose or when not on a terminal. */
+    if (ev->result->outcome != SAFECOLL_PROBE_PASS || d->verbose ||
+        d->p.mode == TOOL_PROGRESS_PLAIN)
+        tool_progress_line(&d->p, "  %s P=%d %s %s n=%lld: %s%s%s (%.3f s)",
+                           safecoll_coll_name(ev->coll), ev->P, ev->type, steps[ev->step],
+                           (long long)ev->n, safecoll_probe_outcome_name(ev->result->outcome),
+                           ev->result->detail[0] ? ": " : "", ev->result->detail,
+                           ev->result->seconds);
+    else
+        tool_progress_step(&d->p, d->probes, "%s P=%d %s %s n=%lld: pass",
+                           safecoll_coll_name(ev->coll), ev->P, ev->type, steps[ev->step],
+                           (long long)ev->n);
 }
 
 /* Dates a record with today (local time); 1, so it chains in a condition. */
@@ -279,8 +290,11 @@ int tool_split_list(char *s, char **items, int max)
     return k;
 }
 
-static void dry_run(const safecoll_search_opts *o, safecoll_coll coll, const char *type, int P,
-                    int classify)
+/* The plan of one search: at most *steps probes in Step 1, the last at
+ * count *last with *mem bytes of buffers; the memory and count limits. */
+static void plan(const safecoll_search_opts *o, safecoll_coll coll, const char *type, int P,
+                 int *steps_out, MPI_Count *last_out, MPI_Count *mem_out, MPI_Count *limit_out,
+                 MPI_Count *n_max_out)
 {
     MPI_Count limit, mem = 0, n, last = 0, n_max;
     int s, steps = 0;
@@ -301,6 +315,31 @@ static void dry_run(const safecoll_search_opts *o, safecoll_coll coll, const cha
         if (n == n_max)
             break;
     }
+    *steps_out = steps;
+    *last_out = last;
+    *mem_out = mem;
+    *limit_out = limit;
+    *n_max_out = n_max;
+}
+
+/* The most probes one search makes: Step 1, Step 2 and the verification. */
+static int plan_probes(const safecoll_search_opts *o, safecoll_coll coll, const char *type, int P,
+                       int classify)
+{
+    MPI_Count last, mem, limit, n_max;
+    int steps;
+
+    plan(o, coll, type, P, &steps, &last, &mem, &limit, &n_max);
+    return steps + o->f - 1 + (classify ? 8 : 0);
+}
+
+static void dry_run(const safecoll_search_opts *o, safecoll_coll coll, const char *type, int P,
+                    int classify)
+{
+    MPI_Count limit, mem, last, n_max;
+    int steps;
+
+    plan(o, coll, type, P, &steps, &last, &mem, &limit, &n_max);
     printf("%s P=%d %s: Step 1 at most %d probes (n = %lld .. %lld, %lld bytes of buffers at "
            "the last), Step 2 at most %d, verification %s; memory limit %lld bytes, count "
            "limit %lld\n",
@@ -316,7 +355,7 @@ int tool_search(int argc, char **argv)
     const char *type = "char", *out = NULL;
     int ncoll = 0, nproc = 0, classify = 1, dry = 0, status = EXIT_OK;
     safecoll_search_opts o;
-    display d = {isatty(2)};
+    display d = {0};
     long long v;
     FILE *fp = NULL;
 
@@ -334,6 +373,9 @@ int tool_search(int argc, char **argv)
             continue;
         } else if (strcmp(a, "--dry-run") == 0) {
             dry = 1;
+            continue;
+        } else if (strcmp(a, "--verbose") == 0) {
+            d.verbose = 1;
             continue;
         } else if (strcmp(a, "--safe") == 0) {
             o.safe = 1;
@@ -434,8 +476,15 @@ int tool_search(int argc, char **argv)
 
     /* The table of results, as the paper's Table VII, after the records. */
     char table[MAX_LIST * MAX_LIST][200];
-    int rows = 0, s;
+    int rows = 0, s, most = 0;
     safecoll_probe_type(type, NULL, &s);
+    for (int c = 0; c < ncoll; c++)
+        for (int p = 0; p < nproc; p++) {
+            safecoll_coll coll;
+            parse_coll(colls[c], &coll);
+            most += plan_probes(&o, coll, type, atoi(procs[p]), classify);
+        }
+    tool_progress_start(&d.p, "search", most, 1);
     for (int c = 0; c < ncoll; c++) {
         for (int p = 0; p < nproc; p++) {
             safecoll_coll coll;
@@ -449,13 +498,12 @@ int tool_search(int argc, char **argv)
 
             parse_coll(colls[c], &coll);
             if (safecoll_search_run(&o, coll, type, P, &r) != MPI_SUCCESS) {
-                fprintf(stderr, "%ssafecoll: search: %s\n", d.tty ? "\n" : "",
-                        safecoll_last_error());
+                tool_progress_clear(&d.p);
+                fprintf(stderr, "safecoll: search: %s\n", safecoll_last_error());
                 status = EXIT_DATA;
                 continue;
             }
-            if (d.tty)
-                fputs("\r\033[K", stderr);
+            tool_progress_clear(&d.p);
             if (r.status == SAFECOLL_SEARCH_LAUNCH) {
                 fprintf(stderr, "safecoll: search: %s P=%d: the launcher failed: %s\n",
                         colls[c], P, r.failure.detail);
@@ -471,13 +519,12 @@ int tool_search(int argc, char **argv)
                                                o.time_first, &at_2p, &k1) != MPI_SUCCESS ||
                         safecoll_search_verify(&o, coll, twice, P, r.n_s, r.delta,
                                                o.time_first, &at_2s, &k2) != MPI_SUCCESS) {
-                        fprintf(stderr, "%ssafecoll: search: %s\n", d.tty ? "\n" : "",
-                                safecoll_last_error());
+                        tool_progress_clear(&d.p);
+                        fprintf(stderr, "safecoll: search: %s\n", safecoll_last_error());
                         status = EXIT_DATA;
                         continue;
                     }
-                    if (d.tty)
-                        fputs("\r\033[K", stderr);
+                    tool_progress_clear(&d.p);
                     row = safecoll_probe_classify(at_2p, at_2s);
                     if (row == SAFECOLL_PROBE_ROW_NONE)
                         fprintf(stderr, "safecoll: search: %s P=%d: the safe bounds at 2P and "
@@ -497,6 +544,7 @@ int tool_search(int argc, char **argv)
                         safecoll_bounds_format(&b, line, sizeof line) == MPI_SUCCESS) {
                         cls = safecoll_bound_class_name(b.cls);
                         printf("%s\n", line);
+                        fflush(stdout);
                         if (fp != NULL)
                             fprintf(fp, "%s\n", line);
                     }
@@ -517,6 +565,7 @@ int tool_search(int argc, char **argv)
                          ? safecoll_probe_outcome_name(r.failure.outcome) : "");
         }
     }
+    tool_progress_end(&d.p);
     printf("\n%-12s %6s %3s %12s %10s %-10s %6s %4s %8s  %s\n", "collective", "P", "s", "n_s",
            "delta", "class", "probes", "+ver", "seconds", "detector");
     for (int k = 0; k < rows; k++)

@@ -29,4 +29,46 @@ int tool_parse_secs(const char *s, double *out);
 /* Splits s in place at commas into at most max items; the count, or -1. */
 int tool_split_list(char *s, char **items, int max);
 
+/* Progress of a long command on stderr (tools/progress.c): on a terminal
+ * one status line rewritten in place, "WHAT: K/N (DETAIL), elapsed 0:12,
+ * left ~0:30" (the time left from the mean time per step so far, "?"
+ * without a total); elsewhere plain lines, at most one every 10 s;
+ * SAFECOLL_PROGRESS=tty|plain|off overrides the choice. TERM=dumb: no
+ * escape sequences (spaces erase the old line). */
+enum { TOOL_PROGRESS_OFF, TOOL_PROGRESS_PLAIN, TOOL_PROGRESS_TTY };
+
+typedef struct tool_progress {
+    int mode;           /* TOOL_PROGRESS_* */
+    int dumb;           /* TERM=dumb */
+    int width;          /* of the terminal */
+    char what[64];
+    int total;          /* steps; 0 unknown */
+    int approx;         /* total is an estimate ("~N"), raised when passed */
+    int done;
+    double t0, last_plain;
+    size_t shown;       /* characters of the status line on the screen */
+    char detail[512];
+} tool_progress;
+
+/* The mode from SAFECOLL_PROGRESS, else tty when stderr is a terminal. */
+int tool_progress_mode(void);
+
+/* The width of the terminal on fd: COLUMNS, else TIOCGWINSZ, else 80. */
+int tool_term_width(int fd);
+
+void tool_progress_start(tool_progress *p, const char *what, int total, int approx);
+
+/* done steps of the total are finished; DETAIL what runs now. */
+void tool_progress_step(tool_progress *p, int done, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A line kept on stderr (a result), above the status line (not when off). */
+void tool_progress_line(tool_progress *p, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Erases the status line (before other output on the terminal). */
+void tool_progress_clear(tool_progress *p);
+
+void tool_progress_end(tool_progress *p);
+
 #endif /* SAFECOLL_TOOL_H */
