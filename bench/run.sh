@@ -18,6 +18,11 @@
 #               P = 4: accuracy, false positives and detection delay of
 #               ParaStack beside the paper's timeout baseline (K = 5, 10).
 #               Written to bench/results-hang.md, not results-latest.md.
+#   bench_debug the debugging modes (issue 19): native, the reference
+#               routines (all=p2p), record, replay and both together on
+#               reduce, alltoall+allreduce and a point-to-point workload,
+#               as ratios to native beside paper 002's, P = 2, 4. It is a
+#               driver: run directly, it launches its own mpiexec jobs.
 #
 # `make bench` runs it with SAFECOLL_BENCH_BIN set to the built programs.
 # Environment: MPIEXEC (default mpiexec.mpich, else mpiexec on PATH), MPIEXEC_FLAGS,
@@ -27,6 +32,7 @@
 # 60 and 55), SAFECOLL_BENCH_DEADLINE_ALL and SAFECOLL_BENCH_DEADLINE_TRIG
 # (bench_all's untriggered and triggered parts, default 90 and 60),
 # SAFECOLL_BENCH_DEADLINE_PERF (bench_perf, default 90),
+# SAFECOLL_BENCH_DEBUG_ROUNDS (bench_debug's rounds, default 3),
 # SAFECOLL_BENCH_DEADLINE_THREAD (bench_all's i-calls on the progress
 # thread, P = 2, default 40),
 # SAFECOLL_BENCH_TIMEOUT (hard limit per run, default 900),
@@ -57,7 +63,7 @@ limit=${SAFECOLL_BENCH_TIMEOUT:-900}
 
 only=${SAFECOLL_BENCH_ONLY:-}
 case $only in
-    '') progs="bench_v bench_wrap bench_all bench_perf bench_hang" ;;
+    '') progs="bench_v bench_wrap bench_all bench_perf bench_debug bench_hang" ;;
     hang) progs="bench_v bench_hang" ;;
     *) echo "bench/run.sh: SAFECOLL_BENCH_ONLY is 'hang' or unset, not '$only'" >&2; exit 1 ;;
 esac
@@ -180,6 +186,26 @@ deadline_perf=()
 [ ${#quick[@]} -eq 0 ] && deadline_perf=(--deadline "$dl_perf")
 for np in $procs; do
     run "$np" bench_perf "${quick[@]}" "${deadline_perf[@]}"
+done
+
+# The debugging modes: bench_debug is a driver, not an MPI program; it
+# launches native, record and replay jobs itself, in alternation.
+dbg_rounds=(--rounds "${SAFECOLL_BENCH_DEBUG_ROUNDS:-3}")
+[ ${#quick[@]} -gt 0 ] && dbg_rounds=()
+for np in $procs; do
+    before=$(loadavg)
+    t=$(date +%s)
+    MPIEXEC=$mpiexec MPIEXEC_FLAGS=${MPIEXEC_FLAGS:-} timeout "$limit" "$bin/bench_debug" \
+        --np "$np" "${dbg_rounds[@]}" "${quick[@]}" | tee -a "$tmp"
+    rc=$?
+    if [ "$rc" -ne 0 ]; then
+        emit ""
+        emit "**bench_debug at P = $np failed (exit status $rc)**"
+        emit ""
+        status=1
+    fi
+    emit "_bench_debug, P = $np: load average $before before, $(loadavg) after; $(( $(date +%s) - t )) s._"
+    emit ""
 done
 
 emit "_The hang monitor (bench_hang) follows; its report goes to bench/results-hang.md._"

@@ -28,7 +28,7 @@ expect "$html/index.html" "MPI collectives that keep working at scale" "the main
 expect "$html/index.html" "The API, by module" "the main page's text"
 expect "$html/index.html" "group__displs.html" "the main page's link to a module"
 expect "$html/index.html" "custom_displs_8c-example.html" "the main page's link to an example"
-for page in guide bounds_format testing performance architecture papers; do
+for page in guide bounds_format testing performance architecture papers debugging; do
     expect "$html/index.html" "href=\"${page}.html\"" "the main page's link to the page ${page}"
 done
 for ex in examples/*.c; do
