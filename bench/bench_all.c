@@ -433,11 +433,11 @@ typedef struct tally {
  * process count. */
 static int agrees_now(const op_info *o, int p)
 {
-    size_t n = 0;
-
     if (!o->agrees)
         return 0;
 #if defined(MPI_VERSION) && MPI_VERSION >= 4
+    size_t n = 0;
+
     if (safecoll_agree_get() || safecoll_check_get())
         return 1;
     safecoll_bounds_match_kind(SAFECOLL_BOUND_CORRECTNESS, o->coll, 1, p, NULL, NULL, 0, &n);
