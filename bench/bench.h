@@ -12,8 +12,8 @@
  *     (bench_perf's routed allreduce after the forced one took 1.28x its
  *     time after the native call, and followed it 60% of the time against
  *     40% for the plain equivalent it is compared with; doc/performance.md);
- *     a random order makes every variant follow every other one, and come
- *     first, equally often;
+ *     a random order, run backwards in every second repetition, makes
+ *     every variant follow every other one, and come first, equally often;
  *   - each call is timed between an MPI_Barrier and its return, and the
  *     time of a repetition is the maximum over the ranks;
  *   - a measurement ends when its time budget is spent (see bench_run);
@@ -45,10 +45,16 @@ typedef struct bench_result {
 } bench_result;
 
 /* The order of the variants in repetition `rep`: a permutation drawn by a
- * fixed generator seeded with rep, the same on every rank. */
+ * fixed generator seeded with rep, the same on every rank; an odd rep runs
+ * the permutation of the even one before it backwards. Pairs of
+ * repetitions are so balanced exactly, not only on average: each variant
+ * comes first and last equally often, and follows each other one as often
+ * as it precedes it (with two variants and a handful of repetitions a draw
+ * alone could put one variant second nearly every time: bench_debug saw
+ * that make two runs of the same code differ by 0.70x). */
 static inline void bench_order(int rep, int nvar, int *order)
 {
-    unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(rep + 1000003);
+    unsigned long long x = 0x9E3779B97F4A7C15ull * (unsigned long long)(rep / 2 + 1000003);
 
     for (int i = 0; i < nvar; i++)
         order[i] = i;
@@ -60,6 +66,11 @@ static inline void bench_order(int rep, int nvar, int *order)
         j = (int)((x * 0x2545F4914F6CDD1Dull >> 33) % (unsigned long long)(i + 1));
         t = order[i], order[i] = order[j], order[j] = t;
     }
+    if (rep % 2 == 1)
+        for (int i = 0, k = nvar - 1; i < k; i++, k--) {
+            int t = order[i];
+            order[i] = order[k], order[k] = t;
+        }
 }
 
 /* Runs variant `var`; returns an MPI error code. */

@@ -24,8 +24,8 @@
  * bench_debug --job --out FILE [--reps R] [--iters-...]   (under mpiexec)
  *     One MPI job. SAFECOLL_REPLAY is read once per process, so the job's
  *     replay mode is its environment's. Within the job the strategy can
- *     switch: each workload runs two variants interleaved, in alternating
- *     order (run_fixed): "auto" (the library's choice) and "p2p"
+ *     switch: each workload runs two variants interleaved by bench_run in
+ *     bench.h's balanced order: "auto" (the library's choice) and "p2p"
  *     (safecoll_strategy_parse("all=p2p")). The number of repetitions and
  *     the order are fixed, not timed, so that a replay job makes exactly
  *     the calls its record job made. Rank 0 writes
@@ -165,49 +165,6 @@ static int fn(int v, void *ctx)
     return rc;
 }
 
-/* The two variants interleaved as bench_run does (bench.h: a barrier,
- * the call, the maximum over ranks), but in a fixed number of repetitions,
- * since a replay must make the calls of its record, and in alternating
- * order (auto first in even repetitions, p2p first in odd ones) rather
- * than bench_order's random one: with two variants and a handful of
- * repetitions a random order can put one variant second nearly every time,
- * and the second call of a pair is the faster one here (a first run put
- * the p2p variant second in 5 of 5 repetitions and made it 0.70 of auto
- * on the p2p workload, where the two are the same code). Two warm-up
- * repetitions, one of each order. */
-static bench_result run_fixed(job *j, int reps)
-{
-    bench_result res;
-    double local[2], global[2];
-
-    memset(&res, 0, sizeof res);
-    res.nvar = 2;
-    for (int v = 0; v < 2; v++)
-        res.t[v] = bench_alloc(sizeof(double) * (size_t)reps);
-    for (int rep = -2; rep < reps; rep++) {
-        for (int k = 0; k < 2; k++) {
-            int v = (rep + 2) % 2 == 0 ? k : 1 - k, rc;
-            double t0;
-
-            if ((rc = prep(v, j)) != MPI_SUCCESS)
-                bench_die("setting the strategy", rc);
-            MPI_Barrier(MPI_COMM_WORLD);
-            t0 = MPI_Wtime();
-            rc = fn(v, j);
-            local[v] = MPI_Wtime() - t0;
-            if (rc != MPI_SUCCESS)
-                bench_die("a timed call", rc);
-        }
-        MPI_Allreduce(local, global, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        if (rep < 0)
-            continue;
-        res.t[0][rep] = global[0];
-        res.t[1][rep] = global[1];
-        res.reps = rep + 1;
-    }
-    return res;
-}
-
 static int job_main(int argc, char **argv, const char *out, int reps)
 {
     job j;
@@ -247,7 +204,9 @@ static int job_main(int argc, char **argv, const char *out, int reps)
                   : w == W_RED64K ? (iters_reduce / 10 > 0 ? iters_reduce / 10 : 1)
                   : w == W_A2A    ? iters_a2a
                                   : iters_p2p;
-        res = run_fixed(&j, reps);
+        /* A fixed number of repetitions (a replay must make the calls of its
+         * record): no time budget. */
+        res = bench_run(MPI_COMM_WORLD, 2, fn, prep, NULL, &j, 2, reps, reps, 1e300, 1e300);
         if (f != NULL)
             for (int v = 0; v < 2; v++)
                 for (int r = 0; r < res.reps; r++)
