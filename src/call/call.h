@@ -129,6 +129,9 @@ typedef struct sc__call {
      * rank whose own layout triggers runs the _c call on the caller's
      * communicator while the others run the int call there. */
     int alone;
+    /* Forced to p2p, the call runs the reference routines without the
+     * agreement (pipeline.c, reference_alone), on the private duplicate. */
+    int reference;
     int errh_done;       /* MPI invoked the caller's error handler (sc__eq_rc) */
     /* Detectors G and X on this rank: the class that fired first, the
      * quantity and the bound it passed, for the log. */

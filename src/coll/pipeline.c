@@ -315,8 +315,8 @@ static int agree(sc__call *call)
     int rc;
 
     memcpy(in, call->ag, sizeof in);
-    rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, in, call->ag, SC_AG_LEN, MPI_LONG_LONG, MPI_MAX,
-                 call->priv);
+    rc = SC_AGREE(MPI_Allreduce, MPI_Iallreduce, in, call->ag, SC_AG_LEN, MPI_LONG_LONG, MPI_MAX,
+                  call->priv);
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "%s: rank %d: the agreement message failed", call->fn,
                          call->rank);
@@ -754,6 +754,25 @@ static int run_alone(sc__call *call, const sc__pattern_ops *ops)
     return alone_end(call, ops->exec[call->strategy](call), 1, 1);
 }
 
+/* The reference routines without the agreement (issue 19). A call forced
+ * to p2p runs p2p whatever it holds: the strategy carries every layout
+ * and count (its 64-bit messages), no known bug or registry record
+ * changes that, and it reads nothing agreed (the working limit is a
+ * setting the first meeting compared). So the agreement could only carry
+ * an error of one rank to the others, which the regular collectives and
+ * the calls that decide alone leave to that rank as well (the guide,
+ * "Deciding alone"). Every rank knows without a message that the call is
+ * forced (settings alike, compared at the first meeting), so all skip the
+ * agreement together. SAFECOLL_AGREE=always and checking mode keep it,
+ * and with it the error on every rank. */
+static int reference_alone(const sc__call *call, const sc__pattern_ops *ops)
+{
+    return call->forced == SAFECOLL_STRATEGY_P2P && !call->direct &&
+           ops->exec[SAFECOLL_STRATEGY_P2P] != NULL &&
+           sc__strategy_exists(call->coll, SAFECOLL_STRATEGY_P2P) &&
+           !sc__config_agree_always() && !SC_CHECK_ON();
+}
+
 int sc__run(sc__call *call)
 {
     const sc__pattern_ops *ops = sc__patterns[call->pattern];
@@ -778,10 +797,12 @@ int sc__run(sc__call *call)
         (rc = sc__comm_private(call->comm, &call->priv)) != MPI_SUCCESS)
         return fail_early(call, rc);
     detect(call, ops, forced);
-    /* A direct call's vector is every rank's already (pipeline.h); an
+    /* A direct call's vector is every rank's already (pipeline.h), and a
+     * call on the reference routines needs none (reference_alone); an
      * error only this rank found cannot be told to the others without the
      * agreement, which they skip, so it is returned as it is. */
-    rc = call->direct ? (int)call->ag[SC_AG_ERROR] : agree(call);
+    call->reference = reference_alone(call, ops);
+    rc = call->direct || call->reference ? (int)call->ag[SC_AG_ERROR] : agree(call);
     if (rc == MPI_SUCCESS && (rc = decide(call, ops, forced)) == MPI_SUCCESS) {
         if (sc__config_verbose() &&
             (call->strategy != SAFECOLL_STRATEGY_NATIVE || call->perf_refused ||

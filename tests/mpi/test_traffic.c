@@ -133,6 +133,71 @@ START_TEST(observer_sees_p2p_gatherv)
 }
 END_TEST
 
+/* The kinds of operation one forced p2p call issues, with the agreement
+ * on (always) or left to the library (auto): blocking gatherv, a reduce
+ * (a regular collective, described into the pipeline) and an igatherv. */
+static void count_kinds(int agree_always, long long kinds[SC_TR_NKIND])
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    int counts[TC_MAXP], displs[TC_MAXP], sb[2] = {me, me}, rb[2 * TC_MAXP], x = me + 1, sum = 0;
+    double secs[SC_TR_NKIND];
+    MPI_Request req;
+
+    for (int i = 0; i < p; i++) {
+        counts[i] = 2;
+        displs[i] = 2 * i;
+    }
+    safecoll_agree_set(agree_always);
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_P2P);
+    sc__tr_timer(1);
+    ck_assert_int_eq(safecoll_gatherv(sb, 2, MPI_INT, rb, counts, displs, MPI_INT, 0,
+                                      MPI_COMM_WORLD),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_reduce(&x, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_igatherv(sb, 2, MPI_INT, rb, counts, displs, MPI_INT, 0,
+                                       MPI_COMM_WORLD, &req),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    sc__tr_times(secs, kinds);
+    sc__tr_timer(0);
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_AUTO);
+    safecoll_agree_set(0);
+    if (me == 0) {
+        ck_assert_int_eq(sum, p * (p + 1) / 2);
+        for (int i = 0; i < 2 * p; i++)
+            ck_assert_int_eq(rb[i], i / 2);
+    }
+}
+
+/* The reference routines (a forced p2p) need no agreement: every rank
+ * knows the call is forced. The agreement's message is counted as the
+ * library's own (SC_TR_AGREE), and SAFECOLL_AGREE=always keeps it. */
+START_TEST(reference_without_agreement)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    long long alone[SC_TR_NKIND], agreed[SC_TR_NKIND];
+    tc_ctx t;
+
+    tc_begin(&t, "reference_without_agreement");
+    /* The first meeting of MPI_COMM_WORLD is behind us after this. */
+    ck_assert_int_eq(safecoll_barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+    count_kinds(0, alone);
+    count_kinds(1, agreed);
+    TC_CHECK(&t, alone[SC_TR_AGREE] == 0, "auto: %lld agreement operations", alone[SC_TR_AGREE]);
+    TC_CHECK(&t, alone[SC_TR_NATIVE] == 0, "auto: %lld native operations", alone[SC_TR_NATIVE]);
+    TC_CHECK(&t, agreed[SC_TR_AGREE] >= 3, "always: %lld agreement operations, not 3 or more",
+             agreed[SC_TR_AGREE]);
+    /* The same point-to-point messages either way: the root receives
+     * P - 1 blocks of each call and copies its own, a leaf sends one. */
+    TC_CHECK(&t, alone[SC_TR_P2P] == agreed[SC_TR_P2P], "p2p operations: %lld alone, %lld agreed",
+             alone[SC_TR_P2P], agreed[SC_TR_P2P]);
+    TC_CHECK(&t, me != 0 || alone[SC_TR_P2P] >= 2 * (p + 1) + (p - 1),
+             "the root posted %lld p2p operations", alone[SC_TR_P2P]);
+    tc_end(&t);
+}
+END_TEST
+
 /* Inside MPI: what a user-defined op sees of its thread's mark. */
 static int op_calls, op_depth_ok, op_name_ok;
 
@@ -193,7 +258,7 @@ END_TEST
 static Suite *make_suite(void)
 {
     const TTest *const tests[] = {off_by_default, observer_sees_p2p_gatherv,
-                                         mark_inside_mpi};
+                                  reference_without_agreement, mark_inside_mpi};
     Suite *s = suite_create("traffic");
 
     tc_add(s, "hooks", tests, TC_NELEMS(tests));
