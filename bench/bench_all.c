@@ -5,7 +5,8 @@
  * Part 1, untriggered overhead. For every collective (barrier, bcast,
  * gather, scatter, allgather, alltoall, the six reductions, the four
  * v-collectives, alltoallw) and a few non-blocking forms timed from start
- * to the return of MPI_Wait (ibcast, igather, iallreduce, igatherv), the
+ * to the return of MPI_Wait (ibcast, igather, iallreduce, igatherv,
+ * ialltoallw), the
  * safecoll call against the MPI call with the same arguments, interleaved
  * (see bench.h). The size m is the bytes of one block: what one rank sends
  * to (or receives from) each peer the pattern involves, i.e. gather: each
@@ -87,6 +88,7 @@ enum op {
     OP_IGATHER,
     OP_IALLREDUCE,
     OP_IGATHERV,
+    OP_IALLTOALLW,
     NOP
 };
 
@@ -122,6 +124,7 @@ static const op_info ops[NOP] = {
     [OP_IGATHER] = {"igather", SAFECOLL_COLL_IGATHER, 0, 0, 1, 1},
     [OP_IALLREDUCE] = {"iallreduce", SAFECOLL_COLL_IALLREDUCE, 0, 1, 0, 0},
     [OP_IGATHERV] = {"igatherv", SAFECOLL_COLL_IGATHERV, 1, 0, 1, 1},
+    [OP_IALLTOALLW] = {"ialltoallw", SAFECOLL_COLL_IALLTOALLW, 1, 0, 0, 1},
 };
 
 /* How a variant calls: the MPI call, MPI's `_c` call, or safecoll's. */
@@ -252,6 +255,10 @@ static int call(const ctx *c, enum impl impl)
             return wait_rc(MPI_Igatherv(c->sbuf, m, MPI_BYTE, c->rbuf, c->counts, c->displs,
                                         MPI_BYTE, ROOT, w, &req),
                            &req);
+        case OP_IALLTOALLW:
+            return wait_rc(MPI_Ialltoallw(c->sbuf, c->counts, c->displs, c->types, c->rbuf,
+                                          c->counts, c->displs, c->types, w, &req),
+                           &req);
         default: return MPI_ERR_OTHER;
         }
     }
@@ -297,6 +304,10 @@ static int call(const ctx *c, enum impl impl)
     case OP_IGATHERV:
         return wait_rc(safecoll_igatherv(c->sbuf, m, MPI_BYTE, c->rbuf, c->counts, c->displs,
                                          MPI_BYTE, ROOT, w, &req),
+                       &req);
+    case OP_IALLTOALLW:
+        return wait_rc(safecoll_ialltoallw(c->sbuf, c->counts, c->displs, c->types, c->rbuf,
+                                           c->counts, c->displs, c->types, w, &req),
                        &req);
     default: return MPI_ERR_OTHER;
     }
