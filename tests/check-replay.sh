@@ -90,11 +90,18 @@ rm -rf badlog && cp -r log.sum badlog && rm badlog/rank-1.screp
 bad "missing log" "rank 1: cannot open the log"
 rm -rf badlog && cp -r log.sum badlog && truncate -s -7 badlog/rank-2.screp
 bad "truncated log" "rank 2: the log .* is truncated"
-rm -rf badlog && cp -r log.sum badlog && truncate -s -40 badlog/rank-0.screp
-bad "log cut at a record" "rank 0: the log .* is truncated (no end record"
+# The layout (doc/debugging.md): a 292-byte header, then blocks of a
+# 16-byte block header and 32-byte records.
+rm -rf badlog && cp -r log.sum badlog && truncate -s -32 badlog/rank-0.screp
+bad "log cut at a record" "rank 0: the log .* is truncated (its block 1 lacks records)"
+rm -rf badlog && cp -r log.sum badlog && truncate -s 292 badlog/rank-0.screp
+bad "log cut after its header" "rank 0: the log .* is truncated (no end record after its 0 records)"
 rm -rf badlog && cp -r log.sum badlog &&
-    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=300 conv=notrunc status=none
-bad "corrupted log" "rank 0: the log .* is corrupted at record 1"
+    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=320 conv=notrunc status=none
+bad "corrupted record" "rank 0: the log .* is corrupted in block 1, records 1-[0-9]* (bad CRC)"
+rm -rf badlog && cp -r log.sum badlog &&
+    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=296 conv=notrunc status=none
+bad "corrupted block header" "rank 0: the log .* is corrupted at block 1, after record 0"
 rm -rf badlog && cp -r log.sum badlog && cp badlog/rank-1.screp badlog/rank-0.screp
 bad "another rank's log" "was recorded by rank 1 of 3"
 rm -rf badlog && mkdir badlog && P=2 job rec2 SAFECOLL_REPLAY=record:badlog -- sum
