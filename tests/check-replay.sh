@@ -3,8 +3,8 @@
 # tests/mpi/test_replay.c: native runs in two arrival orders give different
 # bits; a run recorded in one order and replayed in the other gives the
 # recorded output exactly (sum, master-worker with Waitany, the polled
-# master-worker with probes and *some, and the combined mode with the safe
-# collectives on p2p strategies); an altered payload is reported at the
+# master-worker with probes and *some, the combined mode with the safe
+# collectives on p2p strategies, and 96 receives outstanding at once); an altered payload is reported at the
 # right call; bad logs are an error on every rank, never a hang.
 #
 #   tests/check-replay.sh TEST_REPLAY_BINARY
@@ -41,7 +41,7 @@ job nat.b SAFECOLL_TEST_ORDER=b -- sum
 ok "native sums differ between the orders ($(outs nat.a) / $(outs nat.b))" \
     bash -c '! cmp -s <(grep "^out:" nat.a) <(grep "^out:" nat.b)'
 
-for s in sum master poll combined; do
+for s in sum master poll combined many; do
     extra=()
     [ $s = combined ] && extra=(SAFECOLL_STRATEGY=all=p2p)
     job rec.$s "${extra[@]}" SAFECOLL_TEST_ORDER=a SAFECOLL_REPLAY=record:log.$s -- $s
@@ -77,6 +77,10 @@ fi
 job pert2 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=2 SAFECOLL_REPLAY=replay:log.poll -- poll
 ok "perturbed int payload: reported on rank 0, source 2 tag 7" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert2
+
+job pert3 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=3 SAFECOLL_REPLAY=replay:log.many -- many
+ok "perturbed hole-free derived type: reported on rank 0, source 2 tag 20" \
+    grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 20, CRC-32 " pert3
 
 # Bad logs: an error on every rank, no hang.
 bad() { # bad LABEL EXPECTED_TEXT
