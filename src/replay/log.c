@@ -24,11 +24,14 @@ enum { NBUF = SC_RP_BLOCK_RECS };
 
 /* The block being filled: its header, then its records, written out with
  * one write(2) (one CRC-32 over the block, none per record). */
-static int fd = -1;
-static struct {
+typedef struct block_buf {
     sc__rp_block h;
     sc__rp_rec r[NBUF];
-} blk;
+} block_buf;
+_Static_assert(offsetof(block_buf, r) == sizeof(sc__rp_block), "records follow the block header");
+
+static int fd = -1;
+static block_buf blk;
 static volatile size_t nbuf;
 static uint32_t nblocks, last_call;
 
