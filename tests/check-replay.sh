@@ -3,8 +3,8 @@
 # tests/mpi/test_replay.c: native runs in two arrival orders give different
 # bits; a run recorded in one order and replayed in the other gives the
 # recorded output exactly (sum, master-worker with Waitany, the polled
-# master-worker with probes and *some, and the combined mode with the safe
-# collectives on p2p strategies); an altered payload is reported at the
+# master-worker with probes and *some, the combined mode with the safe
+# collectives on p2p strategies, and 96 receives outstanding at once); an altered payload is reported at the
 # right call; bad logs are an error on every rank, never a hang.
 #
 #   tests/check-replay.sh TEST_REPLAY_BINARY
@@ -41,7 +41,7 @@ job nat.b SAFECOLL_TEST_ORDER=b -- sum
 ok "native sums differ between the orders ($(outs nat.a) / $(outs nat.b))" \
     bash -c '! cmp -s <(grep "^out:" nat.a) <(grep "^out:" nat.b)'
 
-for s in sum master poll combined; do
+for s in sum master poll combined many; do
     extra=()
     [ $s = combined ] && extra=(SAFECOLL_STRATEGY=all=p2p)
     job rec.$s "${extra[@]}" SAFECOLL_TEST_ORDER=a SAFECOLL_REPLAY=record:log.$s -- $s
@@ -78,6 +78,10 @@ job pert2 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=2 SAFECOLL_REPLAY=replay:l
 ok "perturbed int payload: reported on rank 0, source 2 tag 7" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert2
 
+job pert3 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=3 SAFECOLL_REPLAY=replay:log.many -- many
+ok "perturbed hole-free derived type: reported on rank 0, source 2 tag 20" \
+    grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 20, CRC-32 " pert3
+
 # Bad logs: an error on every rank, no hang.
 bad() { # bad LABEL EXPECTED_TEXT
     job bad SAFECOLL_REPLAY=replay:badlog -- sum
@@ -90,11 +94,18 @@ rm -rf badlog && cp -r log.sum badlog && rm badlog/rank-1.screp
 bad "missing log" "rank 1: cannot open the log"
 rm -rf badlog && cp -r log.sum badlog && truncate -s -7 badlog/rank-2.screp
 bad "truncated log" "rank 2: the log .* is truncated"
-rm -rf badlog && cp -r log.sum badlog && truncate -s -40 badlog/rank-0.screp
-bad "log cut at a record" "rank 0: the log .* is truncated (no end record"
+# The layout (doc/debugging.md): a 292-byte header, then blocks of a
+# 16-byte block header and 32-byte records.
+rm -rf badlog && cp -r log.sum badlog && truncate -s -32 badlog/rank-0.screp
+bad "log cut at a record" "rank 0: the log .* is truncated (its block 1 lacks records)"
+rm -rf badlog && cp -r log.sum badlog && truncate -s 292 badlog/rank-0.screp
+bad "log cut after its header" "rank 0: the log .* is truncated (no end record after its 0 records)"
 rm -rf badlog && cp -r log.sum badlog &&
-    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=300 conv=notrunc status=none
-bad "corrupted log" "rank 0: the log .* is corrupted at record 1"
+    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=320 conv=notrunc status=none
+bad "corrupted record" "rank 0: the log .* is corrupted in block 1, records 1-[0-9]* (bad CRC)"
+rm -rf badlog && cp -r log.sum badlog &&
+    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=296 conv=notrunc status=none
+bad "corrupted block header" "rank 0: the log .* is corrupted at block 1, after record 0"
 rm -rf badlog && cp -r log.sum badlog && cp badlog/rank-1.screp badlog/rank-0.screp
 bad "another rank's log" "was recorded by rank 1 of 3"
 rm -rf badlog && mkdir badlog && P=2 job rec2 SAFECOLL_REPLAY=record:badlog -- sum

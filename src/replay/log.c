@@ -16,15 +16,24 @@
 
 #include "replay.h"
 
-_Static_assert(sizeof(sc__rp_rec) == 40, "a log record is 40 bytes");
-_Static_assert(offsetof(sc__rp_rec, rcrc) == 36, "the record CRC ends the record");
+_Static_assert(sizeof(sc__rp_rec) == 32, "a log record is 32 bytes");
+_Static_assert(sizeof(sc__rp_block) == 16, "a block header is 16 bytes");
+_Static_assert(SC_RP_BLOCK_RECS * sizeof(sc__rp_rec) == 64 * 1024, "a block is 64 KiB");
 
-enum { BUF_BYTES = 64 * 1024, NBUF = BUF_BYTES / sizeof(sc__rp_rec) };
+enum { NBUF = SC_RP_BLOCK_RECS };
+
+/* The block being filled: its header, then its records, written out with
+ * one write(2) (one CRC-32 over the block, none per record). */
+typedef struct block_buf {
+    sc__rp_block h;
+    sc__rp_rec r[NBUF];
+} block_buf;
+_Static_assert(offsetof(block_buf, r) == sizeof(sc__rp_block), "records follow the block header");
 
 static int fd = -1;
-static sc__rp_rec buf[NBUF];
+static block_buf blk;
 static volatile size_t nbuf;
-static uint32_t last_call;
+static uint32_t nblocks, last_call;
 
 uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n)
 {
@@ -50,9 +59,10 @@ void sc__rp_program(char out[SC_RP_PROGRAM])
         out[n] = '\0';
 }
 
-static uint32_t rec_crc(const sc__rp_rec *r)
+/* The CRC of a block: its n records, then its nrec and seq. */
+static uint32_t block_crc(const sc__rp_block *h, const sc__rp_rec *r, size_t n)
 {
-    return sc__rp_crc(0, r, offsetof(sc__rp_rec, rcrc));
+    return sc__rp_crc(sc__rp_crc(0, r, n * sizeof *r), h, offsetof(sc__rp_block, crc));
 }
 
 /* write(2) all of it (async-signal-safe). */
@@ -92,6 +102,7 @@ int sc__rp_log_create(const char *dir, int nprocs, int rank)
     h.nprocs = nprocs;
     h.rank = rank;
     h.byteorder = 0x01020304u;
+    h.blockrecs = SC_RP_BLOCK_RECS;
     sc__rp_program(h.program);
     h.crc = sc__rp_crc(0, &h, offsetof(sc__rp_header, crc));
     if (write_all(&h, sizeof h) != 0) {
@@ -101,7 +112,26 @@ int sc__rp_log_create(const char *dir, int nprocs, int rank)
                          path, strerror(errno));
     }
     nbuf = 0;
+    nblocks = 0;
     return MPI_SUCCESS;
+}
+
+/* Writes the records of the buffer out as one block (async-signal-safe). */
+static int write_block(void)
+{
+    size_t n = nbuf;
+    int bad;
+
+    if (n == 0)
+        return 0;
+    blk.h.nrec = (uint32_t)n;
+    blk.h.seq = nblocks;
+    blk.h.pad = 0;
+    blk.h.crc = block_crc(&blk.h, blk.r, n);
+    bad = write_all(&blk, sizeof blk.h + n * sizeof blk.r[0]);
+    nblocks++;
+    nbuf = 0;
+    return bad;
 }
 
 int sc__rp_log_flush(int end)
@@ -111,22 +141,17 @@ int sc__rp_log_flush(int end)
     if (fd < 0)
         return MPI_SUCCESS;
     if (end >= 0) {
-        sc__rp_rec *r = &buf[nbuf < NBUF ? nbuf : NBUF - 1];
-        if (nbuf == NBUF) {
-            bad |= write_all(buf, nbuf * sizeof buf[0]);
-            nbuf = 0;
-            r = &buf[0];
-        }
+        sc__rp_rec *r;
+        if (nbuf == NBUF)
+            bad |= write_block();
+        r = &blk.r[nbuf];
         memset(r, 0, sizeof *r);
         r->kind = SC_RP_END;
         r->flag = (uint8_t)end;
         r->call = last_call;
-        r->rcrc = rec_crc(r);
         nbuf++;
     }
-    if (nbuf > 0)
-        bad |= write_all(buf, nbuf * sizeof buf[0]);
-    nbuf = 0;
+    bad |= write_block();
     if (end >= 0) {
         close(fd);
         fd = -1;
@@ -134,16 +159,15 @@ int sc__rp_log_flush(int end)
     return bad ? MPI_ERR_FILE : MPI_SUCCESS;
 }
 
-int sc__rp_log_put(sc__rp_rec *r)
+int sc__rp_log_put(const sc__rp_rec *r)
 {
     if (fd < 0)
         return MPI_SUCCESS;
-    r->rcrc = rec_crc(r);
     last_call = r->call;
-    if (nbuf == NBUF && sc__rp_log_flush(-1) != MPI_SUCCESS)
+    if (nbuf == NBUF && write_block() != 0)
         return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: cannot write the record log: %s",
                          strerror(errno));
-    buf[nbuf] = *r;
+    blk.r[nbuf] = *r;
     nbuf = nbuf + 1;
     return MPI_SUCCESS;
 }
@@ -154,7 +178,8 @@ int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, si
     sc__rp_header h;
     struct stat sb;
     sc__rp_rec *r = NULL;
-    size_t k;
+    char *raw = NULL;
+    size_t k, rest;
     int f, rc = MPI_SUCCESS;
 
     *recs = NULL;
@@ -201,40 +226,75 @@ int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, si
                        "the program %s; this is %s", rank, path, h.program, program);
         goto out;
     }
-    if (((size_t)sb.st_size - sizeof h) % sizeof *r != 0) {
-        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
-                       "(a partial record at its end)", rank, path);
-        goto out;
-    }
-    k = ((size_t)sb.st_size - sizeof h) / sizeof *r;
-    r = malloc((k > 0 ? k : 1) * sizeof *r);
-    if (r == NULL) {
-        rc = sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: rank %d: no memory for the %zu records "
-                       "of %s", rank, k, path);
+    rest = (size_t)sb.st_size - sizeof h;
+    raw = malloc(rest > 0 ? rest : 1);
+    r = malloc((rest / sizeof *r > 0 ? rest / sizeof *r : 1) * sizeof *r);
+    if (raw == NULL || r == NULL) {
+        rc = sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: rank %d: no memory for the %zu bytes "
+                       "of %s", rank, rest, path);
         goto out;
     }
     {
-        size_t want = k * sizeof *r, got = 0;
-        while (got < want) {
-            ssize_t g = read(f, (char *)r + got, want - got);
+        size_t got = 0;
+        while (got < rest) {
+            ssize_t g = read(f, raw + got, rest - got);
             if (g < 0 && errno == EINTR)
                 continue;
             if (g <= 0)
                 break;
             got += (size_t)g;
         }
-        if (got != want) {
+        if (got != rest) {
             rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: cannot read %s", rank,
                            path);
             goto out;
         }
     }
-    for (size_t i = 0; i < k; i++)
-        if (r[i].rcrc != rec_crc(&r[i]) || r[i].kind < SC_RP_RECV || r[i].kind > SC_RP_END) {
-            rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is corrupted "
-                           "at record %zu (bad CRC)", rank, path, i + 1);
+    /* The blocks, each checked whole, their records gathered into r. */
+    k = 0;
+    for (size_t at = 0, seq = 0; at < rest; seq++) {
+        sc__rp_block b;
+        if (rest - at < sizeof b) {
+            rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
+                           "(a partial block header after its %zu records)", rank, path, k);
             goto out;
         }
+        memcpy(&b, raw + at, sizeof b);
+        at += sizeof b;
+        if (b.nrec == 0 || b.nrec > h.blockrecs || b.seq != seq) {
+            rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is corrupted "
+                           "at block %zu, after record %zu (a bad block header)", rank, path,
+                           seq + 1, k);
+            goto out;
+        }
+        if (rest - at < (size_t)b.nrec * sizeof *r) {
+            rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
+                           "(its block %zu lacks records)", rank, path, seq + 1);
+            goto out;
+        }
+        memcpy(r + k, raw + at, (size_t)b.nrec * sizeof *r);
+        at += (size_t)b.nrec * sizeof *r;
+        if (b.crc != block_crc(&b, r + k, b.nrec)) {
+            rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is corrupted "
+                           "in block %zu, records %zu-%zu (bad CRC)", rank, path, seq + 1,
+                           k + 1, k + b.nrec);
+            goto out;
+        }
+        for (size_t i = k; i < k + b.nrec; i++)
+            if (r[i].kind < SC_RP_RECV || r[i].kind > SC_RP_END ||
+                (r[i].kind == SC_RP_END && i + 1 != k + b.nrec)) {
+                rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is "
+                               "corrupted at record %zu (bad kind %d)", rank, path, i + 1,
+                               (int)r[i].kind);
+                goto out;
+            }
+        k += b.nrec;
+        if (r[k - 1].kind == SC_RP_END && at < rest) {
+            rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is corrupted "
+                           "(%zu bytes after its end record)", rank, path, rest - at);
+            goto out;
+        }
+    }
     if (k == 0 || r[k - 1].kind != SC_RP_END) {
         rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
                        "(no end record after its %zu records)", rank, path, k);
@@ -244,6 +304,7 @@ int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, si
     *n = k;
     r = NULL;
 out:
+    free(raw);
     free(r);
     close(f);
     return rc;

@@ -5,7 +5,8 @@
  *
  *  - Every wrapper call of the rank has a number (ncall, from 1).
  *  - A receive posted with safecoll_irecv / safecoll_imrecv is followed by
- *    its request handle (table `ents`) until a safecoll_ completion
+ *    its request handle (hash table `ents`, O(1) per look-up) until a
+ *    safecoll_ completion
  *    completes it; the completion writes (record) or checks (replay) its
  *    RECV record, whose `post` is the call number of the post.
  *  - Replay binds a wildcard receive at its post: the RECV record with that
@@ -48,7 +49,10 @@ typedef struct post_ix {
 static post_ix *posts;
 static size_t nposts;
 
-/* The followed receive requests. */
+/* The followed receive requests: an open-addressing hash table on the
+ * handle (linear probing, MPI_REQUEST_NULL marks a free slot, at most half
+ * full), grown by doubling, so a post and a completion cost a look-up and
+ * no allocation. */
 typedef struct ent {
     MPI_Request req;
     void *buf;
@@ -58,6 +62,12 @@ typedef struct ent {
 } ent;
 static ent *ents;
 static size_t nents, capents;
+
+/* Scratch of the completions (the handles before the call, the statuses
+ * the caller ignores), grown and kept: no allocation per call. */
+static MPI_Request *scr_req;
+static MPI_Status *scr_st;
+static size_t cap_req, cap_st;
 
 /* The off mode's one branch. */
 #define OFF() (!SC_TR_UNLIKELY(mode != RP_OFF))
@@ -257,13 +267,18 @@ static int64_t status_bytes(const MPI_Status *st)
     return (int64_t)b;
 }
 
-/* CRC-32 of the `bytes` bytes a receive of `type` put at buf: the bytes
- * themselves for a predefined type, else the whole elements packed with
- * MPI_Pack through a bounded buffer (a partial last element is left out). */
+/* CRC-32 of the `bytes` bytes a receive of `type` put at buf, computed once
+ * over the received bytes: directly on the buffer for a predefined type and
+ * for a derived type without holes (size = true extent, and for more than
+ * one element extent = size), else over the whole elements packed with
+ * MPI_Pack through a kept 64 KiB scratch (a partial last element is left
+ * out). */
 static int payload_crc(const void *buf, MPI_Datatype type, int64_t bytes, uint32_t *crc)
 {
+    static char *tmp;
+    static size_t tmpsize;
     int ni, na, nd, combiner, tsize, psize;
-    MPI_Aint lb, extent;
+    MPI_Aint lb, extent, tlb, textent;
     int64_t nel;
 
     *crc = sc__rp_crc(0, NULL, 0);
@@ -276,25 +291,31 @@ static int payload_crc(const void *buf, MPI_Datatype type, int64_t bytes, uint32
     }
     MPI_Type_size(type, &tsize);
     MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &tlb, &textent);
+    if (tsize > 0 && textent == tsize && (bytes <= tsize || extent == tsize)) {
+        *crc = sc__rp_crc(*crc, (const char *)buf + tlb, (size_t)bytes);
+        return MPI_SUCCESS;
+    }
     MPI_Pack_size(1, type, MPI_COMM_SELF, &psize);
     if (tsize <= 0 || psize <= 0)
         return MPI_SUCCESS;
     nel = bytes / tsize;
     int per = psize >= 65536 ? 1 : 65536 / psize;
-    char *tmp = malloc((size_t)per * (size_t)psize);
-    if (tmp == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: no memory to pack a payload");
+    if ((size_t)per * (size_t)psize > tmpsize) {
+        char *t = realloc(tmp, (size_t)per * (size_t)psize);
+        if (t == NULL)
+            return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: no memory to pack a payload");
+        tmp = t;
+        tmpsize = (size_t)per * (size_t)psize;
+    }
     for (int64_t i = 0; i < nel; i += per) {
         int m = (int)(nel - i < per ? nel - i : per), at = 0;
         const void *from = (const void *)((uintptr_t)buf + (uintptr_t)(i * (int64_t)extent));
         int rc = MPI_Pack(from, m, type, tmp, per * psize, &at, MPI_COMM_SELF);
-        if (rc != MPI_SUCCESS) {
-            free(tmp);
+        if (rc != MPI_SUCCESS)
             return rc;
-        }
         *crc = sc__rp_crc(*crc, tmp, (size_t)at);
     }
-    free(tmp);
     return MPI_SUCCESS;
 }
 
@@ -383,24 +404,56 @@ static int probed(int flag, const MPI_Status *st, MPI_Comm comm, const char *fn,
 
 /* ------------------------------------------------------------ requests */
 
+static size_t slot_of(MPI_Request req)
+{
+    uint64_t v = 0;
+
+    memcpy(&v, &req, sizeof req < sizeof v ? sizeof req : sizeof v);
+    v ^= v >> 29;
+    v *= 0x9e3779b97f4a7c15u;
+    return (size_t)(v >> 32) & (capents - 1);
+}
+
+/* The slot of req, or of the free slot where it would go. */
+static size_t find(MPI_Request req)
+{
+    size_t i = slot_of(req);
+
+    while (ents[i].req != MPI_REQUEST_NULL && ents[i].req != req)
+        i = (i + 1) & (capents - 1);
+    return i;
+}
+
+static int grow(void)
+{
+    size_t old = capents, cap = old ? 2 * old : 64;
+    ent *prev = ents, *e = malloc(cap * sizeof *e);
+
+    if (e == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory for requests");
+    for (size_t i = 0; i < cap; i++)
+        e[i].req = MPI_REQUEST_NULL;
+    ents = e;
+    capents = cap;
+    for (size_t i = 0; i < old; i++)
+        if (prev[i].req != MPI_REQUEST_NULL)
+            ents[find(prev[i].req)] = prev[i];
+    free(prev);
+    return MPI_SUCCESS;
+}
+
 static int follow(MPI_Request req, void *buf, MPI_Datatype type, MPI_Comm comm, uint32_t post)
 {
+    size_t i;
+    int rc;
+
     if (req == MPI_REQUEST_NULL)
         return MPI_SUCCESS;
-    for (size_t i = 0; i < nents; i++)
-        if (ents[i].req == req) {
-            ents[i] = (ent){req, buf, type, comm, post};
-            return MPI_SUCCESS;
-        }
-    if (nents == capents) {
-        size_t cap = capents ? 2 * capents : 64;
-        ent *e = realloc(ents, cap * sizeof *e);
-        if (e == NULL)
-            return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory for requests");
-        ents = e;
-        capents = cap;
-    }
-    ents[nents++] = (ent){req, buf, type, comm, post};
+    if (2 * (nents + 1) > capents && (rc = grow()) != MPI_SUCCESS)
+        return rc;
+    i = find(req);
+    nents += ents[i].req == MPI_REQUEST_NULL;
+    ents[i] = (ent){req, buf, type, comm, post};
     return MPI_SUCCESS;
 }
 
@@ -408,41 +461,69 @@ static int follow(MPI_Request req, void *buf, MPI_Datatype type, MPI_Comm comm, 
 static ent unfollow(MPI_Request req, int *found)
 {
     ent e = {0};
+    size_t i, j;
 
     *found = 0;
-    if (req == MPI_REQUEST_NULL)
+    if (req == MPI_REQUEST_NULL || nents == 0)
         return e;
-    for (size_t i = 0; i < nents; i++)
-        if (ents[i].req == req) {
-            e = ents[i];
-            ents[i] = ents[--nents];
-            *found = 1;
-            break;
+    i = find(req);
+    if (ents[i].req == MPI_REQUEST_NULL)
+        return e;
+    e = ents[i];
+    *found = 1;
+    nents--;
+    /* Backward-shift deletion: the entries after the hole that probed past
+     * it move into it, so no tombstones are needed. */
+    for (j = (i + 1) & (capents - 1); ents[j].req != MPI_REQUEST_NULL;
+         j = (j + 1) & (capents - 1)) {
+        size_t home = slot_of(ents[j].req);
+        if (((j - home) & (capents - 1)) >= ((j - i) & (capents - 1))) {
+            ents[i] = ents[j];
+            i = j;
         }
+    }
+    ents[i].req = MPI_REQUEST_NULL;
     return e;
 }
 
-/* The followed receives among reqs[0..n), taken out (found[i]). */
-static int unfollow_all(int n, const MPI_Request reqs[], ent **es, int **found)
+/* The handles reqs[0..n) copied to scratch (they become MPI_REQUEST_NULL
+ * when a completion frees them), and when sts is MPI_STATUSES_IGNORE
+ * scratch statuses for them; NULL when out of memory. */
+static MPI_Request *save_reqs(int n, const MPI_Request reqs[], MPI_Status **sts)
 {
-    *es = malloc((size_t)(n > 0 ? n : 1) * sizeof **es);
-    *found = malloc((size_t)(n > 0 ? n : 1) * sizeof **found);
-    if (*es == NULL || *found == NULL) {
-        free(*es);
-        free(*found);
-        return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory for %d requests", n);
+    size_t m = n > 0 ? (size_t)n : 1;
+
+    if (m > cap_req) {
+        MPI_Request *r = realloc(scr_req, m * sizeof *r);
+        if (r == NULL)
+            return NULL;
+        scr_req = r;
+        cap_req = m;
     }
-    for (int i = 0; i < n; i++)
-        (*es)[i] = unfollow(reqs[i], &(*found)[i]);
-    return MPI_SUCCESS;
+    if (sts != NULL && *sts == MPI_STATUSES_IGNORE) {
+        if (m > cap_st) {
+            MPI_Status *t = realloc(scr_st, m * sizeof *t);
+            if (t == NULL)
+                return NULL;
+            scr_st = t;
+            cap_st = m;
+        }
+        *sts = scr_st;
+    }
+    if (n > 0)
+        memcpy(scr_req, reqs, (size_t)n * sizeof *reqs);
+    return scr_req;
 }
 
-/* Puts back what unfollow_all took, for the requests still active. */
-static void refollow(int n, const MPI_Request reqs[], const ent es[], const int found[])
+/* After a completion call that failed: the followed receives it freed are
+ * forgotten (their handles may come back for other requests). */
+static void forget_freed(int n, const MPI_Request saved[], const MPI_Request reqs[])
 {
-    for (int i = 0; i < n; i++)
-        if (found[i] && reqs[i] != MPI_REQUEST_NULL)
-            follow(reqs[i], es[i].buf, es[i].type, es[i].comm, es[i].post);
+    int found;
+
+    for (int i = 0; i < n && nents > 0; i++)
+        if (saved[i] != MPI_REQUEST_NULL && reqs[i] == MPI_REQUEST_NULL)
+            unfollow(saved[i], &found);
 }
 
 /* ------------------------------------------------------------ wrappers */
@@ -698,8 +779,8 @@ static int all_rr(int test, int n, MPI_Request reqs[], int *flag, MPI_Status sta
                   const char *fn, const void *site)
 {
     MPI_Status *sts = statuses;
-    ent *es;
-    int *found, rc, f = 1;
+    MPI_Request *saved;
+    int rc, f = 1;
     const sc__rp_rec *r;
 
     if (test && mode == RP_REPLAY) {
@@ -711,27 +792,23 @@ static int all_rr(int test, int n, MPI_Request reqs[], int *flag, MPI_Status sta
         }
         test = 2; /* replayed: wait for all */
     }
-    if (sts == MPI_STATUSES_IGNORE && (sts = malloc((size_t)(n > 0 ? n : 1) * sizeof *sts)) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d statuses", fn, n);
-    if ((rc = unfollow_all(n, reqs, &es, &found)) != MPI_SUCCESS)
-        goto out;
+    if ((saved = save_reqs(n, reqs, &sts)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", fn, n);
     rc = test == 1 ? sc__tr_testall_st(n, reqs, &f, sts) : sc__tr_waitall_st(n, reqs, sts);
     if (rc == MPI_SUCCESS && test == 1 && mode == RP_RECORD)
         rc = put((sc__rp_rec){.kind = SC_RP_TEST, .flag = (uint8_t)f});
-    if (rc != MPI_SUCCESS || !f) {
-        refollow(n, reqs, es, found);
-    } else {
-        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-            if (found[i])
-                rc = received(&sts[i], es[i].buf, es[i].type, es[i].post, es[i].comm, fn, site);
+    if (rc != MPI_SUCCESS) {
+        forget_freed(n, saved, reqs);
+    } else if (f) {
+        for (int i = 0; i < n && nents > 0; i++) {
+            int found;
+            ent e = unfollow(saved[i], &found);
+            if (found && rc == MPI_SUCCESS)
+                rc = received(&sts[i], e.buf, e.type, e.post, e.comm, fn, site);
+        }
     }
     if (test)
         *flag = f;
-    free(es);
-    free(found);
-out:
-    if (sts != statuses)
-        free(sts);
     return rc;
 }
 
@@ -763,6 +840,7 @@ static int test_rr(MPI_Request *req, int *flag, MPI_Status *status, const void *
 {
     MPI_Status local;
     MPI_Status *st = ST(status, local);
+    MPI_Request h = *req;
     const sc__rp_rec *r;
     int found, rc;
     ent e;
@@ -773,13 +851,15 @@ static int test_rr(MPI_Request *req, int *flag, MPI_Status *status, const void *
         *flag = r->flag;
         return r->flag ? wait_one(req, st, "safecoll_test", site) : MPI_SUCCESS;
     }
-    e = unfollow(*req, &found);
     if ((rc = sc__tr_test_st(req, flag, st)) == MPI_SUCCESS)
         rc = put((sc__rp_rec){.kind = SC_RP_TEST, .flag = (uint8_t)*flag});
-    if (found && (rc != MPI_SUCCESS || !*flag))
-        follow(*req, e.buf, e.type, e.comm, e.post);
-    else if (found)
-        rc = received(st, e.buf, e.type, e.post, e.comm, "safecoll_test", site);
+    if (rc != MPI_SUCCESS)
+        forget_freed(1, &h, req);
+    else if (*flag) {
+        e = unfollow(h, &found);
+        if (found)
+            rc = received(st, e.buf, e.type, e.post, e.comm, "safecoll_test", site);
+    }
     return rc;
 }
 
@@ -801,8 +881,8 @@ static int any_rr(int test, int n, MPI_Request reqs[], int *index, int *flag, MP
     MPI_Status local;
     MPI_Status *st = ST(status, local);
     const sc__rp_rec *r;
-    ent *es;
-    int *found, rc, f = 1;
+    MPI_Request *saved;
+    int rc, f = 1;
 
     if (mode == RP_REPLAY) {
         if ((rc = take(SC_RP_ANY, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
@@ -825,22 +905,22 @@ static int any_rr(int test, int n, MPI_Request reqs[], int *index, int *flag, MP
         *index = r->a;
         return wait_one(&reqs[r->a], st, fn, site);
     }
-    if ((rc = unfollow_all(n, reqs, &es, &found)) != MPI_SUCCESS)
-        return rc;
+    if ((saved = save_reqs(n, reqs, NULL)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", fn, n);
     rc = test ? sc__tr_testany(n, reqs, index, &f, st) : sc__tr_waitany(n, reqs, index, st);
     if (rc == MPI_SUCCESS)
         rc = put((sc__rp_rec){.kind = SC_RP_ANY, .flag = (uint8_t)f,
                               .a = f ? *index : MPI_UNDEFINED});
-    if (rc == MPI_SUCCESS && f && *index != MPI_UNDEFINED && found[*index]) {
-        found[*index] = 0;
-        rc = received(st, es[*index].buf, es[*index].type, es[*index].post, es[*index].comm, fn,
-                      site);
+    if (rc != MPI_SUCCESS) {
+        forget_freed(n, saved, reqs);
+    } else if (f && *index != MPI_UNDEFINED) {
+        int found;
+        ent e = unfollow(saved[*index], &found);
+        if (found)
+            rc = received(st, e.buf, e.type, e.post, e.comm, fn, site);
     }
-    refollow(n, reqs, es, found);
     if (test)
         *flag = f;
-    free(es);
-    free(found);
     return rc;
 }
 
@@ -874,41 +954,33 @@ static int some_rr(int test, int n, MPI_Request reqs[], int *outcount, int indic
                    MPI_Status statuses[], const char *fn, const void *site)
 {
     MPI_Status *sts = statuses;
+    MPI_Request *saved;
     const sc__rp_rec *r;
-    ent *es = NULL;
-    int *found = NULL, rc;
+    int rc;
 
-    if (sts == MPI_STATUSES_IGNORE && (sts = malloc((size_t)(n > 0 ? n : 1) * sizeof *sts)) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d statuses", fn, n);
-    if ((rc = unfollow_all(n, reqs, &es, &found)) != MPI_SUCCESS)
-        goto out;
+    if ((saved = save_reqs(n, reqs, &sts)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", fn, n);
     if (mode == RP_REPLAY) {
-        refollow(n, reqs, es, found);
         if ((rc = take(SC_RP_SOME, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
-            goto out;
-        if (r->a == MPI_UNDEFINED) {
-            rc = test ? sc__tr_testsome(n, reqs, outcount, indices, sts)
-                      : sc__tr_waitsome(n, reqs, outcount, indices, sts);
-            goto out;
-        }
+            return rc;
+        if (r->a == MPI_UNDEFINED)
+            return test ? sc__tr_testsome(n, reqs, outcount, indices, sts)
+                        : sc__tr_waitsome(n, reqs, outcount, indices, sts);
         *outcount = r->a;
         for (int k = 0; k < *outcount; k++) {
             if ((rc = take(SC_RP_INDEX, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
-                goto out;
-            if (r->a < 0 || r->a >= n || reqs[r->a] == MPI_REQUEST_NULL) {
-                rc = diverge(MPI_COMM_NULL, fn, site,
-                             "the log completes request %d of %d, which is not active here",
-                             (int)r->a, n);
-                goto out;
-            }
+                return rc;
+            if (r->a < 0 || r->a >= n || reqs[r->a] == MPI_REQUEST_NULL)
+                return diverge(MPI_COMM_NULL, fn, site,
+                               "the log completes request %d of %d, which is not active here",
+                               (int)r->a, n);
             indices[k] = r->a;
         }
-        for (int k = 0; k < *outcount; k++) {
-            int i = indices[k];
-            es[i] = unfollow(reqs[i], &found[i]);
-            if ((rc = sc__tr_wait_st(&reqs[i], &sts[k])) != MPI_SUCCESS)
-                goto out;
-        }
+        for (int k = 0; k < *outcount; k++)
+            if ((rc = sc__tr_wait_st(&reqs[indices[k]], &sts[k])) != MPI_SUCCESS) {
+                forget_freed(n, saved, reqs);
+                return rc;
+            }
     } else {
         rc = test ? sc__tr_testsome(n, reqs, outcount, indices, sts)
                   : sc__tr_waitsome(n, reqs, outcount, indices, sts);
@@ -916,21 +988,17 @@ static int some_rr(int test, int n, MPI_Request reqs[], int *outcount, int indic
             rc = put((sc__rp_rec){.kind = SC_RP_SOME, .a = *outcount});
         for (int k = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; k++)
             rc = put((sc__rp_rec){.kind = SC_RP_INDEX, .a = indices[k]});
-    }
-    for (int k = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; k++) {
-        int i = indices[k];
-        if (found[i]) {
-            found[i] = 0;
-            rc = received(&sts[k], es[i].buf, es[i].type, es[i].post, es[i].comm, fn, site);
+        if (rc != MPI_SUCCESS) {
+            forget_freed(n, saved, reqs);
+            return rc;
         }
     }
-    if (mode == RP_RECORD)
-        refollow(n, reqs, es, found);
-out:
-    free(es);
-    free(found);
-    if (sts != statuses)
-        free(sts);
+    for (int k = 0; *outcount != MPI_UNDEFINED && k < *outcount; k++) {
+        int found;
+        ent e = unfollow(saved[indices[k]], &found);
+        if (found && rc == MPI_SUCCESS)
+            rc = received(&sts[k], e.buf, e.type, e.post, e.comm, fn, site);
+    }
     return rc;
 }
 

@@ -5,11 +5,15 @@
  * not the other way round).
  *
  * The log, one file per rank, DIR/rank-<r>.screp, native byte order:
- * a header (sc__rp_header) then fixed-size records (sc__rp_rec), each with
- * the CRC-32 of its own first 36 bytes; the last record is an END (written
- * at MPI_Finalize, exit() or a fatal signal). Records come in the order of
- * the events on the rank; `call` is the rank's wrapper call number (every
- * safecoll_ point-to-point call counts, from 1).
+ * a header (sc__rp_header) then blocks, each a block header
+ * (sc__rp_block: its record count, its sequence number and one CRC-32
+ * over its records and these two) and that many fixed-size records
+ * (sc__rp_rec). A block is one write(2) of the bounded buffer, so the
+ * writer computes one CRC per 64 KiB, not one per record. The last record
+ * is an END (written at MPI_Finalize, exit() or a fatal signal). Records
+ * come in the order of the events on the rank; `call` is the rank's
+ * wrapper call number (every safecoll_ point-to-point call counts, from
+ * 1).
  *
  * Depends on core and traffic (src/traffic/traffic.h) only; nothing below
  * includes it.
@@ -21,7 +25,7 @@
 
 #include "core.h"
 
-enum { SC_RP_VERSION = 1, SC_RP_PROGRAM = 256 };
+enum { SC_RP_VERSION = 2, SC_RP_PROGRAM = 256, SC_RP_BLOCK_RECS = 2048 };
 
 typedef enum sc__rp_kind {
     SC_RP_RECV = 1, /* a completed receive: a source, b tag, bytes, crc, post */
@@ -39,7 +43,7 @@ typedef struct sc__rp_header {
     uint32_t recsize; /* sizeof(sc__rp_rec) */
     int32_t nprocs, rank;
     uint32_t byteorder; /* 0x01020304 as written */
-    uint32_t reserved;
+    uint32_t blockrecs; /* the most records a block holds, SC_RP_BLOCK_RECS */
     char program[SC_RP_PROGRAM]; /* /proc/self/exe (or argv[0]), NUL-padded */
     uint32_t crc;                /* CRC-32 of the bytes above */
 } sc__rp_header;
@@ -52,9 +56,14 @@ typedef struct sc__rp_rec {
     uint32_t post; /* RECV: the call number that posted the receive */
     uint32_t crc;  /* RECV: CRC-32 of the payload */
     int64_t bytes;
-    uint32_t pad2;
-    uint32_t rcrc; /* CRC-32 of the 36 bytes above */
 } sc__rp_rec;
+
+typedef struct sc__rp_block {
+    uint32_t nrec; /* records in the block, 1 to blockrecs */
+    uint32_t seq;  /* the block's number in the file, from 0 */
+    uint32_t crc;  /* CRC-32 of the records, continued over nrec and seq */
+    uint32_t pad;
+} sc__rp_block;
 
 /* CRC-32 (zlib's) of n bytes, continuing crc. */
 uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n);
@@ -65,15 +74,16 @@ void sc__rp_program(char out[SC_RP_PROGRAM]);
 /* Record: opens DIR/rank-<rank>.screp (DIR made if missing) and writes the
  * header. MPI_SUCCESS or an error with its message. */
 int sc__rp_log_create(const char *dir, int nprocs, int rank);
-/* Appends one record (its rcrc filled in); through a 64 KiB buffer. */
-int sc__rp_log_put(sc__rp_rec *r);
-/* Writes the buffer out; with end >= 0 an END record (flag end) first and
- * the file closed. Async-signal-safe when called from a handler
+/* Appends one record to the buffer of SC_RP_BLOCK_RECS records (64 KiB),
+ * written out as one block when full. */
+int sc__rp_log_put(const sc__rp_rec *r);
+/* Writes the buffer out as a block; with end >= 0 an END record (flag end)
+ * first and the file closed. Async-signal-safe when called from a handler
  * (write(2) only). */
 int sc__rp_log_flush(int end);
 
 /* Replay: reads and checks DIR/rank-<rank>.screp whole (header, P, rank,
- * program, every record's CRC, the END). On success *recs / *n hold the
+ * program, every block's CRC and sequence, every record's kind, the END). On success *recs / *n hold the
  * records (freed by the caller). */
 int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n);
 

@@ -12,10 +12,14 @@
  *   test_replay poll    master-worker polled: MPI_Iprobe, MPI_Improbe /
  *                       MPI_Mrecv, MPI_Testany, MPI_Testsome, MPI_Waitsome
  *   test_replay combined  sum, then safe collectives on the result
+ *   test_replay many    96 wildcard MPI_Irecv's outstanding at once (more
+ *                       than the request table's first size) of a derived
+ *                       type without holes, completed with MPI_Waitsome
  *
  * SAFECOLL_TEST_PERTURB=1: rank 2 alters the value of its third message
  * (sum, received with a derived type), =2 one int of its message in the
- * probe part (poll, a predefined type): a replay must report the
+ * probe part (poll, a predefined type), =3 one int of its fifth message
+ * (many, a hole-free derived type): a replay must report the
  * divergence. Rank 0 prints "out:"
  * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
  * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
@@ -220,6 +224,46 @@ static void probe_scenario(void)
     }
 }
 
+/* Many receives outstanding, completed in whatever order MPI_Waitsome
+ * gives: "out: many" is a hash of the completion order and the values. */
+static void many_scenario(void)
+{
+    enum { N = 96 };
+    MPI_Datatype pair;
+
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    if (rank == 0) {
+        int m[N][2], idx[N], left = N, n;
+        MPI_Request rq[N];
+        MPI_Status sts[N];
+        unsigned long h = 5381;
+        for (int i = 0; i < N; i++)
+            check(MPI_Irecv(m[i], 1, pair, MPI_ANY_SOURCE, 20, MPI_COMM_WORLD, &rq[i]),
+                  "many: MPI_Irecv");
+        while (left > 0 && !diverged) {
+            check(MPI_Waitsome(N, rq, &n, idx, sts), "many: MPI_Waitsome");
+            for (int k = 0; k < n && !diverged; k++, left--)
+                h = ((h * 33u) ^ (unsigned long)idx[k]) * 33u ^
+                    (unsigned long)(m[idx[k]][0] * 1000 + m[idx[k]][1]);
+            if (n == MPI_UNDEFINED)
+                break;
+        }
+        printf("out: many %lx (%d left)\n", h, left);
+    } else {
+        int cnt = N / (size - 1) + (rank <= N % (size - 1) ? 1 : 0);
+        delay_for(rank);
+        for (int k = 0; k < cnt; k++) {
+            int v[2] = {rank, k};
+            if (rank == 2 && k == 4 && getenv("SAFECOLL_TEST_PERTURB") != NULL &&
+                strcmp(getenv("SAFECOLL_TEST_PERTURB"), "3") == 0)
+                v[1] = -1;
+            check(MPI_Send(v, 2, MPI_INT, 0, 20, MPI_COMM_WORLD), "many: MPI_Send");
+        }
+    }
+    MPI_Type_free(&pair);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -275,6 +319,10 @@ int main(int argc, char **argv)
     }
     if (strcmp(what, "poll") == 0 || strcmp(what, "all") == 0)
         probe_scenario();
+    if (strcmp(what, "many") == 0 || strcmp(what, "all") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        many_scenario();
+    }
     MPI_Finalize();
     if (diverged)
         return 3;
