@@ -132,7 +132,7 @@ WARN_CFLAGS := -Wall -Wextra -Werror
 MODULE_INCS := $(patsubst %/,-I%,$(sort $(dir $(wildcard src/*/*.h))))
 SRCDIR_OF = $(patsubst %/,%,$(dir $<))
 LIB_CFLAGS   = -std=c11 $(CFLAGS) $(SAN_FLAGS) $(WARN_CFLAGS) -fPIC -fvisibility=hidden \
-               -DSAFECOLL_BUILDING -Iinclude -Isrc/core $(filter-out -Isrc/core,-I$(SRCDIR_OF)) \
+               -DSAFECOLL_BUILDING $(ISAL_DEF) -Iinclude -Isrc/core $(filter-out -Isrc/core,-I$(SRCDIR_OF)) \
                $(filter-out -Isrc/core -I$(SRCDIR_OF),$(MODULE_INCS)) -Isrc $(CPPFLAGS)
 # Tests may include internal headers (src/core/core.h, "module/header.h");
 # they are built like user code: no SAFECOLL_BUILDING.
@@ -150,12 +150,20 @@ F08_FFLAGS   = -std=f2018 $(FFLAGS) $(SAN_FLAGS) $(WARN_FFLAGS)
 # made in the normal build.
 SO_LDFLAGS  := -shared -Wl,-soname,libsafecoll.so.$(VERSION_MAJOR) \
                $(if $(filter 1 thread,$(SANITIZE)),,-Wl,-z,defs)
-# zlib and libm are linked only when a source uses them (--as-needed);
-# pthread always.
-SO_LIBS     := -lpthread -Wl,--as-needed -lz -lm -Wl,--no-as-needed
-LIBS_PRIVATE := $(strip -lpthread $(if $(shell grep -ls '<zlib\.h>' src/*/*.c),-lz) \
+# ISA-L's CRC-32 (libisal-dev, in `make deps`) where its header is
+# installed when make starts: the same CRC as zlib's crc32, several times
+# faster on the replay log's payloads (src/replay/log.c); zlib's otherwise.
+# Decided here, once, so the define and the link always go together.
+HAVE_ISAL := $(shell printf '\043include <isa-l/crc.h>\n' | $(firstword $(CC) cc) -E -x c - \
+                 >/dev/null 2>&1 && echo 1)
+ISAL_LIB  := $(if $(HAVE_ISAL),-lisal)
+ISAL_DEF  := $(if $(HAVE_ISAL),-DSC_HAVE_ISAL=1)
+# zlib, ISA-L and libm are linked only when a source uses them
+# (--as-needed); pthread always.
+SO_LIBS     := -lpthread -Wl,--as-needed $(ISAL_LIB) -lz -lm -Wl,--no-as-needed
+LIBS_PRIVATE := $(strip -lpthread $(ISAL_LIB) $(if $(shell grep -ls '<zlib\.h>' src/*/*.c),-lz) \
                 $(if $(shell grep -ls '<math\.h>' src/*/*.c),-lm))
-TEST_LIBS   := -lpthread -lz -lm
+TEST_LIBS   := -lpthread $(ISAL_LIB) -lz -lm
 # Evaluated when a recipe runs, never at parse time (see `deps`).
 CHECK_FLAGS  = `$(PKG_CONFIG) --cflags --libs check`
 RPATH        = -Wl,-rpath,$(abspath $(B)lib)
@@ -235,7 +243,7 @@ export SAFECOLL_TEST_TIMEOUT
 # (modules, Spack) is the user's, and apt-get must not add a second one.
 # groff-base renders the man pages (check-man).
 MPI_DEPS_PKGS := $(if $(filter %.mpich,$(MPICC) $(MPICXX) $(MPIEXEC)),mpich libmpich-dev)
-DEPS_PKGS := make gcc g++ $(MPI_DEPS_PKGS) check pkg-config doxygen zlib1g-dev cmake groff-base
+DEPS_PKGS := make gcc g++ $(MPI_DEPS_PKGS) check pkg-config doxygen zlib1g-dev libisal-dev cmake groff-base
 GROFF     ?= groff
 # The second MPI, for `make check-openmpi` (`make deps-openmpi`).  Installing
 # it makes Debian's plain mpicc/mpiexec point to Open MPI; nothing here uses
@@ -316,7 +324,7 @@ MPI_STAMP := $(B)obj/mpi.stamp
 $(LIB_OBJS) $(TOOL_OBJS): $(MPI_STAMP)
 $(MPI_STAMP): FORCE
 	@mkdir -p $(@D)
-	@echo '$(MPICC) $(MPICXX) $(MPIFORT)' | cmp -s - $@ || echo '$(MPICC) $(MPICXX) $(MPIFORT)' > $@
+	@echo '$(MPICC) $(MPICXX) $(MPIFORT) $(ISAL_DEF)' | cmp -s - $@ || echo '$(MPICC) $(MPICXX) $(MPIFORT) $(ISAL_DEF)' > $@
 .PHONY: FORCE
 FORCE:
 
@@ -610,7 +618,8 @@ check-headers:
 check-install: lib
 	@printf '\n== install ==\n'
 	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' SAFECOLL_BUILD_LIB='$(abspath $(B)lib)' \
-	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' tests/check-install.sh)
+	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' \
+	    SAFECOLL_LIBS_PRIVATE='$(LIBS_PRIVATE)' tests/check-install.sh)
 
 # A CMake project out of the tree, against the CMake package of a DESTDIR
 # install.  Skipped, not failed, where there is no cmake.
@@ -632,7 +641,7 @@ check-search: $(TOOL_BIN)
 # MPI_Allreduce (about 50 s with MPICH).
 check-bisect: $(TOOL_BIN) $(LIB_SO) $(LIB_A)
 	@printf '\n== bisect (fault injection) ==\n'
-	@$(call record,bisect,MPICC='$(MPICC)' tests/check-bisect.sh $(TOOL_BIN) $(B)lib)
+	@$(call record,bisect,MPICC='$(MPICC)' SAFECOLL_LIBS_PRIVATE='$(LIBS_PRIVATE)' tests/check-bisect.sh $(TOOL_BIN) $(B)lib)
 
 # An unmodified MPI program compiled with <safecoll/switch.h> forced in.
 check-switch: $(LIB_SO)

@@ -23,7 +23,7 @@ flags=(-std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -I"$inc")
 check "the application (shared)" $MPICC "${flags[@]}" -o app "$src/app.c" \
     -L"$libdir" -lsafecoll -Wl,-rpath,"$libdir"
 check "the application (static)" $MPICC "${flags[@]}" -o app-static "$src/app.c" \
-    "$libdir/libsafecoll.a" -lpthread -lz -lm
+    "$libdir/libsafecoll.a" ${SAFECOLL_LIBS_PRIVATE:--lpthread -lz -lm}
 [ -x app ] || { echo "  bisect: $checks checks, $failed failed"; exit 1; }
 # shellcheck disable=SC2206 # MPIEXEC carries its flags
 launch=($MPIEXEC -n $P)

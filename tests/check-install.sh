@@ -242,7 +242,7 @@ $MPICC -std=c11 -Wall -Wextra -Werror -I"$top/include" -o bounds-tree bounds.c \
     -L"$build_lib" -lsafecoll -Wl,-rpath,"$build_lib" || fail "build against $build_lib failed"
 check_bounds "build tree (shared)" ./bounds-tree
 $MPICC -std=c11 -Wall -Wextra -Werror -I"$top/include" -o bounds-tree-static bounds.c \
-    "$build_lib/libsafecoll.a" -lpthread -lz || fail "build against $build_lib/libsafecoll.a failed"
+    "$build_lib/libsafecoll.a" ${SAFECOLL_LIBS_PRIVATE:--lpthread -lz -lm} || fail "build against $build_lib/libsafecoll.a failed"
 check_bounds "build tree (static)" ./bounds-tree-static
 
 # Installed with DESTDIR, then moved: no path the build knew of leads to it
