@@ -14,7 +14,7 @@ void sc__describe_allgatherv(sc__call *call, const void *sendbuf, MPI_Count send
         return;
     }
     sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
-                  "sendtype");
+                  "sendtype", SC_IN_PLACE_OK);
 }
 
 static void describe(sc__call *call, const sc__inter *in)

@@ -21,14 +21,9 @@ void sc__describe_gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcou
         call->lay.buf = (char *)recvbuf;
         call->lay.type = recvtype;
     }
-    if (call->rank != call->root && sendbuf == MPI_IN_PLACE) {
-        sc__note_error(call, sc__error(MPI_ERR_BUFFER,
-                                       "%s: rank %d: MPI_IN_PLACE is valid only at the root",
-                                       call->fn, call->rank));
-        return;
-    }
+    /* MPI_IN_PLACE, at the root, has returned above. */
     sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
-                  "sendtype");
+                  "sendtype", SC_IN_PLACE_ROOT);
 }
 
 static void describe(sc__call *call, const sc__inter *in)

@@ -21,14 +21,9 @@ void sc__describe_scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sen
         call->lay.buf = (char *)sendbuf;
         call->lay.type = sendtype;
     }
-    if (call->rank != call->root && recvbuf == MPI_IN_PLACE) {
-        sc__note_error(call, sc__error(MPI_ERR_BUFFER,
-                                       "%s: rank %d: MPI_IN_PLACE is valid only at the root",
-                                       call->fn, call->rank));
-        return;
-    }
+    /* MPI_IN_PLACE, at the root, has returned above. */
     sc__leaf_init(call, &call->leaf, recvbuf, recvcount, recvtype, "recvbuf", "recvcount",
-                  "recvtype");
+                  "recvtype", SC_IN_PLACE_ROOT);
 }
 
 static void describe(sc__call *call, const sc__inter *in)
