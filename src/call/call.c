@@ -86,6 +86,13 @@ int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count cou
     sc__side s = {buf, count, type, bufname, countname, typename_, 0, 0, 0};
     int rc;
 
+    if (buf == MPI_IN_PLACE && (in_place & SC_IN_PLACE_MASK) == SC_IN_PLACE_OK) {
+        /* This rank's block is in the layout's buffer already; count and
+         * datatype are not significant, as in MPI. */
+        call->in_place = 1;
+        leaf->type = call->lay.type;
+        return MPI_SUCCESS;
+    }
     leaf->buf = (char *)buf;
     leaf->count = count;
     leaf->type = type;

@@ -288,7 +288,8 @@ int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags);
 void sc__note_error(sc__call *call, int code);
 /* The per-rank scalar side: checks count, datatype and buffer with
  * sc__side_check (in_place: one of SC_IN_PLACE_*), errors noted in the
- * call. */
+ * call. MPI_IN_PLACE where SC_IN_PLACE_OK allows it sets call->in_place
+ * and gives the leaf the type of call->lay, described before it. */
 int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
                   MPI_Datatype type, const char *bufname, const char *countname,
                   const char *typename_, unsigned in_place);

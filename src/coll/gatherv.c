@@ -9,21 +9,15 @@ void sc__describe_gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcou
     if (call->rank == call->root) {
         sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
                         "recvtype");
-        if (sendbuf == MPI_IN_PLACE) {
-            /* The root's block is already in place; sendcount and sendtype
-             * are not significant, as in MPI. */
-            call->in_place = 1;
-            call->leaf.type = recvtype;
-            return;
-        }
     } else {
         /* Not significant here, but the native call gets them as given. */
         call->lay.buf = (char *)recvbuf;
         call->lay.type = recvtype;
     }
-    /* MPI_IN_PLACE, at the root, has returned above. */
+    /* In place only at the root, where the block is already in place. */
     sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
-                  "sendtype", SC_IN_PLACE_ROOT);
+                  "sendtype",
+                  call->rank == call->root ? SC_IN_PLACE_OK : SC_IN_PLACE_ROOT);
 }
 
 static void describe(sc__call *call, const sc__inter *in)
