@@ -19,42 +19,86 @@ void sc__note_error(sc__call *call, int code)
     }
 }
 
-/* Validates a datatype and reads its extent and size. */
-static int type_info(sc__call *call, MPI_Datatype type, const char *name, MPI_Aint *extent,
-                     int *size)
+int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags)
 {
-    MPI_Aint lb;
-    MPI_Count sz;
-
-    if (type == MPI_DATATYPE_NULL)
-        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is MPI_DATATYPE_NULL", call->fn,
-                         call->rank, name);
-    if (MPI_Type_get_extent(type, &lb, extent) != MPI_SUCCESS ||
-        MPI_Type_size_x(type, &sz) != MPI_SUCCESS)
-        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is not a valid datatype", call->fn,
-                         call->rank, name);
-    *size = sz > INT_MAX ? INT_MAX : (int)sz;
+    s->bytes = 0;
+    if (s->buf == MPI_IN_PLACE) {
+        switch (flags & SC_IN_PLACE_MASK) {
+        case SC_IN_PLACE_OK:
+            return MPI_SUCCESS;
+        case SC_IN_PLACE_ROOT:
+            return sc__error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is valid only at the root",
+                             fn, rank);
+        case SC_IN_PLACE_INTER:
+            return sc__error(MPI_ERR_BUFFER,
+                             "%s: rank %d: %s cannot be MPI_IN_PLACE on an intercommunicator", fn,
+                             rank, s->bufname);
+        default:
+            return sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s cannot be MPI_IN_PLACE", fn, rank,
+                             s->bufname);
+        }
+    }
+    if (flags & SC_SIDE_IGNORED)
+        return MPI_SUCCESS;
+    if (s->count < 0)
+        return sc__error(MPI_ERR_COUNT, "%s: rank %d: %s is negative (%lld)", fn, rank,
+                         s->countname, (long long)s->count);
+    if (!(flags & SC_SIDE_TYPE_KNOWN)) {
+        MPI_Aint lb;
+        if (s->type == MPI_DATATYPE_NULL)
+            return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is MPI_DATATYPE_NULL", fn, rank,
+                             s->typename_);
+        if (MPI_Type_size_x(s->type, &s->size) != MPI_SUCCESS || s->size < 0 ||
+            ((flags & SC_SIDE_EXTENT) &&
+             MPI_Type_get_extent(s->type, &lb, &s->extent) != MPI_SUCCESS))
+            return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is not a valid datatype", fn, rank,
+                             s->typename_);
+    }
+    /* Two factors that fit in int cannot overflow: the common call pays
+     * no division. */
+    if ((s->count > INT_MAX || s->size > INT_MAX) && s->size > 0 &&
+        s->count > SC_SIDE_BYTES_MAX / s->size)
+        return (flags & SC_SIDE_SUM)
+                   ? sc__error(MPI_ERR_COUNT,
+                               "%s: rank %d: %s holds %lld elements, whose size in bytes "
+                               "overflows",
+                               fn, rank, s->countname, (long long)s->count)
+                   : sc__error(MPI_ERR_COUNT,
+                               "%s: rank %d: %s (%lld) times its type's size overflows", fn,
+                               rank, s->countname, (long long)s->count);
+    s->bytes = s->count * s->size;
+    /* A derived type may address absolute memory from MPI_BOTTOM (NULL);
+     * a predefined one cannot. */
+    if (s->buf == NULL && s->bytes > 0 && !(flags & SC_SIDE_NOBUF) &&
+        sc__type_is_named(s->type))
+        return (flags & SC_SIDE_SUM)
+                   ? sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s holds %lld elements",
+                               fn, rank, s->bufname, s->countname, (long long)s->count)
+                   : sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", fn, rank,
+                               s->bufname, s->countname, (long long)s->count);
     return MPI_SUCCESS;
 }
 
 int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
                   MPI_Datatype type, const char *bufname, const char *countname,
-                  const char *typename_)
+                  const char *typename_, unsigned in_place)
 {
+    sc__side s = {buf, count, type, bufname, countname, typename_, 0, 0, 0};
     int rc;
 
+    if (buf == MPI_IN_PLACE && (in_place & SC_IN_PLACE_MASK) == SC_IN_PLACE_OK) {
+        /* This rank's block is in the layout's buffer already; count and
+         * datatype are not significant, as in MPI. */
+        call->in_place = 1;
+        leaf->type = call->lay.type;
+        return MPI_SUCCESS;
+    }
     leaf->buf = (char *)buf;
     leaf->count = count;
     leaf->type = type;
-    if (count < 0)
-        rc = sc__error(MPI_ERR_COUNT, "%s: rank %d: %s is negative (%lld)", call->fn,
-                       call->rank, countname, (long long)count);
-    else if ((rc = type_info(call, type, typename_, &leaf->extent, &leaf->type_size)) !=
-             MPI_SUCCESS)
-        ;
-    else if (buf == NULL && count > 0 && leaf->type_size > 0 && sc__type_is_named(type))
-        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", call->fn,
-                       call->rank, bufname, countname, (long long)count);
+    rc = sc__side_check(call->fn, call->rank, &s, in_place | SC_SIDE_EXTENT);
+    leaf->extent = s.extent;
+    leaf->type_size = s.size > INT_MAX ? INT_MAX : (int)s.size;
     /* A leaf count past the limit needs no strategy of its own: every
      * strategy, the native one included, sends it as one element of a type
      * of that many elements (sc__type_fit), which matches any description
@@ -89,13 +133,19 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
      * are each rank's own), so only there is the layout hashed. */
     const int hash = call->pattern == SC_PATTERN_ALLGATHER;
     MPI_Count total = 0;
+    sc__side side = {buf, 0, type, bufname, countsname, typename_, 0, 0, 0};
     int rc;
 
     lay->buf = (char *)buf;
     lay->type = type;
     lay->displsname = displsname;
-    if ((rc = type_info(call, type, typename_, &lay->extent, &lay->type_size)) != MPI_SUCCESS)
+    /* The datatype first (its size decides which blocks hold data); the
+     * buffer once the counts are summed. */
+    if ((rc = sc__side_check(call->fn, call->rank, &side,
+                             SC_IN_PLACE_NEVER | SC_SIDE_NOBUF | SC_SIDE_EXTENT)) != MPI_SUCCESS)
         goto out;
+    lay->extent = side.extent;
+    lay->type_size = side.size > INT_MAX ? INT_MAX : (int)side.size;
     if ((lay->icounts == NULL && lay->ccounts == NULL) ||
         (lay->idispls == NULL && lay->cdispls == NULL)) {
         rc = sc__error(MPI_ERR_ARG, "%s: rank %d: %s is NULL", call->fn, call->rank,
@@ -143,7 +193,9 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
                                call->fn, call->rank, countsname, i, (long long)c);
                 goto out;
             }
-            total += c;
+            /* Saturated: a sum past the bytes a side can hold is an
+             * error below. */
+            total = c > LLONG_MAX - total ? LLONG_MAX : total + c;
             if (c > lay->max_count)
                 lay->max_count = c;
             if (c == 0)
@@ -155,9 +207,10 @@ int sc__layout_init(sc__call *call, sc__layout *lay, const void *buf, MPI_Dataty
         }
     }
     lay->total = total;
-    if (buf == NULL && total > 0 && lay->type_size > 0 && sc__type_is_named(type))
-        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s holds %lld elements",
-                       call->fn, call->rank, bufname, countsname, (long long)total);
+    side.count = total;
+    if ((rc = sc__side_check(call->fn, call->rank, &side, SC_SIDE_TYPE_KNOWN | SC_SIDE_SUM)) !=
+        MPI_SUCCESS)
+        ;
     else if (lay->wrapped)
         rc = sc__layout_view(call, lay);
 out:

@@ -240,13 +240,62 @@ int sc__comm_meet(MPI_Comm comm, const char *fn);
 
 /* Describing a call (call.c, view.c). */
 
+/* One side of a collective as the caller passed it (a buffer, a count and
+ * a datatype) with the argument names its messages use, and what
+ * sc__side_check reads of its datatype. */
+typedef struct sc__side {
+    const void *buf;
+    MPI_Count count;
+    MPI_Datatype type;
+    const char *bufname, *countname, *typename_;
+    MPI_Count size;  /* of the datatype (in with SC_SIDE_TYPE_KNOWN) */
+    MPI_Aint extent; /* of the datatype, with SC_SIDE_EXTENT */
+    MPI_Count bytes; /* count * size; 0 for MPI_IN_PLACE or an ignored side */
+} sc__side;
+
+/* What sc__side_check does with MPI_IN_PLACE as the buffer (one of these
+ * four), then flags. */
+enum {
+    SC_IN_PLACE_OK = 0,    /* allowed here: nothing else is checked */
+    SC_IN_PLACE_NEVER = 1, /* "<buf> cannot be MPI_IN_PLACE" */
+    SC_IN_PLACE_ROOT = 2,  /* "MPI_IN_PLACE is valid only at the root" */
+    SC_IN_PLACE_INTER = 3, /* "<buf> cannot be MPI_IN_PLACE on an intercommunicator" */
+    SC_IN_PLACE_MASK = 3,
+    SC_SIDE_IGNORED = 4,    /* not significant on this rank: the MPI_IN_PLACE rule only */
+    SC_SIDE_NOBUF = 8,      /* the buffer is not significant: no NULL check */
+    SC_SIDE_EXTENT = 16,    /* read the extent as well (an MPI call more) */
+    SC_SIDE_TYPE_KNOWN = 32, /* size (and extent) are filled: the datatype was checked */
+    SC_SIDE_SUM = 64        /* count is the sum of the array countname names */
+};
+
+/* The largest byte size of a side: a count times its type's size above
+ * it overflows (with room to add the sizes of two sides). */
+#define SC_SIDE_BYTES_MAX ((MPI_Count)(INT64_MAX / 2))
+
+/* The argument checks of one side of a collective on this rank, in this
+ * order, each with its MPI error class: MPI_IN_PLACE where the mode
+ * forbids it (MPI_ERR_BUFFER), a negative count (MPI_ERR_COUNT),
+ * MPI_DATATYPE_NULL or a datatype MPI does not take (MPI_ERR_TYPE), a
+ * byte size past SC_SIDE_BYTES_MAX (MPI_ERR_COUNT), a NULL buffer of a
+ * predefined datatype that holds data (MPI_ERR_BUFFER; a derived one may
+ * address absolute memory from MPI_BOTTOM). Fills s->size, s->extent (with
+ * SC_SIDE_EXTENT) and s->bytes; returns an MPI error code, its message
+ * ("fn: rank R: ...") recorded. A predefined datatype costs one
+ * MPI_Type_size_x (none with SC_SIDE_TYPE_KNOWN); the envelope is read only
+ * for a NULL buffer. Every path checks its sides with it: the pipeline's
+ * leaves and layouts, the regular fast path, the reductions and the
+ * intercommunicator calls. */
+int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags);
+
 /* Records this rank's first error; the agreement makes it every rank's. */
 void sc__note_error(sc__call *call, int code);
-/* The per-rank scalar side: checks count, datatype and buffer (errors
- * noted in the call). */
+/* The per-rank scalar side: checks count, datatype and buffer with
+ * sc__side_check (in_place: one of SC_IN_PLACE_*), errors noted in the
+ * call. MPI_IN_PLACE where SC_IN_PLACE_OK allows it sets call->in_place
+ * and gives the leaf the type of call->lay, described before it. */
 int sc__leaf_init(sc__call *call, sc__leaf *leaf, const void *buf, MPI_Count count,
                   MPI_Datatype type, const char *bufname, const char *countname,
-                  const char *typename_);
+                  const char *typename_, unsigned in_place);
 /* One pass over a side's arrays (lay->icounts/idispls or ccounts/cdispls
  * set by the caller): validation, detector D and "does not fit"; a wrap
  * D finds is judged by sc__layout_view at once. */

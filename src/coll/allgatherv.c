@@ -8,13 +8,8 @@ void sc__describe_allgatherv(sc__call *call, const void *sendbuf, MPI_Count send
 {
     sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
                     "recvtype");
-    if (sendbuf == MPI_IN_PLACE) {
-        call->in_place = 1;
-        call->leaf.type = recvtype;
-        return;
-    }
     sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
-                  "sendtype");
+                  "sendtype", SC_IN_PLACE_OK);
 }
 
 static void describe(sc__call *call, const sc__inter *in)

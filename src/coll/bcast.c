@@ -24,7 +24,7 @@ static int native(void *buffer, MPI_Count count, MPI_Datatype type, int root, MP
 static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count,
                  MPI_Datatype type, int root, MPI_Comm comm, int nb, MPI_Request *request)
 {
-    MPI_Count bytes = 0;
+    sc__side side = {buffer, count, type, "buffer", "count", "datatype", 0, 0, 0};
     sc__call call;
     int rank, size, rc;
 
@@ -38,16 +38,13 @@ static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count cou
         return rc;
     if (nb && request == NULL)
         rc = sc__error(MPI_ERR_REQUEST, "%s: rank %d: request is NULL", fn, rank);
-    else if (buffer == MPI_IN_PLACE)
-        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: buffer cannot be MPI_IN_PLACE", fn, rank);
     else
-        rc = sc__regular_side(fn, rank, buffer, count, type, "buffer", "count", "datatype",
-                              &bytes);
+        rc = sc__side_check(fn, rank, &side, SC_IN_PLACE_NEVER);
     if (SC_CHECK_ON())
         rc = sc__check_bcast(coll, fn, comm, root, count, type, rc);
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
-    if (!sc__regular_pipeline(coll, bytes, 1, type, size, comm))
+    if (!sc__regular_pipeline(coll, side.bytes, 1, type, size, comm))
         return sc__regular_native_done(coll, native(buffer, count, type, root, comm,
                                                     nb ? request : NULL));
     if ((rc = sc__begin(&call, coll, fn, 1, comm, root)) != MPI_SUCCESS)
@@ -60,8 +57,8 @@ void sc__describe_bcast(sc__call *call, void *buffer, MPI_Count count, MPI_Datat
 {
     sc__layout *lay = &call->lay;
 
-    if (sc__leaf_init(call, &call->leaf, buffer, count, type, "buffer", "count", "datatype") !=
-        MPI_SUCCESS)
+    if (sc__leaf_init(call, &call->leaf, buffer, count, type, "buffer", "count", "datatype",
+                      SC_IN_PLACE_NEVER) != MPI_SUCCESS)
         return;
     /* The buffer is also the global buffer the detectors look at: one
      * message of count elements (Table V). */

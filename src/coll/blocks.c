@@ -19,14 +19,8 @@
 #include "pipeline.h"
 #include "traffic.h"
 
-/* One side of the call as the caller passed it, with its argument names
- * for messages. */
-typedef struct side {
-    const void *buf;
-    MPI_Count count;
-    MPI_Datatype type;
-    const char *bufname, *countname, *typename_;
-} side;
+/* One side of the call as the caller passed it (call.h). */
+typedef sc__side side;
 
 static int rooted(sc__pattern pattern)
 {
@@ -126,10 +120,9 @@ int sc__regular_blocks(safecoll_coll coll, const char *fn, const void *sendbuf,
 {
     const sc__pattern pattern = sc__coll_pattern(coll);
     const int nb = sc__blocking(coll) != coll;
-    const side s = {sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype"};
-    const side r = {recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype"};
-    const side *one = pattern == SC_PATTERN_SCATTER ? &r : &s, *many = one == &s ? &r : &s;
-    MPI_Count bytes = 0, ignored;
+    side s = {sendbuf, sendcount, sendtype, "sendbuf", "sendcount", "sendtype", 0, 0, 0};
+    side r = {recvbuf, recvcount, recvtype, "recvbuf", "recvcount", "recvtype", 0, 0, 0};
+    side *one = pattern == SC_PATTERN_SCATTER ? &r : &s, *many = one == &s ? &r : &s;
     int rank, size, rc, is_root, many_significant;
 
     rc = sc__regular_begin(coll, fn, comm, rooted(pattern) ? root : SC_NO_ROOT, &rank, &size);
@@ -145,29 +138,22 @@ int sc__regular_blocks(safecoll_coll coll, const char *fn, const void *sendbuf,
     many_significant = is_root || !rooted(pattern);
     if (nb && request == NULL)
         rc = sc__error(MPI_ERR_REQUEST, "%s: rank %d: request is NULL", fn, rank);
-    else if (rooted(pattern) && !is_root && one->buf == MPI_IN_PLACE)
-        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is valid only at the root",
-                       fn, rank);
-    else if (!rooted(pattern) && many->buf == MPI_IN_PLACE)
-        rc = sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s cannot be MPI_IN_PLACE", fn, rank,
-                       many->bufname);
-    /* The global buffer is the P blocks where they are significant, else
-     * this rank's one block (MPI makes the two describe the same bytes). */
-    else if (many_significant &&
-             (rc = sc__regular_side(fn, rank, many->buf, many->count, many->type, many->bufname,
-                                    many->countname, many->typename_, &bytes)) != MPI_SUCCESS)
-        ;
-    else if (one->buf != MPI_IN_PLACE)
-        rc = sc__regular_side(fn, rank, one->buf, one->count, one->type, one->bufname,
-                              one->countname, one->typename_,
-                              many_significant ? &ignored : &bytes);
+    /* The P blocks are never MPI_IN_PLACE; the one block may be, but in a
+     * rooted call only at the root. */
+    else if ((rc = sc__side_check(fn, rank, many,
+                                  many_significant ? SC_IN_PLACE_NEVER : SC_SIDE_IGNORED)) ==
+             MPI_SUCCESS)
+        rc = sc__side_check(fn, rank, one,
+                            rooted(pattern) && !is_root ? SC_IN_PLACE_ROOT : SC_IN_PLACE_OK);
     if (SC_CHECK_ON())
         rc = sc__check_blocks(coll, pattern, fn, comm, root, sendbuf, sendcount, sendtype,
                               recvbuf, recvcount, recvtype, rc);
     if (rc != MPI_SUCCESS)
         return sc__regular_fail(coll, comm, rc);
-    if (!sc__regular_pipeline(coll, bytes, size, many_significant ? many->type : one->type,
-                              size, comm))
+    /* The global buffer is the P blocks where they are significant, else
+     * this rank's one block (MPI makes the two describe the same bytes). */
+    if (!sc__regular_pipeline(coll, many_significant ? many->bytes : one->bytes, size,
+                              many_significant ? many->type : one->type, size, comm))
         return sc__regular_native_done(coll, native(pattern, &s, &r, one, many_significant, root,
                                                     comm, nb ? request : NULL));
     return triggered(coll, pattern, fn, &s, &r, root, comm, is_root, nb ? request : NULL);

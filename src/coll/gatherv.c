@@ -9,26 +9,15 @@ void sc__describe_gatherv(sc__call *call, const void *sendbuf, MPI_Count sendcou
     if (call->rank == call->root) {
         sc__layout_init(call, &call->lay, recvbuf, recvtype, "recvbuf", "recvcounts", "displs",
                         "recvtype");
-        if (sendbuf == MPI_IN_PLACE) {
-            /* The root's block is already in place; sendcount and sendtype
-             * are not significant, as in MPI. */
-            call->in_place = 1;
-            call->leaf.type = recvtype;
-            return;
-        }
     } else {
         /* Not significant here, but the native call gets them as given. */
         call->lay.buf = (char *)recvbuf;
         call->lay.type = recvtype;
     }
-    if (call->rank != call->root && sendbuf == MPI_IN_PLACE) {
-        sc__note_error(call, sc__error(MPI_ERR_BUFFER,
-                                       "%s: rank %d: MPI_IN_PLACE is valid only at the root",
-                                       call->fn, call->rank));
-        return;
-    }
+    /* In place only at the root, where the block is already in place. */
     sc__leaf_init(call, &call->leaf, sendbuf, sendcount, sendtype, "sendbuf", "sendcount",
-                  "sendtype");
+                  "sendtype",
+                  call->rank == call->root ? SC_IN_PLACE_OK : SC_IN_PLACE_ROOT);
 }
 
 static void describe(sc__call *call, const sc__inter *in)

@@ -41,14 +41,6 @@ static int check_root(const char *fn, int root, int rsize)
                      fn, root, rsize);
 }
 
-static int no_in_place(const char *fn, int rank, const void *buf, const char *name)
-{
-    if (buf != MPI_IN_PLACE)
-        return MPI_SUCCESS;
-    return sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s cannot be MPI_IN_PLACE on an "
-                     "intercommunicator", fn, rank, name);
-}
-
 static int fail(safecoll_coll coll, MPI_Comm comm, int rc)
 {
     return sc__regular_fail(coll, comm, rc);
@@ -121,15 +113,19 @@ int sc__inter_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn, co
     if ((rc = sc__inter_forced(coll, fn, comm)) != MPI_SUCCESS ||
         (rooted && (rc = check_root(fn, root, rsize)) != MPI_SUCCESS))
         return fail(coll, comm, rc);
-    if ((rc = no_in_place(fn, rank, sendbuf, "sendbuf")) != MPI_SUCCESS ||
-        (rc = no_in_place(fn, rank, recvbuf, "recvbuf")) != MPI_SUCCESS)
-        return fail(coll, comm, rc);
+    /* MPI_IN_PLACE is no buffer of an intercommunicator call, significant
+     * or not. */
     for (int k = 0; k < 2; k++) {
-        MPI_Count bytes;
-        if (sig[k] &&
-            (rc = sc__regular_side(fn, rank, k ? recvbuf : sendbuf, k ? recvcount : sendcount,
-                                   t[k], k ? "recvbuf" : "sendbuf", k ? "recvcount" : "sendcount",
-                                   k ? "recvtype" : "sendtype", &bytes)) != MPI_SUCCESS)
+        sc__side side = {k ? recvbuf : sendbuf,
+                         k ? recvcount : sendcount,
+                         t[k],
+                         k ? "recvbuf" : "sendbuf",
+                         k ? "recvcount" : "sendcount",
+                         k ? "recvtype" : "sendtype",
+                         0, 0, 0};
+        if ((rc = sc__side_check(fn, rank, &side,
+                                 SC_IN_PLACE_INTER | (sig[k] ? 0 : SC_SIDE_IGNORED))) !=
+            MPI_SUCCESS)
             return fail(coll, comm, rc);
     }
     rc = carry(sig[0], sendcount, sendtype, &n[0], &t[0], &owned[0]);
@@ -233,7 +229,7 @@ int sc__inter_bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count 
                     MPI_Datatype type, int root, MPI_Comm comm, MPI_Request *request)
 {
     MPI_Datatype t = type;
-    MPI_Count bytes;
+    sc__side side = {buffer, count, type, "buffer", "count", "datatype", 0, 0, 0};
     int n, owned = 0, rank, rsize, rc;
 
     if (request == NULL)
@@ -242,10 +238,9 @@ int sc__inter_bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count 
     MPI_Comm_remote_size(comm, &rsize);
     if ((rc = sc__inter_forced(coll, fn, comm)) != MPI_SUCCESS ||
         (rc = check_root(fn, root, rsize)) != MPI_SUCCESS ||
-        (rc = no_in_place(fn, rank, buffer, "buffer")) != MPI_SUCCESS ||
-        (root != MPI_PROC_NULL &&
-         (rc = sc__regular_side(fn, rank, buffer, count, type, "buffer", "count", "datatype",
-                                &bytes)) != MPI_SUCCESS))
+        (rc = sc__side_check(fn, rank, &side,
+                             SC_IN_PLACE_INTER | (root == MPI_PROC_NULL ? SC_SIDE_IGNORED : 0))) !=
+            MPI_SUCCESS)
         return fail(coll, comm, rc);
     if (request != NULL && sc__known_inter_ibcast())
         return sc__regular_native_done(
@@ -273,6 +268,7 @@ typedef struct vside {
     int nofit;      /* a value above the int limit */
     int past_int;   /* a value above INT_MAX itself (the limit may be shrunk) */
     int bad_index;
+    MPI_Count total; /* sum of the counts, saturated */
     MPI_Count *c64; /* owned */
     MPI_Aint *d64;
     int *i32c, *i32d; /* owned int copies of _c arrays */
@@ -314,6 +310,7 @@ static int scan_side(inter_call *ic, vside *v, const char *counts, const char *d
         if (c < 0)
             return sc__error(MPI_ERR_COUNT, "%s: rank %d: %s[%d] is negative (%lld)", ic->in.fn,
                              ic->rank, counts, i, c);
+        v->total = c > LLONG_MAX - v->total ? LLONG_MAX : v->total + c;
         if (c == 0)
             continue;
         if (v->ic != NULL && !v->wrapped &&
@@ -488,17 +485,39 @@ static int exec_large(inter_call *ic)
 }
 #endif
 
+/* The buffer, datatype and array checks of one array side (alltoallw's
+ * types, one per block, are MPI's to check): its counts and
+ * displacements (scan_side), then sc__side_check on their sum; an
+ * absent side is checked for MPI_IN_PLACE only. */
+static int check_array_side(inter_call *ic, vside *v, const void *buf, MPI_Datatype type,
+                            const char *bufname, const char *counts, const char *displs,
+                            const char *typename_)
+{
+    sc__side side = {buf, 0, type, bufname, counts, typename_, 0, 0, 0};
+    int rc;
+
+    if ((rc = scan_side(ic, v, counts, displs)) != MPI_SUCCESS)
+        return rc;
+    side.count = v->total;
+    return sc__side_check(ic->in.fn, ic->rank, &side,
+                          SC_IN_PLACE_INTER |
+                              (v->present && ic->in.pattern != SC_PATTERN_ALLTOALLW
+                                   ? SC_SIDE_SUM
+                                   : SC_SIDE_IGNORED));
+}
+
 /* The checks of this rank's side of a v-call; an error is recorded for the
  * agreement. */
 static int describe_v(inter_call *ic)
 {
     const sc__inter *in = &ic->in;
     const int rooted = in->pattern == SC_PATTERN_GATHER || in->pattern == SC_PATTERN_SCATTER;
+    const int scatter = in->pattern == SC_PATTERN_SCATTER;
+    const int gathers = in->pattern == SC_PATTERN_GATHER || in->pattern == SC_PATTERN_ALLGATHER;
     int rc, leaf = 0;
 
     if ((rc = sc__inter_forced(in->coll, in->fn, ic->comm)) != MPI_SUCCESS ||
-        (rc = no_in_place(in->fn, ic->rank, in->sbuf, "sendbuf")) != MPI_SUCCESS ||
-        (rc = no_in_place(in->fn, ic->rank, in->rbuf, "recvbuf")) != MPI_SUCCESS)
+        (rooted && (rc = check_root(in->fn, in->root, ic->rsize)) != MPI_SUCCESS))
         return rc;
     ic->s.ic = in->isc;
     ic->s.id = in->isd;
@@ -531,24 +550,32 @@ static int describe_v(inter_call *ic)
      * not know, so its sides are checked for negative entries only. */
     if (in->pattern == SC_PATTERN_ALLTOALLW)
         ic->r.recv = 0;
-    if (leaf) {
-        const MPI_Count n = in->pattern == SC_PATTERN_SCATTER ? in->rcount : in->scount;
-        if (n < 0)
-            return sc__error(MPI_ERR_COUNT, "%s: rank %d: %s is negative (%lld)", in->fn,
-                             ic->rank,
-                             in->pattern == SC_PATTERN_SCATTER ? "recvcount" : "sendcount",
-                             (long long)n);
-        ic->scalar_nofit = n > sc__config_int_limit();
-        ic->scalar_past_int = n > INT_MAX;
+    if (in->pattern != SC_PATTERN_ALLTOALL && in->pattern != SC_PATTERN_ALLTOALLW) {
+        /* The one-count side: the send side of gatherv and allgatherv,
+         * the receive side of scatterv. */
+        sc__side side = {scatter ? in->rbuf : in->sbuf,
+                         scatter ? in->rcount : in->scount,
+                         scatter ? in->rtype : in->stype,
+                         scatter ? "recvbuf" : "sendbuf",
+                         scatter ? "recvcount" : "sendcount",
+                         scatter ? "recvtype" : "sendtype",
+                         0, 0, 0};
+        if ((rc = sc__side_check(in->fn, ic->rank, &side,
+                                 SC_IN_PLACE_INTER | (leaf ? 0 : SC_SIDE_IGNORED))) !=
+            MPI_SUCCESS)
+            return rc;
+        ic->scalar_nofit = leaf && side.count > sc__config_int_limit();
+        ic->scalar_past_int = leaf && side.count > INT_MAX;
     }
-    if (rooted && (rc = check_root(in->fn, in->root, ic->rsize)) != MPI_SUCCESS)
+    if (!gathers && (rc = check_array_side(ic, &ic->s, in->sbuf, in->stype, "sendbuf",
+                                           "sendcounts", scatter ? "displs" : "sdispls",
+                                           "sendtype")) != MPI_SUCCESS)
         return rc;
-    if ((rc = scan_side(ic, &ic->s, "sendcounts", "sdispls")) != MPI_SUCCESS)
+    if (!scatter && (rc = check_array_side(ic, &ic->r, in->rbuf, in->rtype, "recvbuf",
+                                           "recvcounts", gathers ? "displs" : "rdispls",
+                                           "recvtype")) != MPI_SUCCESS)
         return rc;
-    return scan_side(ic, &ic->r, "recvcounts", in->pattern == SC_PATTERN_GATHER ||
-                                                       in->pattern == SC_PATTERN_ALLGATHER
-                                                   ? "displs"
-                                                   : "rdispls");
+    return MPI_SUCCESS;
 }
 
 static int run_v(inter_call *ic)

@@ -73,14 +73,6 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
 int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int root, int *rank,
                       int *size);
 
-/* Checks one significant side of a regular call (count, datatype, NULL
- * buffer of a predefined type) and gives its size in bytes. Returns an MPI
- * error code, its message recorded; the caller hands it to
- * sc__regular_fail. */
-int sc__regular_side(const char *fn, int rank, const void *buf, MPI_Count count,
-                     MPI_Datatype type, const char *bufname, const char *countname,
-                     const char *typename_, MPI_Count *bytes);
-
 /* Counts an error of a regular call found before it ran and invokes the
  * communicator's error handler; returns rc. */
 int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc) SC_COLD;

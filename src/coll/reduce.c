@@ -17,6 +17,7 @@
  * and, as there, the other ranks are not told, unless the checking mode
  * (argcheck.h) makes it every rank's.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "argcheck.h"
@@ -67,33 +68,36 @@ static MPI_Count recvcount_of(const red_args *a, int i)
     return a->irecvcounts != NULL ? a->irecvcounts[i] : a->crecvcounts[i];
 }
 
-/* A NULL buffer where data must be: an error, unless the datatype carries
- * absolute addresses (MPI_BOTTOM is NULL with MPICH). */
-static int null_buf(const red_args *a, const void *buf, MPI_Count n, int rank,
-                    const char *name)
-{
-    if (buf != NULL || n <= 0 || !sc__type_is_named(a->type))
-        return MPI_SUCCESS;
-    return sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but holds %lld elements", a->fn,
-                     rank, name, (long long)n);
-}
-
-/* The checks MPI makes. *total and *most get the size of the input vector
- * in elements and the largest per-rank result of reduce_scatter(_block). */
-static int check(const red_args *a, int rank, int size, MPI_Count *total, MPI_Count *most)
+/* The checks MPI makes of a reduction's arguments (the root aside, which
+ * the caller checks: its meaning differs on an intercommunicator). *total
+ * and *most get the size of the input vector in elements and the largest
+ * per-rank result of reduce_scatter(_block), *type_size the datatype's
+ * size. On an intercommunicator (inter set) MPI_IN_PLACE is no buffer, the
+ * root's group receives and the other group sends (reduce), and a
+ * reduce_scatter's input is the other group's to size, so only its
+ * datatype and counts are checked. */
+static int check(const red_args *a, int rank, int size, int inter, MPI_Count *total,
+                 MPI_Count *most, MPI_Count *type_size)
 {
     const int rooted = a->kind == SAFECOLL_COLL_REDUCE;
+    const int scatters =
+        a->kind == SAFECOLL_COLL_REDUCE_SCATTER || a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK;
     const int in_place = a->sendbuf == MPI_IN_PLACE;
+    /* Which buffers hold data on this rank. */
+    const int send_sig = !inter || !rooted || (a->root != MPI_ROOT && a->root != MPI_PROC_NULL);
+    const int recv_sig = inter ? !rooted || a->root == MPI_ROOT
+                               : !(rooted && rank != a->root) &&
+                                     !(a->kind == SAFECOLL_COLL_EXSCAN && rank == 0);
     MPI_Count n = a->count, mine = a->count;
+    sc__side recv = {a->recvbuf, a->count,  a->type, "recvbuf",
+                     a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK ? "recvcount" : "count",
+                     "datatype",  0, 0, 0};
+    sc__side send = {a->sendbuf, 0, a->type, "sendbuf", "count", "datatype", 0, 0, 0};
+    char mine_name[32];
     int rc;
 
-    if (rooted && (a->root < 0 || a->root >= size))
-        return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
-                         a->fn, a->root, size);
     if (a->op == MPI_OP_NULL)
         return sc__error(MPI_ERR_OP, "%s: op is MPI_OP_NULL", a->fn);
-    if (a->type == MPI_DATATYPE_NULL)
-        return sc__error(MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL", a->fn);
     if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER) {
         if (a->irecvcounts == NULL && a->crecvcounts == NULL)
             return sc__error(MPI_ERR_ARG, "%s: rank %d: recvcounts is NULL", a->fn, rank);
@@ -103,34 +107,47 @@ static int check(const red_args *a, int rank, int size, MPI_Count *total, MPI_Co
             if (c < 0)
                 return sc__error(MPI_ERR_COUNT, "%s: recvcounts[%d] is negative (%lld)", a->fn,
                                  i, (long long)c);
-            n += c;
+            n = c > LLONG_MAX - n ? LLONG_MAX : n + c;
             if (c > *most)
                 *most = c;
         }
-        mine = recvcount_of(a, rank);
-    } else if (a->count < 0) {
-        return sc__error(MPI_ERR_COUNT, "%s: %s is negative (%lld)", a->fn,
-                         a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK ? "recvcount" : "count",
-                         (long long)a->count);
-    } else if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK) {
-        n = a->count * size;
+        mine = recv.count = recvcount_of(a, rank);
+        snprintf(mine_name, sizeof mine_name, "recvcounts[%d]", rank);
+        recv.countname = mine_name;
+    }
+    /* The count every rank passes and the datatype, with the receive
+     * buffer: MPI_IN_PLACE is never the receive buffer of a reduction. */
+    rc = sc__side_check(a->fn, rank, &recv,
+                        (inter ? SC_IN_PLACE_INTER : SC_IN_PLACE_NEVER) | SC_SIDE_NOBUF);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    *type_size = recv.size;
+    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK) {
+        n = a->count > LLONG_MAX / (size ? size : 1) ? LLONG_MAX : a->count * size;
         *most = a->count;
     }
     *total = n;
-    /* MPI_IN_PLACE is the send buffer of every rank but in reduce, where
-     * only the root has one to replace. */
-    if (in_place && rooted && rank != a->root)
-        return sc__error(MPI_ERR_BUFFER, "%s: rank %d: MPI_IN_PLACE is valid only at the root",
-                         a->fn, rank);
-    if (a->recvbuf == MPI_IN_PLACE)
-        return sc__error(MPI_ERR_BUFFER, "%s: rank %d: recvbuf is MPI_IN_PLACE", a->fn, rank);
-    if (!in_place && (rc = null_buf(a, a->sendbuf, n, rank, "sendbuf")) != MPI_SUCCESS)
+    /* The input: MPI_IN_PLACE stands for it on every rank but in reduce,
+     * where only the root has one to replace. */
+    send.count = n;
+    send.size = recv.size;
+    if (scatters)
+        send.countname = a->kind == SAFECOLL_COLL_REDUCE_SCATTER ? "recvcounts" : "the input";
+    rc = sc__side_check(a->fn, rank, &send,
+                        (inter                     ? SC_IN_PLACE_INTER
+                         : rooted && rank != a->root ? SC_IN_PLACE_ROOT
+                                                     : SC_IN_PLACE_OK) |
+                            SC_SIDE_TYPE_KNOWN | (scatters ? SC_SIDE_SUM : 0) |
+                            (send_sig && !(inter && scatters) ? 0 : SC_SIDE_NOBUF));
+    if (rc != MPI_SUCCESS || !recv_sig)
         return rc;
-    /* recvbuf is not significant at a non-root of reduce, nor at rank 0 of
-     * exscan; in place, it holds the input as well. */
-    if ((rooted && rank != a->root) || (a->kind == SAFECOLL_COLL_EXSCAN && rank == 0))
-        return MPI_SUCCESS;
-    return null_buf(a, a->recvbuf, in_place ? (n > mine ? n : mine) : mine, rank, "recvbuf");
+    /* In place, the receive buffer holds the input as well. */
+    if (in_place && n > mine) {
+        recv.count = n;
+        recv.countname = send.countname;
+        return sc__side_check(a->fn, rank, &recv, SC_SIDE_TYPE_KNOWN | SC_SIDE_SUM);
+    }
+    return sc__side_check(a->fn, rank, &recv, SC_SIDE_TYPE_KNOWN);
 }
 
 /* The call as MPI has it, untriggered: the _c entry converts its counts,
@@ -310,7 +327,7 @@ static int inter_ireduce_scatter(const red_args *a, int size)
  * everywhere. scan and exscan are not defined on intercommunicators. */
 static SC_COLD int intercomm(const red_args *a)
 {
-    MPI_Count most = a->count;
+    MPI_Count most = 0, total, type_size;
     int rank, size, rsize, rc;
 
     if (a->request != NULL)
@@ -333,32 +350,10 @@ static SC_COLD int intercomm(const red_args *a)
                                  "%s: root %d is not MPI_ROOT, MPI_PROC_NULL or a rank of the "
                                  "remote group of size %d",
                                  a->fn, a->root, rsize));
-    if (a->sendbuf == MPI_IN_PLACE || a->recvbuf == MPI_IN_PLACE)
-        return fail(a, sc__error(MPI_ERR_BUFFER,
-                                 "%s: rank %d: MPI_IN_PLACE is not allowed on an "
-                                 "intercommunicator",
-                                 a->fn, rank));
-    if (a->op == MPI_OP_NULL)
-        return fail(a, sc__error(MPI_ERR_OP, "%s: op is MPI_OP_NULL", a->fn));
-    if (a->type == MPI_DATATYPE_NULL)
-        return fail(a, sc__error(MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL", a->fn));
-    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER) {
-        if (a->irecvcounts == NULL && a->crecvcounts == NULL)
-            return fail(a, sc__error(MPI_ERR_ARG, "%s: rank %d: recvcounts is NULL", a->fn,
-                                     rank));
-        most = 0;
-        for (int i = 0; i < size; i++) {
-            MPI_Count c = recvcount_of(a, i);
-            if (c < 0)
-                return fail(a, sc__error(MPI_ERR_COUNT, "%s: recvcounts[%d] is negative (%lld)",
-                                         a->fn, i, (long long)c));
-            if (c > most)
-                most = c;
-        }
-    } else if (a->count < 0) {
-        return fail(a, sc__error(MPI_ERR_COUNT, "%s: count is negative (%lld)", a->fn,
-                                 (long long)a->count));
-    }
+    if ((rc = check(a, rank, size, 1, &total, &most, &type_size)) != MPI_SUCCESS)
+        return fail(a, rc);
+    if (a->kind != SAFECOLL_COLL_REDUCE_SCATTER)
+        most = a->count;
     if (most <= INT_MAX && (a->crecvcounts == NULL || a->request == NULL)) {
         const void *sb = a->sendbuf;
         void *rb = a->recvbuf;
@@ -453,9 +448,11 @@ static int reduction(const red_args *a)
         sc__nb_drain(a->comm); /* a blocking call: see nb.h */
     MPI_Comm_rank(a->comm, &rank);
     MPI_Comm_size(a->comm, &size);
-    rc = check(a, rank, size, &total, &most);
-    if (rc == MPI_SUCCESS && MPI_Type_size_x(a->type, &size_x) != MPI_SUCCESS)
-        rc = sc__error(MPI_ERR_TYPE, "%s: datatype is not valid", a->fn);
+    if (a->kind == SAFECOLL_COLL_REDUCE && (a->root < 0 || a->root >= size))
+        rc = sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
+                       a->fn, a->root, size);
+    else
+        rc = check(a, rank, size, 0, &total, &most, &size_x);
     if (SC_CHECK_ON())
         rc = sc__check_reduce(a->coll, a->kind, a->fn, a->comm, a->root, a->count,
                               a->irecvcounts, a->crecvcounts, a->type, a->op, rc);

@@ -190,33 +190,6 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
     return sc__regular_fail(coll, comm, rc);
 }
 
-int sc__regular_side(const char *fn, int rank, const void *buf, MPI_Count count,
-                     MPI_Datatype type, const char *bufname, const char *countname,
-                     const char *typename_, MPI_Count *bytes)
-{
-    MPI_Count size;
-    int ni, na, nd, combiner;
-
-    if (count < 0)
-        return sc__error(MPI_ERR_COUNT, "%s: rank %d: %s is negative (%lld)", fn, rank,
-                         countname, (long long)count);
-    if (type == MPI_DATATYPE_NULL)
-        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is MPI_DATATYPE_NULL", fn, rank,
-                         typename_);
-    if (MPI_Type_size_x(type, &size) != MPI_SUCCESS)
-        return sc__error(MPI_ERR_TYPE, "%s: rank %d: %s is not a valid datatype", fn, rank,
-                         typename_);
-    /* A derived type may address absolute memory from MPI_BOTTOM (NULL);
-     * a predefined one cannot. */
-    if (buf == NULL && count > 0 && size > 0 &&
-        MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) == MPI_SUCCESS &&
-        combiner == MPI_COMBINER_NAMED)
-        return sc__error(MPI_ERR_BUFFER, "%s: rank %d: %s is NULL but %s is %lld", fn, rank,
-                         bufname, countname, (long long)count);
-    *bytes = count * size;
-    return MPI_SUCCESS;
-}
-
 int sc__regular_layout(sc__call *call, sc__layout *lay, MPI_Count n)
 {
     const int p = call->size;

@@ -11,24 +11,15 @@ void sc__describe_scatterv(sc__call *call, const void *sendbuf, MPI_Datatype sen
         call->lay.overlap_ok = 1;
         sc__layout_init(call, &call->lay, sendbuf, sendtype, "sendbuf", "sendcounts", "displs",
                         "sendtype");
-        if (recvbuf == MPI_IN_PLACE) {
-            call->in_place = 1;
-            call->leaf.type = sendtype;
-            return;
-        }
     } else {
         /* Not significant here, but the native call gets them as given. */
         call->lay.buf = (char *)sendbuf;
         call->lay.type = sendtype;
     }
-    if (call->rank != call->root && recvbuf == MPI_IN_PLACE) {
-        sc__note_error(call, sc__error(MPI_ERR_BUFFER,
-                                       "%s: rank %d: MPI_IN_PLACE is valid only at the root",
-                                       call->fn, call->rank));
-        return;
-    }
+    /* In place only at the root, where the block is already in place. */
     sc__leaf_init(call, &call->leaf, recvbuf, recvcount, recvtype, "recvbuf", "recvcount",
-                  "recvtype");
+                  "recvtype",
+                  call->rank == call->root ? SC_IN_PLACE_OK : SC_IN_PLACE_ROOT);
 }
 
 static void describe(sc__call *call, const sc__inter *in)
