@@ -917,6 +917,18 @@ static inline int tc_decides_alone(safecoll_coll coll)
  * one execution by the forced strategy (or, for auto, by a non-native one
  * exactly when a trigger was expected); on error one error and no
  * execution. wrapped >= 0 also checks triggered_d. */
+/* Whether detector D is counted on this rank for a call whose layout
+ * wrapped, with strategy forced (or auto). A call forced to p2p skips the
+ * agreement (doc/guide.md, "Deciding alone"), so only a rank that holds
+ * the wrapped arrays (`holds`: the root of a gatherv or scatterv) counts
+ * it; an agreeing call counts it on every rank. (Auto calls that decide
+ * alone are told apart inside tc_check_stats.) */
+static inline int tc_d_counted(int strategy, int holds)
+{
+    return holds || strategy != SAFECOLL_STRATEGY_P2P || safecoll_agree_get() ||
+           safecoll_check_get();
+}
+
 static inline void tc_check_stats(tc_ctx *t, safecoll_coll coll, const safecoll_stats *before,
                                   int strategy, int ok, int trigger, int wrapped,
                                   const char *label)

@@ -546,7 +546,8 @@ START_TEST(wrapped)
                      tc_sname(s), api_c ? " (_c)" : "", tc_class_name(tc_class(rc)),
                      tc_class_name(want), safecoll_last_error());
             tc_check_stats(&t, SAFECOLL_COLL_GATHERV, &before, s, rc == MPI_SUCCESS, 1,
-                           api_c ? 0 : 1, api_c ? "wrapped _c" : "wrapped");
+                           api_c ? 0 : tc_d_counted(s, me == root),
+                           api_c ? "wrapped _c" : "wrapped");
             for (int i = 0; me == root && i < p; i++) {
                 if (rc == MPI_SUCCESS)
                     TC_CHECK(&t, tc_sparse_ok(sp.base, cdispls[i], B, 8000 + i),

@@ -467,7 +467,8 @@ START_TEST(wrapped)
                      tc_sname(s), api_c ? " (_c)" : "", tc_class_name(tc_class(rc)),
                      tc_class_name(want), safecoll_last_error());
             tc_check_stats(&t, SAFECOLL_COLL_SCATTERV, &before, s, rc == MPI_SUCCESS, 1,
-                           api_c ? 0 : 1, api_c ? "wrapped _c" : "wrapped");
+                           api_c ? 0 : tc_d_counted(s, me == root),
+                           api_c ? "wrapped _c" : "wrapped");
             for (size_t i = 0; i < sizeof rbuf; i++)
                 if (rbuf[i] != (rc == MPI_SUCCESS && i < B ? tc_pat(8000 + me, i) : TC_SENT))
                     good = 0;
