@@ -237,6 +237,13 @@ int sc__comm_conditions(MPI_Comm comm, unsigned *conds);
  * where every rank of comm calls it, before anything that reads a setting
  * or returns an error that only some ranks see. */
 int sc__comm_meet(MPI_Comm comm, const char *fn);
+/* Whether comm is the communicator this thread met last with a good
+ * verdict, still alive (sc__comm_meet's memo): then 1, with whether it is
+ * an intercommunicator, this rank and its (local) size, which MPI cannot
+ * change while comm lives; else 0. A call that finds comm here has met it
+ * and needs neither MPI_Comm_test_inter, MPI_Comm_rank, MPI_Comm_size nor
+ * sc__comm_meet. */
+int sc__comm_met(MPI_Comm comm, int *inter, int *rank, int *size);
 
 /* Describing a call (call.c, view.c). */
 

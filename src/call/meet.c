@@ -178,6 +178,7 @@ static const char *const meet_names[MEET_N] = {
 struct meet_verdict {
     int rc;  /* MPI_SUCCESS, or the error of every safe call on comm */
     int own; /* msg is this rank's own setup message, given as it was */
+    int inter, rank, size; /* comm's shape, fixed for its life (good verdicts) */
     char msg[480];
 };
 
@@ -189,6 +190,9 @@ struct meet_verdict {
 static atomic_ulong meet_epoch = 1;
 static _Thread_local MPI_Comm met_comm SC_TLS_IE;
 static _Thread_local unsigned long met_epoch SC_TLS_IE;
+/* The memo's communicator's shape, which never changes while it lives:
+ * a call that finds comm in the memo asks MPI nothing (sc__comm_met). */
+static _Thread_local int met_inter SC_TLS_IE, met_rank SC_TLS_IE, met_size SC_TLS_IE;
 
 static int free_verdict(MPI_Comm comm, int key, void *value, void *extra)
 {
@@ -419,6 +423,17 @@ static int meet(MPI_Comm comm, struct meet_verdict *v)
     return rc;
 }
 
+int sc__comm_met(MPI_Comm comm, int *inter, int *rank, int *size)
+{
+    if (comm == MPI_COMM_NULL || comm != met_comm ||
+        met_epoch != atomic_load_explicit(&meet_epoch, memory_order_relaxed))
+        return 0;
+    *inter = met_inter;
+    *rank = met_rank;
+    *size = met_size;
+    return 1;
+}
+
 int sc__comm_meet(MPI_Comm comm, const char *fn)
 {
     struct meet_verdict *v;
@@ -439,7 +454,11 @@ int sc__comm_meet(MPI_Comm comm, const char *fn)
     } else {
         if ((v = calloc(1, sizeof *v)) == NULL)
             return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for the settings check", fn);
-        if ((rc = meet(comm, v)) != MPI_SUCCESS ||
+        /* The shape first: a communicator MPI refuses is no verdict. */
+        if ((rc = MPI_Comm_test_inter(comm, &v->inter)) != MPI_SUCCESS ||
+            (rc = MPI_Comm_rank(comm, &v->rank)) != MPI_SUCCESS ||
+            (rc = MPI_Comm_size(comm, &v->size)) != MPI_SUCCESS ||
+            (rc = meet(comm, v)) != MPI_SUCCESS ||
             (rc = MPI_Comm_set_attr(comm, meet_keyval, v)) != MPI_SUCCESS) {
             free(v);
             return sc__error(rc, "%s: the first use of the communicator failed: %s", fn,
@@ -447,6 +466,9 @@ int sc__comm_meet(MPI_Comm comm, const char *fn)
         }
     }
     if (v->rc == MPI_SUCCESS) {
+        met_inter = v->inter;
+        met_rank = v->rank;
+        met_size = v->size;
         met_comm = comm;
         met_epoch = atomic_load_explicit(&meet_epoch, memory_order_relaxed);
         return MPI_SUCCESS;

@@ -56,6 +56,9 @@ int sc__begin(sc__call *call, safecoll_coll coll, const char *fn, int large, MPI
     call->limit = sc__config_int_limit();
     call->forced = sc__config_forced(coll);
     call->forced_all = call->forced != SAFECOLL_STRATEGY_AUTO && sc__config_forced_all(coll);
+    /* The common call: comm met last by this thread (meet.c's memo). */
+    if (sc__comm_met(comm, &inter, &call->rank, &call->size) && !inter)
+        goto met;
     if (comm == MPI_COMM_NULL)
         return sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
     if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
@@ -73,6 +76,7 @@ int sc__begin(sc__call *call, safecoll_coll coll, const char *fn, int large, MPI
      * rank's first meeting. */
     if ((rc = sc__comm_meet(comm, fn)) != MPI_SUCCESS)
         return rc;
+met:
     if ((call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER) &&
         (root < 0 || root >= call->size))
         return sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",

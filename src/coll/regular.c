@@ -158,6 +158,14 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
 {
     int inter, rc;
 
+    /* The common call: comm met last by this thread, an intracommunicator
+     * (its rank and size memoized), root in range. */
+    if (sc__comm_met(comm, &inter, rank, size) && !inter &&
+        (root == SC_NO_ROOT || (root >= 0 && root < *size))) {
+        if (sc__blocking(coll) == coll)
+            sc__nb_drain(comm);
+        return MPI_SUCCESS;
+    }
     if (comm == MPI_COMM_NULL)
         rc = sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", fn);
     else if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)

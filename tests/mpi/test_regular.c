@@ -497,6 +497,57 @@ START_TEST(barrier_native)
 }
 END_TEST
 
+/* The thread's memo of the communicator it met last keeps its rank and
+ * size (meet.c): a communicator freed and a new one given the same handle
+ * (MPICH reuses handles) must be seen with its own shape. A singleton
+ * split, then a duplicate of the world (size P) in the recycled handle: a
+ * root of P - 1 is valid there (the gatherv first: the pipeline's check of
+ * the root reads the memo's size), and the data arrive from it. */
+START_TEST(recycled_handle_shape)
+{
+    int rank, p, reused = 0;
+    tc_ctx t;
+
+    tc_begin(&t, "recycled_handle_shape");
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    for (int round = 0; round < 4; round++) {
+        MPI_Comm one, all;
+        MPI_Comm old;
+        double x = rank, v[8] = {0};
+        int ones[8], displs[8];
+
+        MPI_Comm_split(MPI_COMM_WORLD, rank, 0, &one);
+        TC_CHECK(&t, safecoll_bcast(&x, 1, MPI_DOUBLE, 0, one) == MPI_SUCCESS,
+                 "round %d: bcast on the singleton", round);
+        old = one;
+        MPI_Comm_free(&one);
+        MPI_Comm_dup(MPI_COMM_WORLD, &all);
+        reused += all == old;
+        for (int i = 0; i < p && i < 8; i++) {
+            ones[i] = 1;
+            displs[i] = i;
+        }
+        if (p <= 8) {
+            x = rank;
+            TC_CHECK(&t, safecoll_gatherv(&x, 1, MPI_DOUBLE, v, ones, displs, MPI_DOUBLE, p - 1,
+                                          all) == MPI_SUCCESS,
+                     "round %d: gatherv to root %d on the new communicator", round, p - 1);
+            for (int i = 0; rank == p - 1 && i < p; i++)
+                TC_CHECK(&t, v[i] == i, "round %d: gatherv block %d = %g", round, i, v[i]);
+        }
+        x = rank == p - 1 ? 42.0 : -1.0;
+        TC_CHECK(&t, safecoll_bcast(&x, 1, MPI_DOUBLE, p - 1, all) == MPI_SUCCESS && x == 42.0,
+                 "round %d: bcast from root %d on the new communicator: x = %g", round, p - 1,
+                 x);
+        MPI_Comm_free(&all);
+    }
+    if (rank == 0 && reused == 0)
+        fprintf(stderr, "note: recycled_handle_shape: MPI gave no freed handle again\n");
+    tc_end(&t);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("regular");
@@ -504,7 +555,8 @@ static Suite *make_suite(void)
                                               allgather_all_strategies, alltoall_all_strategies,
                                               alltoall_chunk_large_blocks, bcast_all_strategies};
     const TTest *const others[] = {auto_native_then_bound_fires, errors,
-                                          nonblocking_mixed, barrier_native};
+                                          nonblocking_mixed, barrier_native,
+                                          recycled_handle_shape};
     tc_add(s, "strategies", strategies, TC_NELEMS(strategies));
     tc_add(s, "others", others, TC_NELEMS(others));
     return s;
