@@ -11,6 +11,57 @@
 extern "C" {
 #endif
 
+/** The MPI collectives, named as in MPI without the `MPI_` prefix: the
+ *  collective of a safe call in bound records, strategy settings and
+ *  statistics. Blocking and non-blocking forms are distinct values.
+ *
+ *  The values are part of the ABI: they never renumber. A collective added
+ *  later takes the next free number, before SAFECOLL_NCOLL, which grows
+ *  with it (no public struct is sized by it). It is declared here, beside
+ *  the safe calls, so that a new collective's public part is one header
+ *  (doc/architecture.md, "Extending"). */
+typedef enum safecoll_coll {
+    SAFECOLL_COLL_GATHERV = 0,            /**< safecoll_gatherv(), safecoll_gatherv_c() */
+    SAFECOLL_COLL_SCATTERV = 1,           /**< safecoll_scatterv(), safecoll_scatterv_c() */
+    SAFECOLL_COLL_ALLGATHERV = 2,         /**< safecoll_allgatherv(), safecoll_allgatherv_c() */
+    SAFECOLL_COLL_ALLTOALLV = 3,          /**< safecoll_alltoallv(), safecoll_alltoallv_c() */
+    SAFECOLL_COLL_BARRIER = 4,            /**< MPI_Barrier */
+    SAFECOLL_COLL_BCAST = 5,              /**< MPI_Bcast */
+    SAFECOLL_COLL_GATHER = 6,             /**< MPI_Gather */
+    SAFECOLL_COLL_SCATTER = 7,            /**< MPI_Scatter */
+    SAFECOLL_COLL_ALLGATHER = 8,          /**< MPI_Allgather */
+    SAFECOLL_COLL_ALLTOALL = 9,           /**< MPI_Alltoall */
+    SAFECOLL_COLL_ALLTOALLW = 10,         /**< MPI_Alltoallw */
+    SAFECOLL_COLL_REDUCE = 11,            /**< MPI_Reduce */
+    SAFECOLL_COLL_ALLREDUCE = 12,         /**< MPI_Allreduce */
+    SAFECOLL_COLL_REDUCE_SCATTER = 13,    /**< MPI_Reduce_scatter */
+    SAFECOLL_COLL_REDUCE_SCATTER_BLOCK = 14, /**< MPI_Reduce_scatter_block */
+    SAFECOLL_COLL_SCAN = 15,              /**< MPI_Scan */
+    SAFECOLL_COLL_EXSCAN = 16,            /**< MPI_Exscan */
+    SAFECOLL_COLL_IGATHERV = 17,          /**< MPI_Igatherv */
+    SAFECOLL_COLL_ISCATTERV = 18,         /**< MPI_Iscatterv */
+    SAFECOLL_COLL_IALLGATHERV = 19,       /**< MPI_Iallgatherv */
+    SAFECOLL_COLL_IALLTOALLV = 20,        /**< MPI_Ialltoallv */
+    SAFECOLL_COLL_IBARRIER = 21,          /**< MPI_Ibarrier */
+    SAFECOLL_COLL_IBCAST = 22,            /**< MPI_Ibcast */
+    SAFECOLL_COLL_IGATHER = 23,           /**< MPI_Igather */
+    SAFECOLL_COLL_ISCATTER = 24,          /**< MPI_Iscatter */
+    SAFECOLL_COLL_IALLGATHER = 25,        /**< MPI_Iallgather */
+    SAFECOLL_COLL_IALLTOALL = 26,         /**< MPI_Ialltoall */
+    SAFECOLL_COLL_IALLTOALLW = 27,        /**< MPI_Ialltoallw */
+    SAFECOLL_COLL_IREDUCE = 28,           /**< MPI_Ireduce */
+    SAFECOLL_COLL_IALLREDUCE = 29,        /**< MPI_Iallreduce */
+    SAFECOLL_COLL_IREDUCE_SCATTER = 30,   /**< MPI_Ireduce_scatter */
+    SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK = 31, /**< MPI_Ireduce_scatter_block */
+    SAFECOLL_COLL_ISCAN = 32,             /**< MPI_Iscan */
+    SAFECOLL_COLL_IEXSCAN = 33,           /**< MPI_Iexscan */
+    /* New collectives are appended here, numbered 34, 35, ... */
+    SAFECOLL_NCOLL,              /**< number of collectives (grows when one is added);
+                                      not a collective */
+    SAFECOLL_COLL_ALL = -1       /**< every collective, for safecoll_strategy_set() */
+} safecoll_coll;
+
+
 /** \defgroup coll Safe irregular collectives
  *  \brief Drop-in replacements for MPI's irregular collectives.
  *
@@ -21,10 +72,14 @@ extern "C" {
  *  displacements like MPI-4's large-count calls, and work on any MPI >= 3.
  *
  *  Every call runs four steps: describe the call, detect triggers, agree
- *  across ranks (one small MPI_Allreduce on a private duplicate of the
- *  communicator, which also makes bad input on one rank an error on every
- *  rank instead of a hang), and execute the native call or one avoidance
- *  strategy (see safecoll_strategy).
+ *  across ranks, and execute the native call or one avoidance strategy
+ *  (see safecoll_strategy). The agreement (one small MPI_Allreduce on a
+ *  private duplicate of the communicator, which also makes bad input on
+ *  one rank an error on every rank) is left out where every rank can tell
+ *  without a message that it cannot change the outcome: the regular
+ *  collectives, the irregular ones on an MPI-4 library when only a rank's
+ *  own layout can trigger, and calls forced to `p2p` (guide.md, "Deciding
+ *  alone"; `SAFECOLL_AGREE=always` keeps it).
  *
  *  \note The int entry points take a negative displacement of a non-empty
  *  block for a wrap (paper 000's assumption: true displacements are
