@@ -297,6 +297,20 @@ typedef struct ctx {
     double *buf, *sorted;
 } ctx;
 
+/* The setting of the agreement (SAFECOLL_AGREE) before the measurement,
+ * restored after it. */
+static int agree_saved;
+
+/* Forces a variant's strategy. A call forced to p2p skips the agreement
+ * (the reference routines; pipeline.c, reference_alone), but a call a
+ * performance record routes to p2p agrees: p2p is measured with the
+ * agreement, as a record would run it. Every rank forces alike. */
+static void force(safecoll_coll coll, int strategy)
+{
+    safecoll_strategy_set(coll, (safecoll_strategy)strategy);
+    safecoll_agree_set(strategy == SAFECOLL_STRATEGY_P2P ? 1 : agree_saved);
+}
+
 /* One call of a variant after a barrier, for warm-up and calibration:
  * its time, the max over ranks, or -1 when it failed (the ranks fail
  * alike: a strategy that cannot run a call fails on every rank; the code
@@ -306,7 +320,7 @@ static double warm_call(ctx *c, const bufs *b, variant *v)
     double t0, l[2], g[2];
     int rc;
 
-    safecoll_strategy_set(b->coll, (safecoll_strategy)v->strategy);
+    force(b->coll, v->strategy);
     MPI_Barrier(c->comm);
     t0 = MPI_Wtime();
     rc = call(b, c->comm);
@@ -335,7 +349,7 @@ static void batch(ctx *c, const bufs *b, variant *v)
         nb = o->reps_max - t->reps;
     if (nb > MAX_BATCH)
         nb = MAX_BATCH;
-    safecoll_strategy_set(b->coll, (safecoll_strategy)v->strategy);
+    force(b->coll, v->strategy);
     /* Time for the broadcast of the start to arrive everywhere. */
     window = v->base * v->stretch;
     tol = window / 4 > 50e-6 ? window / 4 : 50e-6;
@@ -641,6 +655,7 @@ int safecoll_guideline_run(safecoll_coll coll, const char *type, const MPI_Count
         which[nv++] = SAFECOLL_STRATEGY_AUTO;
 
     saved = safecoll_strategy_get(coll);
+    agree_saved = safecoll_agree_get();
     for (int i = 0; i < nv; i++)
         if ((vs[i].times = malloc(sizeof(double) * (size_t)opts->reps_max)) == NULL)
             rc = MPI_ERR_NO_MEM;
@@ -690,6 +705,7 @@ int safecoll_guideline_run(safecoll_coll coll, const char *type, const MPI_Count
     MPI_Allreduce(&c.jit.hits, &result->jittered, 1, MPI_LONG_LONG, MPI_SUM, c.comm);
 out:
     safecoll_strategy_set(coll, saved >= 0 ? (safecoll_strategy)saved : SAFECOLL_STRATEGY_AUTO);
+    safecoll_agree_set(agree_saved);
     for (int i = 0; i < nv; i++)
         free(vs[i].times);
     free(c.buf);
