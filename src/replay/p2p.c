@@ -489,25 +489,30 @@ static ent unfollow(MPI_Request req, int *found)
 /* The handles reqs[0..n) copied to scratch (they become MPI_REQUEST_NULL
  * when a completion frees them), and when sts is MPI_STATUSES_IGNORE
  * scratch statuses for them; NULL when out of memory. */
+/* Grows *buf to at least m elements of `size` bytes; 0 when out of memory
+ * (*buf is kept). */
+static int grow_scratch(void **buf, size_t *cap, size_t m, size_t size)
+{
+    void *b;
+
+    if (m <= *cap)
+        return 1;
+    if ((b = realloc(*buf, m * size)) == NULL)
+        return 0;
+    *buf = b;
+    *cap = m;
+    return 1;
+}
+
 static MPI_Request *save_reqs(int n, const MPI_Request reqs[], MPI_Status **sts)
 {
     size_t m = n > 0 ? (size_t)n : 1;
 
-    if (m > cap_req) {
-        MPI_Request *r = realloc(scr_req, m * sizeof *r);
-        if (r == NULL)
-            return NULL;
-        scr_req = r;
-        cap_req = m;
-    }
+    if (!grow_scratch((void **)&scr_req, &cap_req, m, sizeof *scr_req))
+        return NULL;
     if (sts != NULL && *sts == MPI_STATUSES_IGNORE) {
-        if (m > cap_st) {
-            MPI_Status *t = realloc(scr_st, m * sizeof *t);
-            if (t == NULL)
-                return NULL;
-            scr_st = t;
-            cap_st = m;
-        }
+        if (!grow_scratch((void **)&scr_st, &cap_st, m, sizeof *scr_st))
+            return NULL;
         *sts = scr_st;
     }
     if (n > 0)
