@@ -315,5 +315,30 @@ for c in gelem gbytes x; do
     [ $? -eq 65 ] || { failed=$((failed + 1)); echo "FAIL: probe fault class $c"; }
 done
 
+# --- every collective the probe supports, through the calls and checks the
+# collective table generates (src/probe/call.c): MPI's and the safe one,
+# blocking and i-form, pass at P = 3 with a type per collective; a wrong
+# element that a fault puts in the native result is found on each.
+types=(char short int long float double)
+k=0
+for c in gather scatter allgather alltoall bcast reduce allreduce gatherv scatterv allgatherv \
+    alltoallv reduce_scatter_block reduce_scatter scan exscan; do
+    t=${types[$((k % 6))]}; k=$((k + 1))
+    for form in "$c" "i$c"; do
+        for safe in "" --safe; do
+            checks=$((checks + 1))
+            $MPIEXEC -n 3 "$tool" probe --coll "$form" --n 7 --type "$t" $safe >"$out" 2>&1
+            rc=$?
+            if [ "$rc" -ne 0 ]; then
+                failed=$((failed + 1)); echo "FAIL: probe $form $t $safe: exit $rc"; tail -3 "$out"
+            fi
+        done
+    done
+    checks=$((checks + 1))
+    SAFECOLL_PROBE_FAULT=kind=wrong,class=gelem,bound=0 $MPIEXEC -n 3 "$tool" probe \
+        --coll "$c" --n 7 --type "$t" >"$out" 2>&1
+    [ $? -eq 65 ] || { failed=$((failed + 1)); echo "FAIL: probe $c $t: a wrong element passed"; }
+done
+
 echo "  search: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]

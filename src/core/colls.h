@@ -3,12 +3,14 @@
  * rest of the library derives from it (an X-macro, as libuv's error map).
  * A row is
  *
- *   X(S, name, c, v, pattern, strategies, tv)
+ *   X(S, name, c, v, pattern, strategies, tv, call)
  *
  *   S           the suffix of its safecoll_coll value, SAFECOLL_COLL_##S;
  *               its non-blocking form is SAFECOLL_COLL_I##S, named "i" name
  *               (every collective here has one).
- *   name        its name in specifications, records and output.
+ *   name        its name in specifications, records and output, as an
+ *               identifier (#name is the string): safecoll_##name is its
+ *               safe call, safecoll_i##name and MPI_I##name its i-forms.
  *   c           1 when it has a `_c` form (MPI-4's large-count call), which
  *               the largecount strategy runs; barrier has no count.
  *   v           1 when its counts (and displacements) are arrays, one per
@@ -23,25 +25,38 @@
  *               largecount left out (it follows from c), plus its
  *               equivalents and regular.
  *   tv          the probe's Table V row (src/probe/classify.c), in
- *               parentheses: (probed, global_p, m0, m1, m2, reduction).
- *               probed is 0 when the probe does not support it (then the
- *               other columns are 0). global_p 1 when its global buffer is
- *               s*n*P, 0 when it is the message itself (s*n); the job's
- *               buffers are s*n*(m0*P*P + m1*P + m2) bytes, all ranks
- *               together; reduction 1 for a reduction (BXOR on integers,
- *               SUM on floating point). n is the count of one message: for
- *               reduce_scatter(_block) one rank's block (the recvcount), so
- *               their global buffer, the paper's s*n with n the whole
- *               vector, is s*n*P here, as the registry counts it.
+ *               parentheses: (probed, global_p, m0, m1, m2). probed is 0
+ *               when the probe does not support it (then the other columns
+ *               are 0). global_p 1 when its global buffer is s*n*P, 0 when
+ *               it is the message itself (s*n); the job's buffers are
+ *               s*n*(m0*P*P + m1*P + m2) bytes, all ranks together. n is
+ *               the count of one message: for reduce_scatter(_block) one
+ *               rank's block (the recvcount), so their global buffer, the
+ *               paper's s*n with n the whole vector, is s*n*P here, as the
+ *               registry counts it.
+ *   call        how the testing toolkit calls it and what data it moves
+ *               (src/probe/call.c), in parentheses:
+ *               (Name, shape, s_root, s_other, r_root, r_other, fold).
+ *               MPI_##Name is MPI's blocking call. shape names its
+ *               parameter list (SC_SHAPE_<shape>, call.c): collectives with
+ *               the same list and the same meaning of each argument share
+ *               one. s_* and r_* are the elements of the send and receive
+ *               buffers of the root (rank 0) and of the other ranks, in
+ *               units of n: 0, 1 or P (n*P); bcast's data is its receive
+ *               buffer. fold is what a reduction's result on rank r
+ *               combines: ALL ranks, ranks UPTO r (scan), ranks BELOW r
+ *               (exscan: rank 0 receives nothing defined); NONE for a
+ *               collective that does not reduce. A reduction whose send
+ *               vector is n*P (reduce_scatter) gives rank r block r.
  *
  * The safecoll_coll values themselves are written out in
- * include/safecoll/config.h: they are ABI and never renumber, so a new
+ * include/safecoll/coll.h: they are ABI and never renumber, so a new
  * collective takes the next two free numbers there and one row here. The
  * rows are in the order of the values; the order carries no meaning.
  *
- * What is not here: the probe's call and data (src/probe/probe.c) and the
- * guidelines' equivalences (src/probe/guideline.c), which switch on the
- * collective: each row there is code of its own.
+ * Core reads the columns up to tv; the call column is the toolkit's
+ * (src/probe/), which core never references: a name in it becomes code
+ * only where the toolkit expands the rows.
  */
 #ifndef SC_COLLS_H
 #define SC_COLLS_H
@@ -70,37 +85,49 @@ typedef enum sc__pattern {
 #define SC_SET_REDUCTION (SC_SET_BASE | SC_SBIT(CHUNK) | SC_SBIT(P2P))
 
 /* clang-format off */
-#define SC_COLLS(X)                                                                               \
-    X(GATHERV, "gatherv", 1, 1, GATHER, SC_SET_ROOTED | SC_SBIT(REGULAR), (1, 1, 0, 2, 0, 0))     \
-    X(SCATTERV, "scatterv", 1, 1, SCATTER, SC_SET_ROOTED | SC_SBIT(REGULAR),                      \
-      (1, 1, 0, 2, 0, 0))                                                                         \
-    X(ALLGATHERV, "allgatherv", 1, 1, ALLGATHER,                                                  \
-      SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(REGULAR), (1, 1, 1, 1, 0, 0))               \
-    X(ALLTOALLV, "alltoallv", 1, 1, ALLTOALL, SC_SET_ALLTOALL | SC_SBIT(REGULAR),                 \
-      (1, 1, 2, 0, 0, 0))                                                                         \
-    X(BARRIER, "barrier", 0, 0, BARRIER, SC_SET_BASE | SC_SBIT(P2P), (0, 0, 0, 0, 0, 0))         \
-    X(BCAST, "bcast", 1, 0, BCAST, SC_SET_ALLTOALL | SC_SBIT(SCATTER_ALLGATHER),                  \
-      (1, 0, 0, 1, 0, 0))                                                                         \
-    X(GATHER, "gather", 1, 0, GATHER, SC_SET_ROOTED | SC_SBIT(ALLGATHER), (1, 1, 0, 2, 0, 0))     \
-    X(SCATTER, "scatter", 1, 0, SCATTER, SC_SET_ROOTED | SC_SBIT(BCAST), (1, 1, 0, 2, 0, 0))      \
-    X(ALLGATHER, "allgather", 1, 0, ALLGATHER,                                                    \
-      SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(ALLTOALL), (1, 1, 1, 1, 0, 0))              \
-    X(ALLTOALL, "alltoall", 1, 0, ALLTOALL, SC_SET_ALLTOALL, (1, 1, 2, 0, 0, 0))                  \
-    X(ALLTOALLW, "alltoallw", 1, 1, ALLTOALLW, SC_SET_BASE | SC_SBIT(CHUNK) | SC_SBIT(P2P),       \
-      (0, 0, 0, 0, 0, 0))                                                                         \
-    X(REDUCE, "reduce", 1, 0, REDUCE, SC_SET_REDUCTION | SC_SBIT(ALLREDUCE), (1, 0, 0, 1, 1, 1))  \
-    X(ALLREDUCE, "allreduce", 1, 0, REDUCE,                                                       \
-      SC_SET_REDUCTION | SC_SBIT(REDUCE_BCAST) | SC_SBIT(RS_ALLGATHER), (1, 0, 0, 2, 0, 1))       \
-    /* every rank sends the whole vector of n*P and receives its block */                         \
-    X(REDUCE_SCATTER, "reduce_scatter", 1, 0, REDUCE,                                             \
-      SC_SET_REDUCTION | SC_SBIT(REDUCE_SCATTER) | SC_SBIT(ALLREDUCE), (1, 1, 1, 1, 0, 1))        \
-    X(REDUCE_SCATTER_BLOCK, "reduce_scatter_block", 1, 0, REDUCE,                                 \
-      SC_SET_REDUCTION | SC_SBIT(REDUCE_SCATTER) | SC_SBIT(ALLREDUCE), (1, 1, 1, 1, 0, 1))        \
-    /* every rank sends n and receives n (exscan's rank 0 too: its buffer is                      \
-     * undefined after the call, but MPI may write it) */                                         \
-    X(SCAN, "scan", 1, 0, REDUCE, SC_SET_REDUCTION | SC_SBIT(EXSCAN_REDUCE_LOCAL),                \
-      (1, 0, 0, 2, 0, 1))                                                                         \
-    X(EXSCAN, "exscan", 1, 0, REDUCE, SC_SET_REDUCTION, (1, 0, 0, 2, 0, 1))
+#define SC_COLLS(X)                                                                                \
+    X(GATHERV, gatherv, 1, 1, GATHER, SC_SET_ROOTED | SC_SBIT(REGULAR), (1, 1, 0, 2, 0),           \
+      (Gatherv, GATHERV, 1, 1, P, 0, NONE))                                                        \
+    X(SCATTERV, scatterv, 1, 1, SCATTER, SC_SET_ROOTED | SC_SBIT(REGULAR), (1, 1, 0, 2, 0),        \
+      (Scatterv, SCATTERV, P, 0, 1, 1, NONE))                                                      \
+    X(ALLGATHERV, allgatherv, 1, 1, ALLGATHER,                                                     \
+      SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(REGULAR), (1, 1, 1, 1, 0),                   \
+      (Allgatherv, ALLGATHERV, 1, 1, P, P, NONE))                                                  \
+    X(ALLTOALLV, alltoallv, 1, 1, ALLTOALL, SC_SET_ALLTOALL | SC_SBIT(REGULAR), (1, 1, 2, 0, 0),   \
+      (Alltoallv, ALLTOALLV, P, P, P, P, NONE))                                                    \
+    X(BARRIER, barrier, 0, 0, BARRIER, SC_SET_BASE | SC_SBIT(P2P), (0, 0, 0, 0, 0),                \
+      (Barrier, BARRIER, 0, 0, 0, 0, NONE))                                                        \
+    X(BCAST, bcast, 1, 0, BCAST, SC_SET_ALLTOALL | SC_SBIT(SCATTER_ALLGATHER), (1, 0, 0, 1, 0),    \
+      (Bcast, BCAST, 0, 0, 1, 1, NONE))                                                            \
+    X(GATHER, gather, 1, 0, GATHER, SC_SET_ROOTED | SC_SBIT(ALLGATHER), (1, 1, 0, 2, 0),           \
+      (Gather, ROOTED, 1, 1, P, 0, NONE))                                                          \
+    X(SCATTER, scatter, 1, 0, SCATTER, SC_SET_ROOTED | SC_SBIT(BCAST), (1, 1, 0, 2, 0),            \
+      (Scatter, ROOTED, P, 0, 1, 1, NONE))                                                         \
+    X(ALLGATHER, allgather, 1, 0, ALLGATHER,                                                       \
+      SC_SET_ROOTED | SC_SBIT(GATHER_BCAST) | SC_SBIT(ALLTOALL), (1, 1, 1, 1, 0),                  \
+      (Allgather, ALL, 1, 1, P, P, NONE))                                                          \
+    X(ALLTOALL, alltoall, 1, 0, ALLTOALL, SC_SET_ALLTOALL, (1, 1, 2, 0, 0),                        \
+      (Alltoall, ALL, P, P, P, P, NONE))                                                           \
+    X(ALLTOALLW, alltoallw, 1, 1, ALLTOALLW, SC_SET_BASE | SC_SBIT(CHUNK) | SC_SBIT(P2P),          \
+      (0, 0, 0, 0, 0), (Alltoallw, ALLTOALLW, P, P, P, P, NONE))                                   \
+    X(REDUCE, reduce, 1, 0, REDUCE, SC_SET_REDUCTION | SC_SBIT(ALLREDUCE), (1, 0, 0, 1, 1),        \
+      (Reduce, REDUCE, 1, 1, 1, 0, ALL))                                                           \
+    X(ALLREDUCE, allreduce, 1, 0, REDUCE,                                                          \
+      SC_SET_REDUCTION | SC_SBIT(REDUCE_BCAST) | SC_SBIT(RS_ALLGATHER), (1, 0, 0, 2, 0),           \
+      (Allreduce, ALLREDUCE, 1, 1, 1, 1, ALL))                                                     \
+    /* every rank sends the whole vector of n*P and receives its block */                          \
+    X(REDUCE_SCATTER, reduce_scatter, 1, 0, REDUCE,                                                \
+      SC_SET_REDUCTION | SC_SBIT(REDUCE_SCATTER) | SC_SBIT(ALLREDUCE), (1, 1, 1, 1, 0),            \
+      (Reduce_scatter, REDUCE_SCATTER, P, P, 1, 1, ALL))                                           \
+    X(REDUCE_SCATTER_BLOCK, reduce_scatter_block, 1, 0, REDUCE,                                    \
+      SC_SET_REDUCTION | SC_SBIT(REDUCE_SCATTER) | SC_SBIT(ALLREDUCE), (1, 1, 1, 1, 0),            \
+      (Reduce_scatter_block, ALLREDUCE, P, P, 1, 1, ALL))                                          \
+    /* every rank sends n and receives n (exscan's rank 0 too: its buffer is                       \
+     * undefined after the call, but MPI may write it) */                                          \
+    X(SCAN, scan, 1, 0, REDUCE, SC_SET_REDUCTION | SC_SBIT(EXSCAN_REDUCE_LOCAL), (1, 0, 0, 2, 0),  \
+      (Scan, ALLREDUCE, 1, 1, 1, 1, UPTO))                                                         \
+    X(EXSCAN, exscan, 1, 0, REDUCE, SC_SET_REDUCTION, (1, 0, 0, 2, 0),                             \
+      (Exscan, ALLREDUCE, 1, 1, 1, 1, BELOW))
 /* clang-format on */
 
 /* The number of rows: the blocking collectives. */

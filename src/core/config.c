@@ -23,7 +23,7 @@ static const char *const strategy_names[SAFECOLL_NSTRATEGY] = {
 };
 
 /* From the collective table (colls.h): each row and its i-form. */
-#define SC_NAME_(S, name, ...) [SAFECOLL_COLL_##S] = name, [SAFECOLL_COLL_I##S] = "i" name,
+#define SC_NAME_(S, name, ...) [SAFECOLL_COLL_##S] = #name, [SAFECOLL_COLL_I##S] = "i" #name,
 static const char *const coll_names[SAFECOLL_NCOLL] = {SC_COLLS(SC_NAME_)};
 #undef SC_NAME_
 

@@ -64,14 +64,23 @@ const char *safecoll_probe_type_double(const char *name)
     return i < 0 ? NULL : types[i].twice;
 }
 
-/* Table V for the probe, from the collective table (its tv column,
- * colls.h says what each number means), at each row's blocking value; an
+/* Table V for the probe, from the collective table (its tv and call
+ * columns, colls.h says what each means), at each row's blocking value; an
  * i-form is its blocking form's row. */
-#define SC_TV_(S, v, ...) SC_TV_ROW_(S, v, __VA_ARGS__)
-#define SC_TV_ROW_(S, v, probed, g, m0, m1, m2, r)                                            \
-    [SAFECOLL_COLL_##S] = {probed, SAFECOLL_COLL_##S, SAFECOLL_COLL_I##S, g, {m0, m1, m2},      \
-                           (probed) && (v), r},
-#define SC_PROBE_ROW_(S, name, c, v, pattern, set, tv) SC_TV_(S, v, SC_COLLS_ARGS tv)
+#define SC_TV_(...) SC_TV_ROW_(__VA_ARGS__)
+#define SC_TV_ROW_(S, v, probed, g, m0, m1, m2, Name, shape, sr, so, rr, ro, fold)            \
+    [SAFECOLL_COLL_##S] = {probed,                                                            \
+                           SAFECOLL_COLL_##S,                                                 \
+                           SAFECOLL_COLL_I##S,                                                \
+                           g,                                                                 \
+                           {m0, m1, m2},                                                      \
+                           (probed) && (v),                                                   \
+                           SC_FOLD_##fold != SC_FOLD_NONE,                                    \
+                           {SC_UNIT_##sr, SC_UNIT_##so},                                      \
+                           {SC_UNIT_##rr, SC_UNIT_##ro},                                      \
+                           SC_FOLD_##fold},
+#define SC_PROBE_ROW_(S, name, c, v, pattern, set, tv, call)                                  \
+    SC_TV_(S, v, SC_COLLS_ARGS tv, SC_COLLS_ARGS call)
 static const sc__probe_info table[SAFECOLL_NCOLL] = {SC_COLLS(SC_PROBE_ROW_)};
 #undef SC_PROBE_ROW_
 #undef SC_TV_ROW_

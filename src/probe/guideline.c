@@ -152,62 +152,18 @@ typedef struct bufs {
  * smaller allocation). */
 static void extents(safecoll_coll c, MPI_Count n, int P, MPI_Count *sn, MPI_Count *rn)
 {
-    MPI_Count nP = n * P;
+    const sc__probe_info *t = sc__probe_info_of(c);
 
-    switch (c) {
-    case SAFECOLL_COLL_SCATTER: case SAFECOLL_COLL_SCATTERV:
-    case SAFECOLL_COLL_REDUCE_SCATTER: case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        *sn = nP; *rn = n; break;
-    case SAFECOLL_COLL_ALLTOALL: case SAFECOLL_COLL_ALLTOALLV:
-        *sn = nP; *rn = nP; break;
-    case SAFECOLL_COLL_GATHER: case SAFECOLL_COLL_GATHERV:
-    case SAFECOLL_COLL_ALLGATHER: case SAFECOLL_COLL_ALLGATHERV:
-        *sn = n; *rn = nP; break;
-    case SAFECOLL_COLL_BCAST:
-        *sn = n; *rn = 0; break;
-    default: /* reduce, allreduce, scan, exscan */
-        *sn = n; *rn = n; break;
-    }
+    *sn = sc__probe_elements(t->sunit[0], n, P);
+    *rn = sc__probe_elements(t->runit[0], n, P);
 }
 
 static int call(const bufs *b, MPI_Comm comm)
 {
-    const int n = b->n;
-    MPI_Datatype t = b->type;
+    sc__probe_args a = {b->sb, b->rb, b->n, 0, b->counts, b->displs, b->type, b->rtype, b->op,
+                        comm};
 
-    switch (b->coll) {
-    case SAFECOLL_COLL_GATHERV:
-        return safecoll_gatherv(b->sb, n, t, b->rb, b->counts, b->displs, t, 0, comm);
-    case SAFECOLL_COLL_SCATTERV:
-        return safecoll_scatterv(b->sb, b->counts, b->displs, t, b->rb, n, t, 0, comm);
-    case SAFECOLL_COLL_ALLGATHERV:
-        return safecoll_allgatherv(b->sb, n, t, b->rb, b->counts, b->displs, t, comm);
-    case SAFECOLL_COLL_ALLTOALLV:
-        return safecoll_alltoallv(b->sb, b->counts, b->displs, t, b->rb, b->counts, b->displs,
-                                  t, comm);
-    case SAFECOLL_COLL_BCAST:
-        return safecoll_bcast(b->sb, n, t, 0, comm);
-    case SAFECOLL_COLL_GATHER:
-        return safecoll_gather(b->sb, n, t, b->rb, n, t, 0, comm);
-    case SAFECOLL_COLL_SCATTER:
-        return safecoll_scatter(b->sb, n, t, b->rb, n, t, 0, comm);
-    case SAFECOLL_COLL_ALLGATHER:
-        return safecoll_allgather(b->sb, n, t, b->rb, n, t, comm);
-    case SAFECOLL_COLL_ALLTOALL:
-        return safecoll_alltoall(b->sb, n, t, b->rb, n, t, comm);
-    case SAFECOLL_COLL_REDUCE:
-        return safecoll_reduce(b->sb, b->rb, n, b->rtype, b->op, 0, comm);
-    case SAFECOLL_COLL_ALLREDUCE:
-        return safecoll_allreduce(b->sb, b->rb, n, b->rtype, b->op, comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return safecoll_reduce_scatter_block(b->sb, b->rb, n, b->rtype, b->op, comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER:
-        return safecoll_reduce_scatter(b->sb, b->rb, b->counts, b->rtype, b->op, comm);
-    case SAFECOLL_COLL_SCAN:
-        return safecoll_scan(b->sb, b->rb, n, b->rtype, b->op, comm);
-    default: /* exscan */
-        return safecoll_exscan(b->sb, b->rb, n, b->rtype, b->op, comm);
-    }
+    return sc__probe_call(b->coll, 1, &a, NULL);
 }
 
 /* ---------------------------------------------------------------- jitter */

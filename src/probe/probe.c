@@ -182,32 +182,12 @@ typedef struct job {
  * the receive buffer it checks (exscan's rank 0 receives nothing defined). */
 static void sizes(const job *j, MPI_Count *scount, MPI_Count *rcount, MPI_Count *checked)
 {
-    MPI_Count n = j->n, nP = n * j->P;
-    int root = j->rank == 0;
+    const sc__probe_info *t = sc__probe_info_of(j->coll);
+    int other = j->rank != 0;
 
-    switch (sc__coll_pattern(j->coll)) {
-    case SC_PATTERN_GATHER:
-        *scount = n; *rcount = root ? nP : 0; break;
-    case SC_PATTERN_SCATTER:
-        *scount = root ? nP : 0; *rcount = n; break;
-    case SC_PATTERN_ALLGATHER:
-        *scount = n; *rcount = nP; break;
-    case SC_PATTERN_ALLTOALL:
-        *scount = nP; *rcount = nP; break;
-    case SC_PATTERN_BCAST:
-        *scount = 0; *rcount = n; break;
-    default: /* the reductions */
-        if (j->coll == SAFECOLL_COLL_REDUCE) {
-            *scount = n; *rcount = root ? n : 0;
-        } else if (j->coll == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK ||
-                   j->coll == SAFECOLL_COLL_REDUCE_SCATTER) {
-            *scount = nP; *rcount = n;
-        } else { /* allreduce, scan, exscan */
-            *scount = n; *rcount = n;
-        }
-        break;
-    }
-    *checked = j->coll == SAFECOLL_COLL_EXSCAN && root ? 0 : *rcount;
+    *scount = sc__probe_elements(t->sunit[other], j->n, j->P);
+    *rcount = sc__probe_elements(t->runit[other], j->n, j->P);
+    *checked = t->fold == SC_FOLD_BELOW && !other ? 0 : *rcount;
 }
 
 /* The first wrong element of rank j->rank's receive buffer of rcount
@@ -224,15 +204,11 @@ static MPI_Count first_wrong(const job *j, MPI_Count rcount)
     MPI_Count n = j->n, blocks = 1, len = rcount;
 
     if (j->reduction) {
-        int hi = j->P;
-        MPI_Count from = 0;
-        switch (j->coll) {
-        case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK: case SAFECOLL_COLL_REDUCE_SCATTER:
-            from = j->rank * n; break;
-        case SAFECOLL_COLL_SCAN: hi = j->rank + 1; break;
-        case SAFECOLL_COLL_EXSCAN: hi = j->rank; break;
-        default: break; /* reduce, allreduce */
-        }
+        const sc__probe_info *t = sc__probe_info_of(j->coll);
+        int hi = t->fold == SC_FOLD_UPTO ? j->rank + 1 : t->fold == SC_FOLD_BELOW ? j->rank : j->P;
+        /* A send vector of n*P (reduce_scatter): this rank's block of the fold. */
+        MPI_Count from = t->sunit[0] == SC_UNIT_P ? j->rank * n : 0;
+
         for (MPI_Count k = 0; k < rcount; k++)
             if (get(j->rbuf, j->ti, k) != reduced(j->ti, hi, from + k))
                 return k;
@@ -266,197 +242,30 @@ static void fill(const job *j, MPI_Count scount)
      * reduce_scatter(_block), block d is what rank d's result folds. */
     for (MPI_Count k = 0; k < scount; k++)
         put(j->sbuf, j->ti, k, value(j->ti, j->rank, k));
-    if (j->coll == SAFECOLL_COLL_BCAST && j->rank == 0)
+    if (sc__coll_pattern(j->coll) == SC_PATTERN_BCAST && j->rank == 0)
         for (MPI_Count k = 0; k < j->n; k++)
             put(j->rbuf, j->ti, k, value(j->ti, 0, k));
 }
 
-/* The safe collective of the same call: what the effectiveness check
- * runs at a count the native call failed at. */
-static int call_safe(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm)
-{
-    switch (j->coll) {
-    case SAFECOLL_COLL_GATHER:
-        return safecoll_gather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
-    case SAFECOLL_COLL_GATHERV:
-        return safecoll_gatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type,
-                                0, comm);
-    case SAFECOLL_COLL_SCATTER:
-        return safecoll_scatter(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
-    case SAFECOLL_COLL_ALLGATHER:
-        return safecoll_allgather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
-    case SAFECOLL_COLL_ALLGATHERV:
-        return safecoll_allgatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs,
-                                   j->type, comm);
-    case SAFECOLL_COLL_ALLTOALL:
-        return safecoll_alltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
-    case SAFECOLL_COLL_BCAST:
-        return safecoll_bcast(j->rbuf, j->n, j->type, 0, comm);
-    case SAFECOLL_COLL_SCATTERV:
-        return safecoll_scatterv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->n, j->type,
-                                 0, comm);
-    case SAFECOLL_COLL_ALLTOALLV:
-        return safecoll_alltoallv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->counts,
-                                  j->displs, j->type, comm);
-    case SAFECOLL_COLL_REDUCE:
-        return safecoll_reduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return safecoll_reduce_scatter_block(j->sbuf, j->rbuf, j->n, rt, op, comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER:
-        return safecoll_reduce_scatter(j->sbuf, j->rbuf, j->counts, rt, op, comm);
-    case SAFECOLL_COLL_SCAN:
-        return safecoll_scan(j->sbuf, j->rbuf, j->n, rt, op, comm);
-    case SAFECOLL_COLL_EXSCAN:
-        return safecoll_exscan(j->sbuf, j->rbuf, j->n, rt, op, comm);
-    default:
-        return safecoll_allreduce(j->sbuf, j->rbuf, j->n, rt, op, comm);
-    }
-}
-
-/* The safe i-form, started; *req is to be completed by MPI_Wait. */
-static int start_safe(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm,
-                      MPI_Request *req)
-{
-    switch (j->coll) {
-    case SAFECOLL_COLL_GATHER:
-        return safecoll_igather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm, req);
-    case SAFECOLL_COLL_GATHERV:
-        return safecoll_igatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs,
-                                 j->type, 0, comm, req);
-    case SAFECOLL_COLL_SCATTER:
-        return safecoll_iscatter(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm, req);
-    case SAFECOLL_COLL_ALLGATHER:
-        return safecoll_iallgather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
-    case SAFECOLL_COLL_ALLGATHERV:
-        return safecoll_iallgatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs,
-                                    j->type, comm, req);
-    case SAFECOLL_COLL_ALLTOALL:
-        return safecoll_ialltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
-    case SAFECOLL_COLL_BCAST:
-        return safecoll_ibcast(j->rbuf, j->n, j->type, 0, comm, req);
-    case SAFECOLL_COLL_SCATTERV:
-        return safecoll_iscatterv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->n,
-                                  j->type, 0, comm, req);
-    case SAFECOLL_COLL_ALLTOALLV:
-        return safecoll_ialltoallv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->counts,
-                                   j->displs, j->type, comm, req);
-    case SAFECOLL_COLL_REDUCE:
-        return safecoll_ireduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm, req);
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return safecoll_ireduce_scatter_block(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
-    case SAFECOLL_COLL_REDUCE_SCATTER:
-        return safecoll_ireduce_scatter(j->sbuf, j->rbuf, j->counts, rt, op, comm, req);
-    case SAFECOLL_COLL_SCAN:
-        return safecoll_iscan(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
-    case SAFECOLL_COLL_EXSCAN:
-        return safecoll_iexscan(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
-    default:
-        return safecoll_iallreduce(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
-    }
-}
-
-/* MPI's own i-form, started. */
-static int start_native(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm,
-                        MPI_Request *req)
-{
-    switch (j->coll) {
-    case SAFECOLL_COLL_GATHER:
-        return MPI_Igather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm, req);
-    case SAFECOLL_COLL_GATHERV:
-        return MPI_Igatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type, 0,
-                            comm, req);
-    case SAFECOLL_COLL_SCATTER:
-        return MPI_Iscatter(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm, req);
-    case SAFECOLL_COLL_ALLGATHER:
-        return MPI_Iallgather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
-    case SAFECOLL_COLL_ALLGATHERV:
-        return MPI_Iallgatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type,
-                               comm, req);
-    case SAFECOLL_COLL_ALLTOALL:
-        return MPI_Ialltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm, req);
-    case SAFECOLL_COLL_BCAST:
-        return MPI_Ibcast(j->rbuf, j->n, j->type, 0, comm, req);
-    case SAFECOLL_COLL_SCATTERV:
-        return MPI_Iscatterv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->n, j->type, 0,
-                             comm, req);
-    case SAFECOLL_COLL_ALLTOALLV:
-        return MPI_Ialltoallv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->counts,
-                              j->displs, j->type, comm, req);
-    case SAFECOLL_COLL_REDUCE:
-        return MPI_Ireduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm, req);
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return MPI_Ireduce_scatter_block(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
-    case SAFECOLL_COLL_REDUCE_SCATTER:
-        return MPI_Ireduce_scatter(j->sbuf, j->rbuf, j->counts, rt, op, comm, req);
-    case SAFECOLL_COLL_SCAN:
-        return MPI_Iscan(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
-    case SAFECOLL_COLL_EXSCAN:
-        return MPI_Iexscan(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
-    default:
-        return MPI_Iallreduce(j->sbuf, j->rbuf, j->n, rt, op, comm, req);
-    }
-}
-
-/* An i-form: started, then completed at once with MPI_Wait, so that its
+/* The call: MPI's or the safe one (j->safe), blocking or its i-form
+ * (j->nb) started and then completed at once with MPI_Wait, so that its
  * failure shows where the blocking form's would; a bug of the progress
  * engine (a hang in MPI_Wait) meets the same watchdog. */
-static int call_nb(const job *j, MPI_Datatype rt, MPI_Op op, MPI_Comm comm)
+static int call(const job *j, MPI_Comm comm)
 {
+    sc__probe_args a = {j->sbuf, j->rbuf, j->n, 0, j->counts, j->displs, j->type, j->type,
+                        j->ti >= T_FLOAT ? MPI_SUM : MPI_BXOR, comm};
     MPI_Request req = MPI_REQUEST_NULL;
-    int rc = j->safe ? start_safe(j, rt, op, comm, &req) : start_native(j, rt, op, comm, &req);
+    int rc;
 
+    if (j->ti == T_CHAR && j->reduction)
+        a.rtype = MPI_SIGNED_CHAR; /* MPI defines no reduction on MPI_CHAR */
+    if (!j->nb)
+        return sc__probe_call(j->coll, j->safe, &a, NULL);
+    rc = sc__probe_call(sc__probe_info_of(j->coll)->icoll, j->safe, &a, &req);
     if (rc != MPI_SUCCESS)
         return rc;
     return MPI_Wait(&req, MPI_STATUS_IGNORE);
-}
-
-static int call(const job *j, MPI_Comm comm)
-{
-    MPI_Datatype rt = j->type;
-
-    if (j->ti == T_CHAR && j->reduction)
-        rt = MPI_SIGNED_CHAR; /* MPI defines no reduction on MPI_CHAR */
-    MPI_Op op = j->ti >= T_FLOAT ? MPI_SUM : MPI_BXOR;
-    if (j->nb)
-        return call_nb(j, rt, op, comm);
-    if (j->safe)
-        return call_safe(j, rt, op, comm);
-    switch (j->coll) {
-    case SAFECOLL_COLL_GATHER:
-        return MPI_Gather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
-    case SAFECOLL_COLL_GATHERV:
-        return MPI_Gatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type, 0,
-                           comm);
-    case SAFECOLL_COLL_SCATTER:
-        return MPI_Scatter(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, 0, comm);
-    case SAFECOLL_COLL_ALLGATHER:
-        return MPI_Allgather(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
-    case SAFECOLL_COLL_ALLGATHERV:
-        return MPI_Allgatherv(j->sbuf, j->n, j->type, j->rbuf, j->counts, j->displs, j->type,
-                              comm);
-    case SAFECOLL_COLL_ALLTOALL:
-        return MPI_Alltoall(j->sbuf, j->n, j->type, j->rbuf, j->n, j->type, comm);
-    case SAFECOLL_COLL_BCAST:
-        return MPI_Bcast(j->rbuf, j->n, j->type, 0, comm);
-    case SAFECOLL_COLL_SCATTERV:
-        return MPI_Scatterv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->n, j->type, 0,
-                            comm);
-    case SAFECOLL_COLL_ALLTOALLV:
-        return MPI_Alltoallv(j->sbuf, j->counts, j->displs, j->type, j->rbuf, j->counts,
-                             j->displs, j->type, comm);
-    case SAFECOLL_COLL_REDUCE:
-        return MPI_Reduce(j->sbuf, j->rbuf, j->n, rt, op, 0, comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return MPI_Reduce_scatter_block(j->sbuf, j->rbuf, j->n, rt, op, comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER:
-        return MPI_Reduce_scatter(j->sbuf, j->rbuf, j->counts, rt, op, comm);
-    case SAFECOLL_COLL_SCAN:
-        return MPI_Scan(j->sbuf, j->rbuf, j->n, rt, op, comm);
-    case SAFECOLL_COLL_EXSCAN:
-        return MPI_Exscan(j->sbuf, j->rbuf, j->n, rt, op, comm);
-    default:
-        return MPI_Allreduce(j->sbuf, j->rbuf, j->n, rt, op, comm);
-    }
 }
 
 /* Runs the fault of SAFECOLL_PROBE_FAULT instead of, or after, the call. */
@@ -491,8 +300,8 @@ static int faulty_call(const job *j, MPI_Comm comm, const sc__fault *f)
     default: /* wrong: one element of the last receiving rank (the root, or rank P-1) */
         rc = call(j, comm);
         if (rc == MPI_SUCCESS && j->rcount > 0) {
-            int last = j->coll == SAFECOLL_COLL_GATHER || j->coll == SAFECOLL_COLL_GATHERV ||
-                               j->coll == SAFECOLL_COLL_REDUCE ? 0 : j->P - 1;
+            /* the root when only it receives (gather(v), reduce) */
+            int last = sc__probe_info_of(j->coll)->runit[1] == SC_UNIT_0 ? 0 : j->P - 1;
             if (j->rank == last) {
                 MPI_Count k = j->rcount / 2;
                 put(j->rbuf, j->ti, k, get(j->rbuf, j->ti, k) ^ 1);

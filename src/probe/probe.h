@@ -27,7 +27,43 @@ typedef struct sc__probe_info {
     int mem[3];          /* the job's buffers: s*n*(mem[0]*P*P + mem[1]*P + mem[2]) */
     int displs;          /* 1: int displacements up to (P-1)*n (the v forms) */
     int reduction;       /* 1: a reduction (BXOR on integers, SUM on floating point) */
+    /* The call column of colls.h: */
+    int sunit[2], runit[2]; /* send and receive buffers of the root [0] and the others [1]:
+                             * SC_UNIT_0, SC_UNIT_1 (n elements) or SC_UNIT_P (n*P) */
+    int fold;               /* SC_FOLD_*: what a reduction's result on rank r combines */
 } sc__probe_info;
+
+/* The units of the call column (colls.h). */
+enum { SC_UNIT_0, SC_UNIT_1, SC_UNIT_P };
+/* fold: NONE (no reduction), ALL ranks, ranks UPTO r (scan), BELOW r (exscan). */
+enum { SC_FOLD_NONE, SC_FOLD_ALL, SC_FOLD_UPTO, SC_FOLD_BELOW };
+
+/* The elements of a buffer of `unit` at count n on P ranks. */
+static inline MPI_Count sc__probe_elements(int unit, MPI_Count n, int P)
+{
+    return unit == SC_UNIT_P ? n * P : unit == SC_UNIT_1 ? n : 0;
+}
+
+/* The arguments the toolkit gives a collective it runs (probe.c,
+ * guideline.c): one message of n elements per rank and block, rank r's
+ * block at element r*n (counts and displs hold n and r*n for every rank). */
+typedef struct sc__probe_args {
+    const void *sbuf;
+    void *rbuf; /* bcast's buffer too */
+    int n, root;
+    const int *counts, *displs;
+    MPI_Datatype type;  /* the data's */
+    MPI_Datatype rtype; /* what a reduction reduces (char data: MPI_SIGNED_CHAR) */
+    MPI_Op op;          /* a reduction's */
+    MPI_Comm comm;
+} sc__probe_args;
+
+/* Calls coll, MPI's own (safe 0) or libsafecoll's (safe 1), with a: an
+ * i-form is started and *req set, to be completed by the caller. Derived
+ * from the collective table's call column (call.c); a collective the
+ * probe does not support (its parameter list is not one of call.c's
+ * shapes) returns MPI_ERR_INTERN. */
+int sc__probe_call(safecoll_coll coll, int safe, const sc__probe_args *a, MPI_Request *req);
 
 /* The row of coll (blocking or i-form), or NULL when the probe does not
  * support it. */
