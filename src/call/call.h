@@ -114,8 +114,7 @@ typedef struct sc__call {
     int forced_all;           /* forced by `all=` (sc__config_forced_all) */
     /* A strategy forced by `all=` that cannot carry the call, and why: the
      * call took the automatic choice instead (logged). */
-    safecoll_strategy forced_skipped;
-    char forced_why[200];
+    safecoll_strategy forced_skipped; /* its reason: forced_why, below */
     MPI_Count limit;
     const char *known;   /* a known MPI bug this call would hit (known.c) */
     int own_error;       /* this rank found an error itself */
@@ -151,6 +150,17 @@ typedef struct sc__call {
     sc__perf_hit perf;
     int perf_routed;                 /* the call ran the record's strategy */
     safecoll_strategy perf_refused;  /* it could not: the strategy, else 0 */
+    /* The pattern's plan, made while checking feasibility (in scratch). */
+    void *plan;
+    /* A non-blocking call's own handles (nbhold.c), released when its
+     * body ends. */
+    struct sc__nb_hold *hold;
+    /* Memory owned by the call, freed when it ends. */
+    void *scratch[16];
+    /* sc__begin clears every field above (its memset is on the path of
+     * every call) and the two below only where they are read: red for a
+     * reduction (pattern SC_PATTERN_REDUCE) only, forced_why never, as it
+     * is written with forced_skipped and read only when that is set. */
     /* The reductions (src/coll/reduce.c, src/avoid/reduce.c). Every rank
      * holds the same count, datatype and op (MPI requires it), so these
      * describe the whole call. */
@@ -175,13 +185,7 @@ typedef struct sc__call {
         MPI_Count *counts;
         MPI_Count total, max;
     } red;
-    /* The pattern's plan, made while checking feasibility (in scratch). */
-    void *plan;
-    /* A non-blocking call's own handles (nbhold.c), released when its
-     * body ends. */
-    struct sc__nb_hold *hold;
-    /* Memory owned by the call, freed when it ends. */
-    void *scratch[16];
+    char forced_why[200];
 } sc__call;
 
 /* Known bugs of the running MPI library (known.c): the strategies that

@@ -239,6 +239,13 @@ int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, in
 /* Whether type is a predefined (named) datatype; 0 for an invalid one. */
 int sc__type_is_named(MPI_Datatype type);
 
+/* The size and extent of the predefined datatypes most calls pass
+ * (MPI_DOUBLE, MPI_INT, MPI_BYTE, ...), asked of MPI once (types.c): 1 with
+ * *size and *extent filled when type is one of them, else 0 and MPI must be
+ * asked. A predefined handle names the same type for the life of MPI; a
+ * derived one may be freed and its handle reused, so none is kept. */
+int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent);
+
 /* What a datatype is made of, for the walks that read a type signature
  * (regular.c, argcheck.c): its combiner and, for a derived type with old
  * types, MPI_Type_get_contents' arrays. */
