@@ -19,7 +19,7 @@ void sc__note_error(sc__call *call, int code)
     }
 }
 
-int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags)
+int sc__side_check_all(const char *fn, int rank, sc__side *s, unsigned flags)
 {
     s->bytes = 0;
     if (s->buf == MPI_IN_PLACE) {

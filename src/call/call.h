@@ -296,7 +296,23 @@ enum {
  * for a NULL buffer. Every path checks its sides with it: the pipeline's
  * leaves and layouts, the regular fast path, the reductions and the
  * intercommunicator calls. */
-int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags);
+int sc__side_check_all(const char *fn, int rank, sc__side *s, unsigned flags);
+static inline int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags)
+{
+    /* The common side, inline: a buffer, a count that fits in int and a
+     * predefined datatype of the memo (or one already checked), whose
+     * bytes cannot overflow and whose buffer is not NULL where it holds
+     * data. Anything else, errors included, takes the whole check. */
+    if (s->buf != MPI_IN_PLACE && !(flags & SC_SIDE_IGNORED) && s->count >= 0 &&
+        s->count <= INT_MAX &&
+        ((flags & SC_SIDE_TYPE_KNOWN) ? s->size >= 0 && s->size <= INT_MAX
+                                      : sc__type_predefined(s->type, &s->size, &s->extent)) &&
+        (s->buf != NULL || (flags & SC_SIDE_NOBUF) || s->count == 0 || s->size == 0)) {
+        s->bytes = s->count * s->size;
+        return MPI_SUCCESS;
+    }
+    return sc__side_check_all(fn, rank, s, flags);
+}
 
 /* Records this rank's first error; the agreement makes it every rank's. */
 void sc__note_error(sc__call *call, int code);
