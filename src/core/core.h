@@ -120,8 +120,25 @@ int sc__strategy_exists(safecoll_coll coll, safecoll_strategy s);
 /* Reads the environment once. Returns MPI_SUCCESS or MPI_ERR_ARG when a
  * SAFECOLL_* variable is malformed (the message names it); the error is
  * reported by every later call, so all ranks see it alike. */
-int sc__config_init(void);
-safecoll_strategy sc__config_forced(safecoll_coll coll);
+int sc__config_init_slow(void);
+/* The settings every call reads, as config.c keeps them: read here
+ * inline, a load each, since they are on the path of every safe call. */
+extern atomic_int sc__cfg_env_ok; /* read_env ran and found no error */
+extern atomic_int sc__cfg_forced[SAFECOLL_NCOLL];
+extern atomic_int sc__cfg_perf_bounds;
+extern atomic_int sc__cfg_agree_always;
+extern _Atomic MPI_Count sc__cfg_int_limit;
+static inline int sc__config_init(void)
+{
+    /* Every safe call asks: after the first, one load. */
+    if (atomic_load_explicit(&sc__cfg_env_ok, memory_order_acquire))
+        return MPI_SUCCESS;
+    return sc__config_init_slow();
+}
+static inline safecoll_strategy sc__config_forced(safecoll_coll coll)
+{
+    return (safecoll_strategy)atomic_load(&sc__cfg_forced[coll]);
+}
 /* 1 when coll's forced strategy comes from an `all=` entry of
  * SAFECOLL_STRATEGY or safecoll_strategy_parse: a call it cannot carry
  * then takes the automatic choice (native when nothing fired), with a line
@@ -129,11 +146,20 @@ safecoll_strategy sc__config_forced(safecoll_coll coll);
 int sc__config_forced_all(safecoll_coll coll);
 int sc__config_verbose(void);
 /* Performance records route calls (SAFECOLL_PERF_BOUNDS, safecoll_perf_bounds_set). */
-int sc__config_perf_bounds(void);
+static inline int sc__config_perf_bounds(void)
+{
+    return atomic_load_explicit(&sc__cfg_perf_bounds, memory_order_relaxed);
+}
 /* SAFECOLL_AGREE=always or safecoll_agree_set(1): no irregular call
  * decides alone. */
-int sc__config_agree_always(void);
-MPI_Count sc__config_int_limit(void);
+static inline int sc__config_agree_always(void)
+{
+    return atomic_load_explicit(&sc__cfg_agree_always, memory_order_relaxed);
+}
+static inline MPI_Count sc__config_int_limit(void)
+{
+    return atomic_load(&sc__cfg_int_limit);
+}
 /* 1 when SAFECOLL_NB_THREAD=1 asks for the progress thread (nb.h). */
 int sc__config_nb_thread(void);
 /* The conditions SAFECOLL_NODE_CONDITIONS sets for every communicator
