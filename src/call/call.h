@@ -291,11 +291,13 @@ enum {
  * predefined datatype that holds data (MPI_ERR_BUFFER; a derived one may
  * address absolute memory from MPI_BOTTOM). Fills s->size, s->extent (with
  * SC_SIDE_EXTENT) and s->bytes; returns an MPI error code, its message
- * ("fn: rank R: ...") recorded. A predefined datatype costs one
- * MPI_Type_size_x (none with SC_SIDE_TYPE_KNOWN); the envelope is read only
- * for a NULL buffer. Every path checks its sides with it: the pipeline's
- * leaves and layouts, the regular fast path, the reductions and the
- * intercommunicator calls. */
+ * ("fn: rank R: ...") recorded. A common predefined datatype costs a
+ * compare (sc__type_predefined), another one MPI_Type_size_x (none with
+ * SC_SIDE_TYPE_KNOWN); the envelope is read only for a NULL buffer. The
+ * common side is checked inline below; sc__side_check_all is the whole
+ * check, which every other side and every error take. Every path checks
+ * its sides with it: the pipeline's leaves and layouts, the regular fast
+ * path, the reductions and the intercommunicator calls. */
 int sc__side_check_all(const char *fn, int rank, sc__side *s, unsigned flags);
 static inline int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags)
 {
