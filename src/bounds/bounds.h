@@ -96,7 +96,26 @@ int sc__bounds_parse_file(const char *who, const char *path, int optional, sc__b
 /* Merges the shipped file and SAFECOLL_BOUNDS once. Returns MPI_SUCCESS or
  * the error of a missing or malformed file (the message names it), the same
  * at every call, like sc__config_init. */
-int sc__bounds_init(void);
+int sc__bounds_init_slow(void);
+
+/* The per-collective summaries every call reads (registry.c keeps them;
+ * read here inline, a load each): records per collective, their process
+ * ranges, the floor of the performance records, and whether the sources
+ * merged without error. */
+extern atomic_int sc__reg_init_ok;
+extern atomic_int sc__reg_corr_n[SAFECOLL_NCOLL];
+extern atomic_int sc__reg_perf_n[SAFECOLL_NCOLL];
+extern atomic_int sc__reg_any_pmin[2][SAFECOLL_NCOLL], sc__reg_any_pmax[2][SAFECOLL_NCOLL];
+extern atomic_int sc__reg_perf_cond_n[SAFECOLL_NCOLL];
+extern atomic_llong sc__reg_perf_floor[SAFECOLL_NCOLL];
+
+static inline int sc__bounds_init(void)
+{
+    /* Every safe call asks: after the first, one load. */
+    if (atomic_load_explicit(&sc__reg_init_ok, memory_order_acquire))
+        return MPI_SUCCESS;
+    return sc__bounds_init_slow();
+}
 
 /* The tightest bound of each class that applies to a call of `coll` with
  * type size `type_size` and `nprocs` processes under the running MPI
@@ -135,19 +154,34 @@ int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *
 
 /* Whether any performance record of coll applies to the running MPI: one
  * atomic load, no lock. */
-int sc__bounds_perf_any(safecoll_coll coll);
+static inline int sc__bounds_perf_any(safecoll_coll coll)
+{
+    return atomic_load_explicit(&sc__reg_perf_n[coll], memory_order_relaxed) > 0;
+}
 /* The same for the correctness records (sc__bounds_limit's). Both answer
  * 0 before sc__bounds_init has merged the sources. */
-int sc__bounds_corr_any(safecoll_coll coll);
+static inline int sc__bounds_corr_any(safecoll_coll coll)
+{
+    return atomic_load_explicit(&sc__reg_corr_n[coll], memory_order_acquire) > 0;
+}
 /* Whether a record of coll of the kind (perf 0: correctness, 1:
  * performance) that applies to the running MPI could apply at nprocs
  * processes, whatever the type size and node conditions: two atomic
  * loads. Every rank of a communicator gets the same answer from the same
  * registry (pipeline.c, deciding alone). */
-int sc__bounds_any_at(safecoll_coll coll, int nprocs, int perf);
+static inline int sc__bounds_any_at(safecoll_coll coll, int nprocs, int perf)
+{
+    const int k = perf != 0;
+
+    return atomic_load_explicit(&sc__reg_any_pmin[k][coll], memory_order_acquire) <= nprocs &&
+           nprocs <= atomic_load_explicit(&sc__reg_any_pmax[k][coll], memory_order_acquire);
+}
 /* The size in bytes of the global buffer at or below which no performance
  * record of coll routes a call (LLONG_MAX without one): one atomic load. */
-MPI_Count sc__bounds_perf_floor(safecoll_coll coll);
+static inline MPI_Count sc__bounds_perf_floor(safecoll_coll coll)
+{
+    return (MPI_Count)atomic_load_explicit(&sc__reg_perf_floor[coll], memory_order_acquire);
+}
 
 /* The performance record that routes a call (pipeline.h keeps a copy). */
 typedef struct sc__perf_hit {
@@ -172,7 +206,10 @@ int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count ele
 
 /* Whether a performance record of coll that applies to the running MPI
  * names a condition (oversubscribed or nodes): one atomic load. */
-int sc__bounds_perf_cond_any(safecoll_coll coll);
+static inline int sc__bounds_perf_cond_any(safecoll_coll coll)
+{
+    return atomic_load_explicit(&sc__reg_perf_cond_n[coll], memory_order_relaxed) > 0;
+}
 
 /* A digest (62 bits) of the registry's records, in order, and of whether
  * each applies to the running MPI: the same on ranks whose registries

@@ -74,20 +74,20 @@ static size_t plim_start[SAFECOLL_NCOLL + 1];  /* slice of collective c */
  * apply per collective, and the size in bytes of the global buffer at or
  * below which no performance record of the collective routes a call
  * (perf_floor, see rebuild). */
-static atomic_int corr_n[SAFECOLL_NCOLL];
-static atomic_int perf_n[SAFECOLL_NCOLL];
+atomic_int sc__reg_corr_n[SAFECOLL_NCOLL];
+atomic_int sc__reg_perf_n[SAFECOLL_NCOLL];
 /* The smallest p_min and largest p_max of those records, per kind
  * (0 correctness, 1 performance) and collective: a process count outside
  * reads no record of the kind (sc__bounds_any_at). */
-static atomic_int any_pmin[2][SAFECOLL_NCOLL], any_pmax[2][SAFECOLL_NCOLL];
-static atomic_int perf_cond_n[SAFECOLL_NCOLL]; /* of them, those that name a condition */
-static atomic_llong perf_floor[SAFECOLL_NCOLL];
+atomic_int sc__reg_any_pmin[2][SAFECOLL_NCOLL], sc__reg_any_pmax[2][SAFECOLL_NCOLL];
+atomic_int sc__reg_perf_cond_n[SAFECOLL_NCOLL]; /* of them, those that name a condition */
+atomic_llong sc__reg_perf_floor[SAFECOLL_NCOLL];
 static atomic_ulong generation;
 static char library[MPI_MAX_LIBRARY_VERSION_STRING + 1]; /* the string patterns match */
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_error = MPI_SUCCESS;
-static atomic_int init_ok; /* load_sources ran and found no error */
+atomic_int sc__reg_init_ok; /* load_sources ran and found no error */
 static char init_message[512];
 /* The sources load_sources merged, for the verbose line: "name (N records,
  * K for this MPI)", separated by ", ". */
@@ -177,8 +177,8 @@ static void rebuild(void)
     }
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         for (int k = 0; k < 2; k++) {
-            atomic_store(&any_pmin[k][c], pmin[k][c]);
-            atomic_store(&any_pmax[k][c], pmax[k][c]);
+            atomic_store(&sc__reg_any_pmin[k][c], pmin[k][c]);
+            atomic_store(&sc__reg_any_pmax[k][c], pmax[k][c]);
         }
 
     /* Performance records never make a call fail-safe: they have an index
@@ -189,7 +189,7 @@ static void rebuild(void)
     lim_start[0] = 0;
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
         lim_start[c + 1] = lim_start[c] + fill[c];
-        atomic_store(&corr_n[c], (int)fill[c]);
+        atomic_store(&sc__reg_corr_n[c], (int)fill[c]);
         fill[c] = lim_start[c];
     }
     for (size_t i = 0; i < reg.n; i++) {
@@ -201,18 +201,18 @@ static void rebuild(void)
     /* The same for performance records, in registry order per collective. */
     memset(fill, 0, sizeof fill);
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
-        atomic_store(&perf_cond_n[c], 0);
+        atomic_store(&sc__reg_perf_cond_n[c], 0);
     for (size_t i = 0; i < reg.n; i++)
         if (reg.v[i].applies && reg.v[i].b.kind == SAFECOLL_BOUND_PERFORMANCE) {
             fill[reg.v[i].b.collective]++;
             if (reg.v[i].b.oversubscribed != SAFECOLL_OVERSUB_ANY ||
                 reg.v[i].b.nodes != SAFECOLL_NODES_ANY)
-                atomic_fetch_add(&perf_cond_n[reg.v[i].b.collective], 1);
+                atomic_fetch_add(&sc__reg_perf_cond_n[reg.v[i].b.collective], 1);
         }
     plim_start[0] = 0;
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
         plim_start[c + 1] = plim_start[c] + fill[c];
-        atomic_store(&perf_n[c], (int)fill[c]);
+        atomic_store(&sc__reg_perf_n[c], (int)fill[c]);
         fill[c] = plim_start[c];
     }
     for (size_t i = 0; i < reg.n; i++) {
@@ -236,7 +236,7 @@ static void rebuild(void)
             if (f < floor_)
                 floor_ = f;
         }
-        atomic_store(&perf_floor[c], floor_);
+        atomic_store(&sc__reg_perf_floor[c], floor_);
     }
     atomic_fetch_add(&generation, 1);
 }
@@ -422,15 +422,12 @@ static void load_sources(void)
     }
 }
 
-int sc__bounds_init(void)
+int sc__bounds_init_slow(void)
 {
-    /* Every safe call asks: after the first, one load. */
-    if (atomic_load_explicit(&init_ok, memory_order_acquire))
-        return MPI_SUCCESS;
     pthread_once(&init_once, load_sources);
     if (init_error != MPI_SUCCESS)
         return sc__error(init_error, "%s", init_message);
-    atomic_store_explicit(&init_ok, 1, memory_order_release);
+    atomic_store_explicit(&sc__reg_init_ok, 1, memory_order_release);
     return MPI_SUCCESS;
 }
 
@@ -749,8 +746,8 @@ static int scan(safecoll_coll coll, memo *m)
 {
     int rc;
 
-    if (atomic_load_explicit(&corr_n[coll], memory_order_acquire) == 0 &&
-        atomic_load_explicit(&perf_n[coll], memory_order_acquire) == 0)
+    if (atomic_load_explicit(&sc__reg_corr_n[coll], memory_order_acquire) == 0 &&
+        atomic_load_explicit(&sc__reg_perf_n[coll], memory_order_acquire) == 0)
         return MPI_SUCCESS;
     if ((rc = rdlock("sc__bounds_limit")) != MPI_SUCCESS)
         return rc;
@@ -850,33 +847,10 @@ int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *
     return MPI_SUCCESS;
 }
 
-int sc__bounds_any_at(safecoll_coll coll, int nprocs, int perf)
-{
-    const int k = perf != 0;
 
-    return atomic_load_explicit(&any_pmin[k][coll], memory_order_acquire) <= nprocs &&
-           nprocs <= atomic_load_explicit(&any_pmax[k][coll], memory_order_acquire);
-}
 
-int sc__bounds_corr_any(safecoll_coll coll)
-{
-    return atomic_load_explicit(&corr_n[coll], memory_order_acquire) > 0;
-}
 
-MPI_Count sc__bounds_perf_floor(safecoll_coll coll)
-{
-    return (MPI_Count)atomic_load_explicit(&perf_floor[coll], memory_order_acquire);
-}
 
-int sc__bounds_perf_any(safecoll_coll coll)
-{
-    return atomic_load_explicit(&perf_n[coll], memory_order_relaxed) > 0;
-}
-
-int sc__bounds_perf_cond_any(safecoll_coll coll)
-{
-    return atomic_load_explicit(&perf_cond_n[coll], memory_order_relaxed) > 0;
-}
 
 /* Whether the conditions conds (SC_COND_* bits) are those a record was
  * measured under: -1 when the record names a condition and conds are
@@ -921,7 +895,7 @@ int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count ele
     /* Below every record's floor (the common case for small calls) no
      * record can route the call: no lock. */
     if (!sc__bounds_perf_any(coll) ||
-        bytes <= (long double)atomic_load_explicit(&perf_floor[coll], memory_order_acquire) ||
+        bytes <= (long double)atomic_load_explicit(&sc__reg_perf_floor[coll], memory_order_acquire) ||
         rdlock("sc__bounds_perf") != MPI_SUCCESS)
         return 0;
     for (size_t i = plim_start[coll]; i < plim_start[coll + 1]; i++) {

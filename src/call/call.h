@@ -114,8 +114,7 @@ typedef struct sc__call {
     int forced_all;           /* forced by `all=` (sc__config_forced_all) */
     /* A strategy forced by `all=` that cannot carry the call, and why: the
      * call took the automatic choice instead (logged). */
-    safecoll_strategy forced_skipped;
-    char forced_why[200];
+    safecoll_strategy forced_skipped; /* its reason: forced_why, below */
     MPI_Count limit;
     const char *known;   /* a known MPI bug this call would hit (known.c) */
     int own_error;       /* this rank found an error itself */
@@ -151,6 +150,17 @@ typedef struct sc__call {
     sc__perf_hit perf;
     int perf_routed;                 /* the call ran the record's strategy */
     safecoll_strategy perf_refused;  /* it could not: the strategy, else 0 */
+    /* The pattern's plan, made while checking feasibility (in scratch). */
+    void *plan;
+    /* A non-blocking call's own handles (nbhold.c), released when its
+     * body ends. */
+    struct sc__nb_hold *hold;
+    /* Memory owned by the call, freed when it ends. */
+    void *scratch[16];
+    /* sc__begin clears every field above (its memset is on the path of
+     * every call) and the two below only where they are read: red for a
+     * reduction (pattern SC_PATTERN_REDUCE) only, forced_why never, as it
+     * is written with forced_skipped and read only when that is set. */
     /* The reductions (src/coll/reduce.c, src/avoid/reduce.c). Every rank
      * holds the same count, datatype and op (MPI requires it), so these
      * describe the whole call. */
@@ -175,13 +185,7 @@ typedef struct sc__call {
         MPI_Count *counts;
         MPI_Count total, max;
     } red;
-    /* The pattern's plan, made while checking feasibility (in scratch). */
-    void *plan;
-    /* A non-blocking call's own handles (nbhold.c), released when its
-     * body ends. */
-    struct sc__nb_hold *hold;
-    /* Memory owned by the call, freed when it ends. */
-    void *scratch[16];
+    char forced_why[200];
 } sc__call;
 
 /* Known bugs of the running MPI library (known.c): the strategies that
@@ -287,12 +291,30 @@ enum {
  * predefined datatype that holds data (MPI_ERR_BUFFER; a derived one may
  * address absolute memory from MPI_BOTTOM). Fills s->size, s->extent (with
  * SC_SIDE_EXTENT) and s->bytes; returns an MPI error code, its message
- * ("fn: rank R: ...") recorded. A predefined datatype costs one
- * MPI_Type_size_x (none with SC_SIDE_TYPE_KNOWN); the envelope is read only
- * for a NULL buffer. Every path checks its sides with it: the pipeline's
- * leaves and layouts, the regular fast path, the reductions and the
- * intercommunicator calls. */
-int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags);
+ * ("fn: rank R: ...") recorded. A common predefined datatype costs a
+ * compare (sc__type_predefined), another one MPI_Type_size_x (none with
+ * SC_SIDE_TYPE_KNOWN); the envelope is read only for a NULL buffer. The
+ * common side is checked inline below; sc__side_check_all is the whole
+ * check, which every other side and every error take. Every path checks
+ * its sides with it: the pipeline's leaves and layouts, the regular fast
+ * path, the reductions and the intercommunicator calls. */
+int sc__side_check_all(const char *fn, int rank, sc__side *s, unsigned flags);
+static inline int sc__side_check(const char *fn, int rank, sc__side *s, unsigned flags)
+{
+    /* The common side, inline: a buffer, a count that fits in int and a
+     * predefined datatype of the memo (or one already checked), whose
+     * bytes cannot overflow and whose buffer is not NULL where it holds
+     * data. Anything else, errors included, takes the whole check. */
+    if (s->buf != MPI_IN_PLACE && !(flags & SC_SIDE_IGNORED) && s->count >= 0 &&
+        s->count <= INT_MAX &&
+        ((flags & SC_SIDE_TYPE_KNOWN) ? s->size >= 0 && s->size <= INT_MAX
+                                      : sc__type_predefined(s->type, &s->size, &s->extent)) &&
+        (s->buf != NULL || (flags & SC_SIDE_NOBUF) || s->count == 0 || s->size == 0)) {
+        s->bytes = s->count * s->size;
+        return MPI_SUCCESS;
+    }
+    return sc__side_check_all(fn, rank, s, flags);
+}
 
 /* Records this rank's first error; the agreement makes it every rank's. */
 void sc__note_error(sc__call *call, int code);

@@ -6,6 +6,7 @@
  * it (they all end in the same broken MPI call).
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,7 +175,10 @@ static int mpich_402;
 /* Per pattern, whether the library matches a bug of it whose condition
  * some ranks only may see: set once with the matches (match_library). */
 static unsigned char pattern_known[SC_PATTERN_REDUCE + 1];
-
+/* Per pattern, whether the library matches any bug of it: a call of a
+ * pattern with none looks at no entry. */
+static unsigned char pattern_matched[SC_PATTERN_REDUCE + 1];
+static atomic_int matched_ready; /* match_library has run */
 
 static void match_library(void)
 {
@@ -187,13 +191,24 @@ static void match_library(void)
         library_matches[i] = strstr(version, known_bugs[i].library) != NULL;
         if (library_matches[i] && !known_bugs[i].global)
             pattern_known[known_bugs[i].pattern] = 1;
+        if (library_matches[i])
+            pattern_matched[known_bugs[i].pattern] = 1;
     }
     mpich_402 = strstr(version, "MPICH Version:\t4.0.2\n") != NULL;
 }
 
+/* match_library, once; after it, one load. */
+static inline void matched(void)
+{
+    if (!atomic_load_explicit(&matched_ready, memory_order_acquire)) {
+        pthread_once(&version_once, match_library);
+        atomic_store_explicit(&matched_ready, 1, memory_order_release);
+    }
+}
+
 int sc__known_local(sc__pattern pattern)
 {
-    pthread_once(&version_once, match_library);
+    matched();
     return pattern_known[pattern];
 }
 
@@ -201,7 +216,9 @@ unsigned sc__known_bugs(const sc__call *call, const char **what)
 {
     unsigned broken = 0;
 
-    pthread_once(&version_once, match_library);
+    matched();
+    if (!pattern_matched[call->pattern])
+        return 0;
     for (size_t i = 0; i < NKNOWN; i++) {
         const known_bug *k = &known_bugs[i];
         if (library_matches[i] && k->pattern == call->pattern && k->applies(call)) {
@@ -226,7 +243,7 @@ int sc__known_regular_chunk_extent(const sc__call *call)
 {
     const sc__layout *lay = &call->lay;
 
-    pthread_once(&version_once, match_library);
+    matched();
     if (!mpich_402 || !call->regular || call->pattern == SC_PATTERN_ALLTOALL)
         return 0;
     /* Every rank holds the layout in allgather; in gather and scatter the
@@ -257,7 +274,7 @@ static int reduce_from_copy(const void *sendbuf, void *recvbuf, MPI_Count count,
     *copy = NULL;
     if (sendbuf != MPI_IN_PLACE || root == 0 || count <= 0)
         return 0;
-    pthread_once(&version_once, match_library);
+    matched();
     if (!mpich_402 || MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || rank != root)
         return 0;
     if (MPI_Type_size_x(type, &size) != MPI_SUCCESS || size * count <= 2048 ||
@@ -324,7 +341,7 @@ int sc__mpi_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
  * and meets the bug as MPI's own call does. */
 int sc__known_alone(const sc__call *call)
 {
-    pthread_once(&version_once, match_library);
+    matched();
     return mpich_402 && is_i_form(call) && call->size == 1 && !call->in_place &&
            (call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLTOALLW);
 }
@@ -337,6 +354,6 @@ int sc__known_alone(const sc__call *call)
  * right in the same case. */
 int sc__known_inter_ibcast(void)
 {
-    pthread_once(&version_once, match_library);
+    matched();
     return mpich_402;
 }

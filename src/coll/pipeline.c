@@ -2,6 +2,7 @@
  * The shared pipeline: describe (helpers for the entry points), detect,
  * agree, execute. See pipeline.h for the overview.
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,9 +36,13 @@ int sc__begin(sc__call *call, safecoll_coll coll, const char *fn, int large, MPI
 {
     int inter, rc, setup;
 
-    memset(call, 0, sizeof *call);
+    /* The fields a reduction alone reads, and the reason of a skipped
+     * forced strategy, are cleared only where they are read (call.h). */
+    memset(call, 0, offsetof(sc__call, red));
     call->coll = coll;
     call->pattern = sc__coll_pattern(coll);
+    if (call->pattern == SC_PATTERN_REDUCE)
+        memset(&call->red, 0, sizeof call->red);
     call->fn = fn;
     call->large = large;
     call->comm = comm;

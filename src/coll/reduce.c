@@ -447,25 +447,35 @@ static int reduction(const red_args *a)
     MPI_Count total = 0, most = 0, size_x, per_msg, msgs;
     int rank, size, inter, rc, trig;
 
-    if (a->comm == MPI_COMM_NULL)
-        return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", a->fn));
-    if (MPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS)
-        return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", a->fn));
-    /* Every rank meets comm before a check only it sees (meet.c). */
-    if (a->request != NULL)
-        *a->request = MPI_REQUEST_NULL;
-    if ((rc = sc__comm_meet(a->comm, a->fn)) != MPI_SUCCESS)
-        return fail(a, rc);
-    if (inter)
-        return intercomm(a);
+    /* The common call: comm is the intracommunicator this thread met last
+     * (meet.c's memo, which keeps its rank and size): MPI is asked
+     * nothing. */
+    const int met = sc__comm_met(a->comm, &inter, &rank, &size) && !inter;
+
+    if (!met) {
+        if (a->comm == MPI_COMM_NULL)
+            return fail(a, sc__error(MPI_ERR_COMM, "%s: comm is MPI_COMM_NULL", a->fn));
+        if (MPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS)
+            return fail(a,
+                        sc__error(MPI_ERR_COMM, "%s: comm is not a valid communicator", a->fn));
+        /* Every rank meets comm before a check only it sees (meet.c). */
+        if (a->request != NULL)
+            *a->request = MPI_REQUEST_NULL;
+        if ((rc = sc__comm_meet(a->comm, a->fn)) != MPI_SUCCESS)
+            return fail(a, rc);
+        if (inter)
+            return intercomm(a);
+    }
     if (a->request != NULL)
         *a->request = MPI_REQUEST_NULL;
     else if (a->coll != a->kind)
         return fail(a, sc__error(MPI_ERR_REQUEST, "%s: request is NULL", a->fn));
     else
         sc__nb_drain(a->comm); /* a blocking call: see nb.h */
-    MPI_Comm_rank(a->comm, &rank);
-    MPI_Comm_size(a->comm, &size);
+    if (!met) {
+        MPI_Comm_rank(a->comm, &rank);
+        MPI_Comm_size(a->comm, &size);
+    }
     if (a->kind == SAFECOLL_COLL_REDUCE && (a->root < 0 || a->root >= size))
         rc = sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                        a->fn, a->root, size);

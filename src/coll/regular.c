@@ -72,13 +72,12 @@ int sc__basic_size(MPI_Datatype type)
 /* The limit and the registry's bounds alone, without a forced strategy:
  * 1 past the int limit or a correctness bound, 2 past a performance
  * record only, 0 otherwise. */
-static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                   MPI_Datatype type, int nprocs, MPI_Comm comm)
-{
-    MPI_Count n, me, mb, mm;
-    unsigned conds = SC_COND_UNKNOWN;
-    int s, perf, hit;
+static int exceeds_slow(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                        MPI_Datatype type, int nprocs, MPI_Comm comm) __attribute__((noinline));
 
+static inline int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                          MPI_Datatype type, int nprocs, MPI_Comm comm)
+{
     if (bytes_per_msg == 0)
         return 0;
     /* The common call, in a few loads: within the int limit whatever its
@@ -86,11 +85,23 @@ static int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global
      * performance record that could route it: none, or a global buffer at
      * or below their floor (the buffer in whole basic elements, which the
      * records compare, is at most bytes_per_msg * global_msgs; both
-     * factors are ints here). The callers have merged the registry. */
+     * factors are ints here). The callers have merged the registry. The
+     * rest is apart (exceeds_slow), so that this path saves no
+     * registers. */
     if (bytes_per_msg <= sc__config_int_limit() && !sc__bounds_corr_any(coll) &&
         (!sc__config_perf_bounds() || !sc__bounds_perf_any(coll) ||
          bytes_per_msg * global_msgs <= sc__bounds_perf_floor(coll)))
         return 0;
+    return exceeds_slow(coll, bytes_per_msg, global_msgs, type, nprocs, comm);
+}
+
+static int exceeds_slow(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                        MPI_Datatype type, int nprocs, MPI_Comm comm)
+{
+    MPI_Count n, me, mb, mm;
+    unsigned conds = SC_COND_UNKNOWN;
+    int s, perf, hit;
+
     /* The cheap cases first: a predefined type is its own basic type. */
     s = sc__basic_size(type);
     n = bytes_per_msg / s;

@@ -27,8 +27,8 @@ static const char *const strategy_names[SAFECOLL_NSTRATEGY] = {
 static const char *const coll_names[SAFECOLL_NCOLL] = {SC_COLLS(SC_NAME_)};
 #undef SC_NAME_
 
-static atomic_int forced[SAFECOLL_NCOLL];
-/* 1 where forced[c] was set by an `all=` entry of a specification string
+atomic_int sc__cfg_forced[SAFECOLL_NCOLL];
+/* 1 where sc__cfg_forced[c] was set by an `all=` entry of a specification string
  * (SAFECOLL_STRATEGY, safecoll_strategy_parse): such a strategy leaves a
  * call it cannot carry to the automatic choice instead of failing it
  * (pipeline.c, decide). safecoll_strategy_set, also with
@@ -39,18 +39,18 @@ static atomic_int verbose;
  * even where extended generalized requests exist (a test hook; nb.h). Read
  * once, never changed afterwards: the engine picks its mode per call. */
 static atomic_int nb_thread;
-static atomic_int perf_bounds = 1;
+atomic_int sc__cfg_perf_bounds = 1;
 /* SAFECOLL_AGREE: 1 (always) keeps the agreement in every irregular call;
  * 0 (auto, the default) lets a call decide alone where the agreement
  * cannot change the outcome (pipeline.c, decide_alone). */
-static atomic_int agree_always;
+atomic_int sc__cfg_agree_always;
 /* SAFECOLL_NODE_CONDITIONS: the conditions of every communicator instead
  * of the detected ones (SC_COND_* bits), or -1 to detect them. */
 static atomic_int node_conditions = -1;
-static _Atomic MPI_Count int_limit = INT_MAX;
+_Atomic MPI_Count sc__cfg_int_limit = INT_MAX;
 
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
-static atomic_int env_ok; /* read_env ran and found no error */
+atomic_int sc__cfg_env_ok; /* read_env ran and found no error */
 static int env_error = MPI_SUCCESS;
 static char env_message[512];
 
@@ -225,14 +225,14 @@ static void read_env(void)
     int spec[SAFECOLL_NCOLL], all[SAFECOLL_NCOLL];
 
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
-        spec[c] = atomic_load(&forced[c]);
+        spec[c] = atomic_load(&sc__cfg_forced[c]);
         all[c] = atomic_load(&forced_all[c]);
     }
     if ((v = sc__env("SAFECOLL_STRATEGY")) != NULL) {
         if (parse_spec("SAFECOLL_STRATEGY", v, spec, all) != MPI_SUCCESS)
             return env_fail(MPI_ERR_ARG);
         for (int c = 0; c < SAFECOLL_NCOLL; c++) {
-            atomic_store(&forced[c], spec[c]);
+            atomic_store(&sc__cfg_forced[c], spec[c]);
             atomic_store(&forced_all[c], all[c]);
         }
     }
@@ -246,13 +246,13 @@ static void read_env(void)
         if (sc__parse_long(v, 0, 1, &n) != 0)
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_PERF_BOUNDS: '%s' is not 0 or 1", v));
-        atomic_store(&perf_bounds, (int)n);
+        atomic_store(&sc__cfg_perf_bounds, (int)n);
     }
     if ((v = sc__env("SAFECOLL_AGREE")) != NULL) {
         if (strcmp(v, "auto") == 0)
-            atomic_store(&agree_always, 0);
+            atomic_store(&sc__cfg_agree_always, 0);
         else if (strcmp(v, "always") == 0)
-            atomic_store(&agree_always, 1);
+            atomic_store(&sc__cfg_agree_always, 1);
         else
             return env_fail(sc__error(MPI_ERR_ARG,
                                       "SAFECOLL_AGREE: '%s' is not auto or always", v));
@@ -263,7 +263,7 @@ static void read_env(void)
                                       "SAFECOLL_INT_LIMIT: '%s' is not an integer in "
                                       "[1, 2147483647]",
                                       v));
-        atomic_store(&int_limit, (MPI_Count)n);
+        atomic_store(&sc__cfg_int_limit, (MPI_Count)n);
     }
     if ((v = sc__env("SAFECOLL_NB_THREAD")) != NULL) {
         if (sc__parse_long(v, 0, 1, &n) != 0)
@@ -279,21 +279,13 @@ static void read_env(void)
     }
 }
 
-int sc__config_init(void)
+int sc__config_init_slow(void)
 {
-    /* Every safe call asks: after the first, one load. */
-    if (atomic_load_explicit(&env_ok, memory_order_acquire))
-        return MPI_SUCCESS;
     pthread_once(&env_once, read_env);
     if (env_error != MPI_SUCCESS)
         return sc__error(env_error, "%s", env_message);
-    atomic_store_explicit(&env_ok, 1, memory_order_release);
+    atomic_store_explicit(&sc__cfg_env_ok, 1, memory_order_release);
     return MPI_SUCCESS;
-}
-
-safecoll_strategy sc__config_forced(safecoll_coll coll)
-{
-    return (safecoll_strategy)atomic_load(&forced[coll]);
 }
 
 int sc__config_forced_all(safecoll_coll coll)
@@ -306,16 +298,6 @@ int sc__config_verbose(void)
     return atomic_load(&verbose);
 }
 
-int sc__config_perf_bounds(void)
-{
-    return atomic_load_explicit(&perf_bounds, memory_order_relaxed);
-}
-
-int sc__config_agree_always(void)
-{
-    return atomic_load_explicit(&agree_always, memory_order_relaxed);
-}
-
 int sc__config_node_conditions(void)
 {
     return atomic_load_explicit(&node_conditions, memory_order_relaxed);
@@ -324,11 +306,6 @@ int sc__config_node_conditions(void)
 int sc__config_nb_thread(void)
 {
     return atomic_load(&nb_thread);
-}
-
-MPI_Count sc__config_int_limit(void)
-{
-    return atomic_load(&int_limit);
 }
 
 int safecoll_strategy_set(safecoll_coll coll, safecoll_strategy strategy)
@@ -342,7 +319,7 @@ int safecoll_strategy_set(safecoll_coll coll, safecoll_strategy strategy)
                          (int)coll);
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
         if (coll == SAFECOLL_COLL_ALL || coll == c) {
-            atomic_store(&forced[c], (int)strategy);
+            atomic_store(&sc__cfg_forced[c], (int)strategy);
             atomic_store(&forced_all[c], 0);
         }
     }
@@ -354,7 +331,7 @@ int safecoll_strategy_get(safecoll_coll coll)
     sc__config_init();
     if (coll < 0 || coll >= SAFECOLL_NCOLL)
         return -1;
-    return atomic_load(&forced[coll]);
+    return atomic_load(&sc__cfg_forced[coll]);
 }
 
 int safecoll_strategy_parse(const char *spec)
@@ -365,13 +342,13 @@ int safecoll_strategy_parse(const char *spec)
     if (spec == NULL)
         return sc__error(MPI_ERR_ARG, "safecoll_strategy_parse: spec is NULL");
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
-        out[c] = atomic_load(&forced[c]);
+        out[c] = atomic_load(&sc__cfg_forced[c]);
         all[c] = atomic_load(&forced_all[c]);
     }
     if (parse_spec("safecoll_strategy_parse", spec, out, all) != MPI_SUCCESS)
         return MPI_ERR_ARG;
     for (int c = 0; c < SAFECOLL_NCOLL; c++) {
-        atomic_store(&forced[c], out[c]);
+        atomic_store(&sc__cfg_forced[c], out[c]);
         atomic_store(&forced_all[c], all[c]);
     }
     return MPI_SUCCESS;
@@ -393,14 +370,14 @@ int safecoll_int_limit_set(MPI_Count limit)
         return sc__error(MPI_ERR_ARG,
                          "safecoll_int_limit_set: %lld is not in [1, 2147483647]",
                          (long long)limit);
-    atomic_store(&int_limit, limit);
+    atomic_store(&sc__cfg_int_limit, limit);
     return MPI_SUCCESS;
 }
 
 MPI_Count safecoll_int_limit_get(void)
 {
     sc__config_init();
-    return atomic_load(&int_limit);
+    return atomic_load(&sc__cfg_int_limit);
 }
 
 int safecoll_perf_bounds_set(int on)
@@ -408,7 +385,7 @@ int safecoll_perf_bounds_set(int on)
     sc__config_init();
     if (on != 0 && on != 1)
         return sc__error(MPI_ERR_ARG, "safecoll_perf_bounds_set: %d is not 0 or 1", on);
-    atomic_store(&perf_bounds, on);
+    atomic_store(&sc__cfg_perf_bounds, on);
     return MPI_SUCCESS;
 }
 
@@ -417,20 +394,20 @@ int safecoll_agree_set(int always)
     sc__config_init();
     if (always != 0 && always != 1)
         return sc__error(MPI_ERR_ARG, "safecoll_agree_set: %d is not 0 or 1", always);
-    atomic_store(&agree_always, always);
+    atomic_store(&sc__cfg_agree_always, always);
     return MPI_SUCCESS;
 }
 
 int safecoll_agree_get(void)
 {
     sc__config_init();
-    return atomic_load(&agree_always);
+    return atomic_load(&sc__cfg_agree_always);
 }
 
 int safecoll_perf_bounds_get(void)
 {
     sc__config_init();
-    return atomic_load(&perf_bounds);
+    return atomic_load(&sc__cfg_perf_bounds);
 }
 
 /* ---- the checking mode's switch (the mode itself: src/coll/argcheck.c) ---- */

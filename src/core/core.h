@@ -120,8 +120,25 @@ int sc__strategy_exists(safecoll_coll coll, safecoll_strategy s);
 /* Reads the environment once. Returns MPI_SUCCESS or MPI_ERR_ARG when a
  * SAFECOLL_* variable is malformed (the message names it); the error is
  * reported by every later call, so all ranks see it alike. */
-int sc__config_init(void);
-safecoll_strategy sc__config_forced(safecoll_coll coll);
+int sc__config_init_slow(void);
+/* The settings every call reads, as config.c keeps them: read here
+ * inline, a load each, since they are on the path of every safe call. */
+extern atomic_int sc__cfg_env_ok; /* read_env ran and found no error */
+extern atomic_int sc__cfg_forced[SAFECOLL_NCOLL];
+extern atomic_int sc__cfg_perf_bounds;
+extern atomic_int sc__cfg_agree_always;
+extern _Atomic MPI_Count sc__cfg_int_limit;
+static inline int sc__config_init(void)
+{
+    /* Every safe call asks: after the first, one load. */
+    if (atomic_load_explicit(&sc__cfg_env_ok, memory_order_acquire))
+        return MPI_SUCCESS;
+    return sc__config_init_slow();
+}
+static inline safecoll_strategy sc__config_forced(safecoll_coll coll)
+{
+    return (safecoll_strategy)atomic_load(&sc__cfg_forced[coll]);
+}
 /* 1 when coll's forced strategy comes from an `all=` entry of
  * SAFECOLL_STRATEGY or safecoll_strategy_parse: a call it cannot carry
  * then takes the automatic choice (native when nothing fired), with a line
@@ -129,11 +146,20 @@ safecoll_strategy sc__config_forced(safecoll_coll coll);
 int sc__config_forced_all(safecoll_coll coll);
 int sc__config_verbose(void);
 /* Performance records route calls (SAFECOLL_PERF_BOUNDS, safecoll_perf_bounds_set). */
-int sc__config_perf_bounds(void);
+static inline int sc__config_perf_bounds(void)
+{
+    return atomic_load_explicit(&sc__cfg_perf_bounds, memory_order_relaxed);
+}
 /* SAFECOLL_AGREE=always or safecoll_agree_set(1): no irregular call
  * decides alone. */
-int sc__config_agree_always(void);
-MPI_Count sc__config_int_limit(void);
+static inline int sc__config_agree_always(void)
+{
+    return atomic_load_explicit(&sc__cfg_agree_always, memory_order_relaxed);
+}
+static inline MPI_Count sc__config_int_limit(void)
+{
+    return atomic_load(&sc__cfg_int_limit);
+}
 /* 1 when SAFECOLL_NB_THREAD=1 asks for the progress thread (nb.h). */
 int sc__config_nb_thread(void);
 /* The conditions SAFECOLL_NODE_CONDITIONS sets for every communicator
@@ -238,6 +264,13 @@ int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, in
 
 /* Whether type is a predefined (named) datatype; 0 for an invalid one. */
 int sc__type_is_named(MPI_Datatype type);
+
+/* The size and extent of the predefined datatypes most calls pass
+ * (MPI_DOUBLE, MPI_INT, MPI_BYTE, ...), asked of MPI once (types.c): 1 with
+ * *size and *extent filled when type is one of them, else 0 and MPI must be
+ * asked. A predefined handle names the same type for the life of MPI; a
+ * derived one may be freed and its handle reused, so none is kept. */
+int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent);
 
 /* What a datatype is made of, for the walks that read a type signature
  * (regular.c, argcheck.c): its combiner and, for a derived type with old

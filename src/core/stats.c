@@ -127,7 +127,36 @@ static void bump(tally *t, int c, int f)
                               memory_order_relaxed);
 }
 
+/* One more in a field of this thread's own tally (never the fallback). */
+static inline void bump_own(atomic_ullong *p)
+{
+    atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
+static void count_slow(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error)
+    __attribute__((noinline));
+
 void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error)
+{
+    tally *t = mine;
+
+    /* The common call, untriggered on a thread whose tally is made: two
+     * plain increments (the rest apart, so that this path saves no
+     * registers). */
+    if (t != NULL && triggers == 0 && coll >= 0 && coll < SAFECOLL_NCOLL) {
+        atomic_ullong *v = t->v[coll];
+        bump_own(&v[F_CALLS]);
+        if (error)
+            bump_own(&v[F_ERRORS]);
+        else if (strategy > SAFECOLL_STRATEGY_AUTO && strategy < SAFECOLL_NSTRATEGY)
+            bump_own(&v[F_STRATEGY + strategy]);
+        return;
+    }
+    count_slow(coll, strategy, triggers, error);
+}
+
+static void count_slow(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error)
 {
     tally *t;
 

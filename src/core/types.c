@@ -5,6 +5,7 @@
  * is exactly c elements of t, so it matches any other description of the
  * same data on the other side of a message.
  */
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "core.h"
@@ -71,6 +72,54 @@ int sc__type_is_named(MPI_Datatype type)
     if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS)
         return 0;
     return combiner == MPI_COMBINER_NAMED;
+}
+
+/* The predefined datatypes of sc__type_predefined, most used first: a call
+ * compares its datatype with them in this order. */
+#define PREDEF_N 16
+static MPI_Datatype predef_type[PREDEF_N];
+static MPI_Count predef_size[PREDEF_N];
+static MPI_Aint predef_extent[PREDEF_N];
+static int predef_n;
+static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
+static atomic_int predef_ready; /* predef_fill has run */
+
+/* Asks MPI once; a type MPI does not take (an optional one it lacks) is
+ * left out, and a call with it asks MPI and gets MPI's answer. */
+static void predef_fill(void)
+{
+    const MPI_Datatype types[PREDEF_N] = {
+        MPI_DOUBLE, MPI_INT,      MPI_BYTE,      MPI_CHAR,      MPI_FLOAT,    MPI_LONG,
+        MPI_LONG_LONG, MPI_UNSIGNED, MPI_UNSIGNED_CHAR, MPI_INT64_T, MPI_INT32_T, MPI_UINT64_T,
+        MPI_UINT32_T, MPI_SHORT, MPI_UNSIGNED_LONG, MPI_C_DOUBLE_COMPLEX,
+    };
+
+    for (int i = 0; i < PREDEF_N; i++) {
+        MPI_Count size;
+        MPI_Aint lb, extent;
+        if (types[i] == MPI_DATATYPE_NULL || MPI_Type_size_x(types[i], &size) != MPI_SUCCESS ||
+            MPI_Type_get_extent(types[i], &lb, &extent) != MPI_SUCCESS || size < 0)
+            continue;
+        predef_type[predef_n] = types[i];
+        predef_size[predef_n] = size;
+        predef_extent[predef_n] = extent;
+        predef_n++;
+    }
+    atomic_store_explicit(&predef_ready, 1, memory_order_release);
+}
+
+int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent)
+{
+    if (!atomic_load_explicit(&predef_ready, memory_order_acquire))
+        pthread_once(&predef_once, predef_fill);
+    for (int i = 0; i < predef_n; i++) {
+        if (type == predef_type[i]) {
+            *size = predef_size[i];
+            *extent = predef_extent[i];
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int sc__type_contents_get(MPI_Datatype type, sc__type_contents *c)

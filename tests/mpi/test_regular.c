@@ -548,6 +548,104 @@ START_TEST(recycled_handle_shape)
 }
 END_TEST
 
+/* rc's error class is cls (TC_CHECK with the type's index). */
+static void rc_class_check(tc_ctx *t, int rc, int cls, const char *what, int i)
+{
+    TC_CHECK(t, tc_class(rc) == cls, "type %d: %s: class %s, expected %s", i, what,
+             tc_class_name(tc_class(rc)), tc_class_name(cls));
+}
+
+/* The size and extent of predefined datatypes are memoized by handle
+ * (core/types.c); derived ones never are, since a freed handle may come
+ * back for another type. Rounds of contiguous(1, MPI_INT) and
+ * contiguous(4, MPI_INT), each freed before the next is made (MPICH gives
+ * the handle again): 50 elements of each arrive whole, natively. Each
+ * predefined type of the memo and one outside it (MPI_LONG_DOUBLE) is read
+ * with its own size: 2 elements arrive byte for byte; a NULL buffer with 2
+ * elements is MPI_ERR_BUFFER, with 0 it is not an error; and a _c count one
+ * past what SC_SIDE_BYTES_MAX (2^62 - 1) bytes hold at MPI's size is
+ * MPI_ERR_COUNT, while one element fewer is not refused by that check
+ * (a memo with another size would shift where the overflow starts). */
+START_TEST(type_memo_recycled)
+{
+    const int rank = tc_rank(MPI_COMM_WORLD);
+    int reused = 0;
+    MPI_Datatype old = MPI_DATATYPE_NULL;
+    tc_ctx t;
+
+    tc_begin(&t, "type_memo_recycled");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (int round = 0; round < 4; round++) {
+        const int k = round % 2 ? 4 : 1;
+        int buf[200];
+        MPI_Datatype ty;
+        safecoll_stats before;
+        int rc, ran;
+
+        MPI_Type_contiguous(k, MPI_INT, &ty);
+        MPI_Type_commit(&ty);
+        reused += ty == old;
+        for (int i = 0; i < 200; i++)
+            buf[i] = rank == 0 ? 1000 * round + i : -1;
+        before = tc_stats(SAFECOLL_COLL_BCAST);
+        rc = safecoll_bcast(buf, 50, ty, 0, MPI_COMM_WORLD);
+        ran = tc_stats_ran(SAFECOLL_COLL_BCAST, &before);
+        TC_CHECK(&t, rc == MPI_SUCCESS, "round %d: %s", round, safecoll_last_error());
+        for (int i = 0; i < 200; i++)
+            if (buf[i] != (i < 50 * k ? 1000 * round + i : rank == 0 ? 1000 * round + i : -1)) {
+                TC_CHECK(&t, 0, "round %d: int %d is %d", round, i, buf[i]);
+                break;
+            }
+        TC_CHECK(&t, ran == SAFECOLL_STRATEGY_NATIVE, "round %d: %d ints ran %s", round,
+                 50 * k, tc_sname(ran));
+        old = ty;
+        MPI_Type_free(&ty);
+    }
+    {
+        const MPI_Datatype types[] = {MPI_DOUBLE, MPI_INT, MPI_BYTE, MPI_SHORT,
+                                      MPI_C_DOUBLE_COMPLEX, MPI_UINT64_T, MPI_LONG_DOUBLE};
+        for (int i = 0; i < TC_NELEMS(types); i++) {
+            int size;
+            MPI_Aint lb, ext;
+            unsigned char b[64], e[64];
+            MPI_Type_size(types[i], &size);
+            MPI_Type_get_extent(types[i], &lb, &ext);
+            if (size <= 0 || 2 * ext > 64)
+                continue;
+            memset(b, rank == 0 ? 0x5A : 0, sizeof b);
+            memset(e, 0, sizeof e);
+            memset(e, 0x5A, (size_t)(2 * ext));
+            if (rank == 0)
+                memset(e, 0x5A, sizeof e);
+            TC_CHECK(&t, safecoll_bcast(b, 2, types[i], 0, MPI_COMM_WORLD) == MPI_SUCCESS,
+                     "type %d: %s", i, safecoll_last_error());
+            TC_CHECK(&t, memcmp(b, e, sizeof b) == 0, "type %d: wrong bytes", i);
+            rc_class_check(&t, safecoll_bcast(NULL, 2, types[i], 0, MPI_COMM_WORLD),
+                           MPI_ERR_BUFFER, "NULL buffer of 2 elements", i);
+            TC_CHECK(&t, safecoll_bcast(NULL, 0, types[i], 0, MPI_COMM_WORLD) == MPI_SUCCESS,
+                     "type %d: NULL buffer of 0 elements: %s", i, safecoll_last_error());
+            {
+                const MPI_Count over = (MPI_Count)(INT64_MAX / 2) / size + 1;
+                rc_class_check(&t, safecoll_bcast_c(b, over, types[i], 0, MPI_COMM_WORLD),
+                               MPI_ERR_COUNT, "a count whose bytes overflow", i);
+                TC_CHECK(&t, strstr(safecoll_last_error(), "overflows") != NULL,
+                         "type %d: message: %s", i, safecoll_last_error());
+                /* One fewer passes the size check; a NULL buffer then
+                 * stops the call before MPI. */
+                rc_class_check(&t, safecoll_bcast_c(NULL, over - 1, types[i], 0,
+                                                    MPI_COMM_WORLD),
+                               MPI_ERR_BUFFER, "a NULL buffer one element under the overflow",
+                               i);
+            }
+        }
+    }
+    if (rank == 0 && reused == 0)
+        fprintf(stderr, "note: type_memo_recycled: MPI gave no freed datatype handle again\n");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    tc_end(&t);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("regular");
@@ -556,7 +654,7 @@ static Suite *make_suite(void)
                                               alltoall_chunk_large_blocks, bcast_all_strategies};
     const TTest *const others[] = {auto_native_then_bound_fires, errors,
                                           nonblocking_mixed, barrier_native,
-                                          recycled_handle_shape};
+                                          recycled_handle_shape, type_memo_recycled};
     tc_add(s, "strategies", strategies, TC_NELEMS(strategies));
     tc_add(s, "others", others, TC_NELEMS(others));
     return s;
