@@ -256,3 +256,20 @@ void sc__call_free(sc__call *call)
         free(call->scratch[i]);
 }
 
+int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc)
+{
+    sc__stats_count(coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
+    sc__call_errhandler(comm, rc);
+    return rc;
+}
+
+int sc__regular_native_done(safecoll_coll coll, int rc)
+{
+    sc__stats_count(coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
+    return rc;
+}
+
+int sc__fit_int(MPI_Count count)
+{
+    return count >= INT_MIN && count <= INT_MAX ? (int)count : 0;
+}

@@ -318,6 +318,18 @@ static inline int sc__side_check(const char *fn, int rank, sc__side *s, unsigned
 
 /* Records this rank's first error; the agreement makes it every rank's. */
 void sc__note_error(sc__call *call, int code);
+
+/* The outcome of a call that runs MPI's collective itself, without a
+ * descriptor (the regular entries, blocks.c, inter.c): */
+/* counts an error found before it ran and invokes the communicator's
+ * error handler; returns rc; */
+int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc) SC_COLD;
+/* counts the native call in the statistics; returns rc. */
+int sc__regular_native_done(safecoll_coll coll, int rc);
+
+/* A count that is not significant on this rank, passed to the native int
+ * call: as is when it fits in int, else 0. */
+int sc__fit_int(MPI_Count count);
 /* The per-rank scalar side: checks count, datatype and buffer with
  * sc__side_check (in_place: one of SC_IN_PLACE_*), errors noted in the
  * call. MPI_IN_PLACE where SC_IN_PLACE_OK allows it sets call->in_place

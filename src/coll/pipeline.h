@@ -73,10 +73,6 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
 int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int root, int *rank,
                       int *size);
 
-/* Counts an error of a regular call found before it ran and invokes the
- * communicator's error handler; returns rc. */
-int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc) SC_COLD;
-
 /* The layout of a regular call as a v-call's: n elements for every rank at
  * displacement i*n, as 64-bit arrays in the call's scratch memory (the
  * non-blocking path copies the call and runs it later). */
@@ -94,13 +90,6 @@ int sc__regular_blocks(safecoll_coll coll, const char *fn, const void *sendbuf,
 
 /* sc__run, or sc__run_nb when request is not NULL. */
 int sc__regular_run(sc__call *call, MPI_Request *request);
-
-/* Counts a native regular call in the statistics; returns rc. */
-int sc__regular_native_done(safecoll_coll coll, int rc);
-
-/* A count that is not significant on this rank, passed to the native int
- * call: as is when it fits in int, else 0. */
-int sc__fit_int(MPI_Count count);
 
 /* Pipeline steps (pipeline.c). */
 /* Runs the pipeline; when call->request is set (an `i` entry), runs it

@@ -157,13 +157,6 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
     return 0;
 }
 
-int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc)
-{
-    sc__stats_count(coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
-    sc__call_errhandler(comm, rc);
-    return rc;
-}
-
 int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int root, int *rank,
                       int *size)
 {
@@ -232,15 +225,4 @@ int sc__regular_layout(sc__call *call, sc__layout *lay, MPI_Count n)
 int sc__regular_run(sc__call *call, MPI_Request *request)
 {
     return request != NULL ? sc__run_nb(call, request) : sc__run(call);
-}
-
-int sc__regular_native_done(safecoll_coll coll, int rc)
-{
-    sc__stats_count(coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
-    return rc;
-}
-
-int sc__fit_int(MPI_Count count)
-{
-    return count >= INT_MIN && count <= INT_MAX ? (int)count : 0;
 }
