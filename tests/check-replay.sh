@@ -78,6 +78,10 @@ job pert2 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=2 SAFECOLL_REPLAY=replay:l
 ok "perturbed int payload: reported on rank 0, source 2 tag 7" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert2
 
+job pert4 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=4 SAFECOLL_REPLAY=replay:log.poll -- poll
+ok "perturbed 1252-byte payload (the CRC's fold): reported on rank 0, source 2 tag 7" \
+    grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert4
+
 job pert3 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=3 SAFECOLL_REPLAY=replay:log.many -- many
 ok "perturbed hole-free derived type: reported on rank 0, source 2 tag 20" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 20, CRC-32 " pert3

@@ -10,7 +10,8 @@
  *   test_replay master  master-worker: MPI_ANY_SOURCE / MPI_ANY_TAG
  *                       receives completed with MPI_Waitany
  *   test_replay poll    master-worker polled: MPI_Iprobe, MPI_Improbe /
- *                       MPI_Mrecv, MPI_Testany, MPI_Testsome, MPI_Waitsome
+ *                       MPI_Mrecv, MPI_Testany, MPI_Testsome, MPI_Waitsome;
+ *                       then padded MPI_DOUBLE_INT pairs from MPI_ANY_SOURCE
  *   test_replay combined  sum, then safe collectives on the result
  *   test_replay many    96 wildcard MPI_Irecv's outstanding at once (more
  *                       than the request table's first size) of a derived
@@ -19,7 +20,8 @@
  * SAFECOLL_TEST_PERTURB=1: rank 2 alters the value of its third message
  * (sum, received with a derived type), =2 one int of its message in the
  * probe part (poll, a predefined type), =3 one int of its fifth message
- * (many, a hole-free derived type): a replay must report the
+ * (many, a hole-free derived type), =4 one int in the middle of its
+ * 1252-byte probed message (poll, the CRC's fold): a replay must report the
  * divergence. Rank 0 prints "out:"
  * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
  * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
@@ -213,14 +215,49 @@ static void probe_scenario(void)
             free(b);
         }
     } else {
-        int n = 3 + rank * 5, b[32];
+        /* Rank 2's message is 1252 bytes: its CRC goes through the fold
+         * of src/replay/crc.c where the CPU has it, PERTURB=4 alters a
+         * byte of its folded part. */
+        int n = 3 + rank * 5 + (rank == 2 ? 300 : 0), b[320];
+        const char *pert = getenv("SAFECOLL_TEST_PERTURB");
         for (int j = 0; j < n; j++)
             b[j] = rank * 100 + j;
-        if (rank == 2 && getenv("SAFECOLL_TEST_PERTURB") != NULL &&
-            strcmp(getenv("SAFECOLL_TEST_PERTURB"), "2") == 0)
+        if (rank == 2 && pert != NULL && strcmp(pert, "2") == 0)
             b[5]++;
+        if (rank == 2 && pert != NULL && strcmp(pert, "4") == 0)
+            b[200] ^= 1 << 20;
         delay_for(rank);
         check(MPI_Send(b, n, MPI_INT, 0, 7, MPI_COMM_WORLD), "probe: send");
+    }
+}
+
+/* Padded predefined pairs: three MPI_DOUBLE_INT per worker, received with
+ * MPI_ANY_SOURCE into a buffer whose padding (4 bytes after each int) holds
+ * another value in each order. The CRC must cover the received bytes only,
+ * so a replay in the other order sees the recorded CRCs. */
+static void pair_scenario(void)
+{
+    struct {
+        double d;
+        int i;
+    } v[3];
+
+    if (rank == 0) {
+        for (int k = 0; k < size - 1; k++) {
+            MPI_Status st;
+            memset(v, order == 'a' ? 0x11 : 0x77, sizeof v);
+            check(MPI_Recv(v, 3, MPI_DOUBLE_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &st),
+                  "pair: recv");
+            printf("out: pair %d from %d: %g %d %g %d\n", k, st.MPI_SOURCE, v[0].d, v[0].i,
+                   v[2].d, v[2].i);
+        }
+    } else {
+        for (int j = 0; j < 3; j++) {
+            v[j].d = rank + j * 0.25;
+            v[j].i = rank * 10 + j;
+        }
+        delay_for(rank);
+        check(MPI_Send(v, 3, MPI_DOUBLE_INT, 0, 8, MPI_COMM_WORLD), "pair: send");
     }
 }
 
@@ -317,8 +354,13 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD);
         }
     }
-    if (strcmp(what, "poll") == 0 || strcmp(what, "all") == 0)
+    if (strcmp(what, "poll") == 0 || strcmp(what, "all") == 0) {
         probe_scenario();
+        /* The probes take any tag: the pairs come after them. */
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (!diverged)
+            pair_scenario();
+    }
     if (strcmp(what, "many") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         many_scenario();
