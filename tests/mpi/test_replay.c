@@ -16,13 +16,16 @@
  *   test_replay many    96 wildcard MPI_Irecv's outstanding at once (more
  *                       than the request table's first size) of a derived
  *                       type without holes, completed with MPI_Waitsome
+ *   test_replay big     64 KiB messages from MPI_ANY_SOURCE, 2.5 MiB in
+ *                       all, through MPI_Recv, MPI_Wait, MPI_Waitany,
+ *                       MPI_Waitall and MPI_Waitsome
  *
  * SAFECOLL_TEST_PERTURB=1: rank 2 alters the value of its third message
  * (sum, received with a derived type), =2 one int of its message in the
  * probe part (poll, a predefined type), =3 one int of its fifth message
  * (many, a hole-free derived type), =4 one int in the middle of its
- * 1252-byte probed message (poll, the CRC's fold): a replay must report the
- * divergence. Rank 0 prints "out:"
+ * 1252-byte probed message (poll, the CRC's fold), =5 a byte of its 14th
+ * 64 KiB message (big): a replay must report the divergence. Rank 0 prints "out:"
  * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
  * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
  * as "DIVERGED: <message>" and the program exits 3.
@@ -301,6 +304,77 @@ static void many_scenario(void)
     MPI_Type_free(&pair);
 }
 
+/* Large payloads (2.5 MiB in all, 64 KiB each: the CRC's fold in
+ * src/replay/crc.c) completed by every blocking form. "out: big" is a
+ * hash of the completion order and the data. */
+static void big_scenario(void)
+{
+    enum { NB = 20, LEN = 64 * 1024 };
+    int nw = size - 1;
+
+    if (rank == 0) {
+        unsigned char *m = malloc((size_t)4 * LEN);
+        MPI_Request rq[4];
+        MPI_Status sts[4];
+        unsigned long h = 5381;
+        int got = 0, total = NB * nw, phase = 0;
+
+        while (got < total && !diverged) {
+            int k = total - got < 4 ? total - got : 4, n = 0, idx[4], left;
+            if (phase % 5 == 0) {
+                check(MPI_Recv(m, LEN, MPI_BYTE, MPI_ANY_SOURCE, 30, MPI_COMM_WORLD, &sts[0]),
+                      "big: recv");
+                k = 1;
+            } else {
+                for (int i = 0; i < k; i++)
+                    check(MPI_Irecv(m + (size_t)i * LEN, LEN, MPI_BYTE, MPI_ANY_SOURCE, 30,
+                                    MPI_COMM_WORLD, &rq[i]),
+                          "big: irecv");
+                switch (phase % 5) {
+                case 1:
+                    for (int i = 0; i < k; i++)
+                        check(MPI_Wait(&rq[i], &sts[i]), "big: wait");
+                    break;
+                case 2:
+                    for (int i = 0; i < k; i++)
+                        check(MPI_Waitany(k, rq, &idx[0], &sts[0]), "big: waitany"),
+                            h = h * 33u ^ (unsigned long)idx[0];
+                    break;
+                case 3:
+                    check(MPI_Waitall(k, rq, sts), "big: waitall");
+                    break;
+                default:
+                    for (left = k; left > 0 && !diverged; left -= n) {
+                        check(MPI_Waitsome(k, rq, &n, idx, sts), "big: waitsome");
+                        if (n == MPI_UNDEFINED)
+                            break;
+                        for (int i = 0; i < n; i++)
+                            h = h * 33u ^ (unsigned long)idx[i];
+                    }
+                }
+            }
+            for (size_t b = 0; b < (size_t)k * LEN; b += 997)
+                h = h * 33u ^ m[b];
+            got += k;
+            phase++;
+        }
+        printf("out: big %lx (%d of %d)\n", h, got, total);
+        free(m);
+    } else {
+        unsigned char *m = malloc(LEN);
+        const char *pert = getenv("SAFECOLL_TEST_PERTURB");
+        delay_for(rank);
+        for (int k = 0; k < NB && !diverged; k++) {
+            for (int b = 0; b < LEN; b++)
+                m[b] = (unsigned char)(rank * 31 + k * 7 + b);
+            if (rank == 2 && k == 13 && pert != NULL && strcmp(pert, "5") == 0)
+                m[LEN / 2] ^= 0x40;
+            check(MPI_Send(m, LEN, MPI_BYTE, 0, 30, MPI_COMM_WORLD), "big: send");
+        }
+        free(m);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -364,6 +438,10 @@ int main(int argc, char **argv)
     if (strcmp(what, "many") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         many_scenario();
+    }
+    if (strcmp(what, "big") == 0 || strcmp(what, "all") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        big_scenario();
     }
     MPI_Finalize();
     if (diverged)
