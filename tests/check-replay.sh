@@ -4,7 +4,8 @@
 # bits; a run recorded in one order and replayed in the other gives the
 # recorded output exactly (sum, master-worker with Waitany, the polled
 # master-worker with probes and *some, the combined mode with the safe
-# collectives on p2p strategies, and 96 receives outstanding at once); an altered payload is reported at the
+# collectives on p2p strategies, 96 receives outstanding at once, and 64 KiB
+# messages through every blocking completion); an altered payload is reported at the
 # right call; bad logs are an error on every rank, never a hang.
 #
 #   tests/check-replay.sh TEST_REPLAY_BINARY
@@ -41,7 +42,7 @@ job nat.b SAFECOLL_TEST_ORDER=b -- sum
 ok "native sums differ between the orders ($(outs nat.a) / $(outs nat.b))" \
     bash -c '! cmp -s <(grep "^out:" nat.a) <(grep "^out:" nat.b)'
 
-for s in sum master poll combined many; do
+for s in sum master poll combined many big; do
     extra=()
     [ $s = combined ] && extra=(SAFECOLL_STRATEGY=all=p2p)
     job rec.$s "${extra[@]}" SAFECOLL_TEST_ORDER=a SAFECOLL_REPLAY=record:log.$s -- $s
@@ -77,6 +78,14 @@ fi
 job pert2 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=2 SAFECOLL_REPLAY=replay:log.poll -- poll
 ok "perturbed int payload: reported on rank 0, source 2 tag 7" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert2
+
+job pert4 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=4 SAFECOLL_REPLAY=replay:log.poll -- poll
+ok "perturbed 1252-byte payload (the CRC's fold): reported on rank 0, source 2 tag 7" \
+    grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert4
+
+job pert5 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=5 SAFECOLL_REPLAY=replay:log.big -- big
+ok "perturbed 64 KiB payload (completed by MPI_Waitsome): reported on rank 0, source 2 tag 30" \
+    grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 30, CRC-32 " pert5
 
 job pert3 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=3 SAFECOLL_REPLAY=replay:log.many -- many
 ok "perturbed hole-free derived type: reported on rank 0, source 2 tag 20" \

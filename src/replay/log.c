@@ -12,11 +12,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if SC_HAVE_ISAL
-#include <isa-l/crc.h>
-#else
-#include <zlib.h>
-#endif
 
 #include "replay.h"
 
@@ -38,29 +33,6 @@ static int fd = -1;
 static block_buf blk;
 static volatile size_t nbuf;
 static uint32_t nblocks, last_call;
-
-/* CRC-32 (ISO 3309, the polynomial of zlib and gzip): ISA-L's
- * crc32_gzip_refl where the build found it (SC_HAVE_ISAL, Makefile), which
- * gives the bits of zlib's crc32 several times faster (folding with
- * carry-less multiplication), else zlib's. Logs written with one are read
- * with the other; tests/unit checks both against known values. */
-uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n)
-{
-#if SC_HAVE_ISAL
-    return n == 0 ? crc : crc32_gzip_refl(crc, (const unsigned char *)p, (uint64_t)n);
-#else
-    const unsigned char *c = p;
-    uLong v = crc;
-
-    while (n > 0) {
-        uInt k = n > (1u << 30) ? (1u << 30) : (uInt)n;
-        v = crc32(v, c, k);
-        c += k;
-        n -= k;
-    }
-    return (uint32_t)v;
-#endif
-}
 
 void sc__rp_program(char out[SC_RP_PROGRAM])
 {
@@ -124,6 +96,10 @@ int sc__rp_log_create(const char *dir, int nprocs, int rank)
         return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot write %s: %s", rank,
                          path, strerror(errno));
     }
+    /* The buffer's pages touched now, not one by one in the first 2048
+     * records (the first touch of a page costs microseconds in a
+     * virtual machine). */
+    memset(&blk, 0, sizeof blk);
     nbuf = 0;
     nblocks = 0;
     return MPI_SUCCESS;

@@ -267,33 +267,62 @@ static int64_t status_bytes(const MPI_Status *st)
     return (int64_t)b;
 }
 
+/* The predefined types met so far whose elements lie back to back (size =
+ * extent): their payload's CRC needs no MPI query. Only predefined types
+ * are kept, as they cannot be freed, so a handle here always means the same
+ * type; a derived type's handle can be freed and reused for another.
+ * MPI_DOUBLE_INT and the other pair types are predefined but padded (size <
+ * extent), so they are not kept and go through the general path. */
+enum { NFLAT = 8 };
+static MPI_Datatype flat[NFLAT];
+static int nflat;
+
+static int is_flat(MPI_Datatype type)
+{
+    int ni, na, nd, combiner, tsize;
+    MPI_Aint lb, extent;
+
+    for (int i = 0; i < nflat; i++)
+        if (flat[i] == type)
+            return 1;
+    MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
+    if (combiner != MPI_COMBINER_NAMED)
+        return 0;
+    MPI_Type_size(type, &tsize);
+    MPI_Type_get_extent(type, &lb, &extent);
+    if (tsize <= 0 || lb != 0 || extent != tsize)
+        return 0;
+    if (nflat < NFLAT)
+        flat[nflat++] = type;
+    return 1;
+}
+
 /* CRC-32 of the `bytes` bytes a receive of `type` put at buf, computed once
- * over the received bytes: directly on the buffer for a predefined type and
- * for a derived type without holes (size = true extent, and for more than
- * one element extent = size), else over the whole elements packed with
- * MPI_Pack through a kept 64 KiB scratch (a partial last element is left
- * out). */
+ * over the received bytes: directly on the buffer for a predefined type
+ * without padding (is_flat) and for a derived or padded type without holes
+ * (size = true extent, and for more than one element extent = size), else
+ * over the whole elements packed with MPI_Pack through a kept 64 KiB
+ * scratch (a partial last element is left out). */
 static int payload_crc(const void *buf, MPI_Datatype type, int64_t bytes, uint32_t *crc)
 {
     static char *tmp;
     static size_t tmpsize;
-    int ni, na, nd, combiner, tsize, psize;
+    int tsize, psize;
     MPI_Aint lb, extent, tlb, textent;
     int64_t nel;
 
-    *crc = sc__rp_crc(0, NULL, 0);
+    *crc = 0;
     if (bytes <= 0)
         return MPI_SUCCESS;
-    MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
-    if (combiner == MPI_COMBINER_NAMED) {
-        *crc = sc__rp_crc(*crc, buf, (size_t)bytes);
+    if (is_flat(type)) {
+        *crc = sc__rp_crc(0, buf, (size_t)bytes);
         return MPI_SUCCESS;
     }
     MPI_Type_size(type, &tsize);
     MPI_Type_get_extent(type, &lb, &extent);
     MPI_Type_get_true_extent(type, &tlb, &textent);
     if (tsize > 0 && textent == tsize && (bytes <= tsize || extent == tsize)) {
-        *crc = sc__rp_crc(*crc, (const char *)buf + tlb, (size_t)bytes);
+        *crc = sc__rp_crc(0, (const char *)buf + tlb, (size_t)bytes);
         return MPI_SUCCESS;
     }
     MPI_Pack_size(1, type, MPI_COMM_SELF, &psize);

@@ -10,17 +10,22 @@
  *   test_replay master  master-worker: MPI_ANY_SOURCE / MPI_ANY_TAG
  *                       receives completed with MPI_Waitany
  *   test_replay poll    master-worker polled: MPI_Iprobe, MPI_Improbe /
- *                       MPI_Mrecv, MPI_Testany, MPI_Testsome, MPI_Waitsome
+ *                       MPI_Mrecv, MPI_Testany, MPI_Testsome, MPI_Waitsome;
+ *                       then padded MPI_DOUBLE_INT pairs from MPI_ANY_SOURCE
  *   test_replay combined  sum, then safe collectives on the result
  *   test_replay many    96 wildcard MPI_Irecv's outstanding at once (more
  *                       than the request table's first size) of a derived
  *                       type without holes, completed with MPI_Waitsome
+ *   test_replay big     64 KiB messages from MPI_ANY_SOURCE, 2.5 MiB in
+ *                       all, through MPI_Recv, MPI_Wait, MPI_Waitany,
+ *                       MPI_Waitall and MPI_Waitsome
  *
  * SAFECOLL_TEST_PERTURB=1: rank 2 alters the value of its third message
  * (sum, received with a derived type), =2 one int of its message in the
  * probe part (poll, a predefined type), =3 one int of its fifth message
- * (many, a hole-free derived type): a replay must report the
- * divergence. Rank 0 prints "out:"
+ * (many, a hole-free derived type), =4 one int in the middle of its
+ * 1252-byte probed message (poll, the CRC's fold), =5 a byte of its 14th
+ * 64 KiB message (big): a replay must report the divergence. Rank 0 prints "out:"
  * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
  * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
  * as "DIVERGED: <message>" and the program exits 3.
@@ -213,14 +218,49 @@ static void probe_scenario(void)
             free(b);
         }
     } else {
-        int n = 3 + rank * 5, b[32];
+        /* Rank 2's message is 1252 bytes: its CRC goes through the fold
+         * of src/replay/crc.c where the CPU has it, PERTURB=4 alters a
+         * byte of its folded part. */
+        int n = 3 + rank * 5 + (rank == 2 ? 300 : 0), b[320];
+        const char *pert = getenv("SAFECOLL_TEST_PERTURB");
         for (int j = 0; j < n; j++)
             b[j] = rank * 100 + j;
-        if (rank == 2 && getenv("SAFECOLL_TEST_PERTURB") != NULL &&
-            strcmp(getenv("SAFECOLL_TEST_PERTURB"), "2") == 0)
+        if (rank == 2 && pert != NULL && strcmp(pert, "2") == 0)
             b[5]++;
+        if (rank == 2 && pert != NULL && strcmp(pert, "4") == 0)
+            b[200] ^= 1 << 20;
         delay_for(rank);
         check(MPI_Send(b, n, MPI_INT, 0, 7, MPI_COMM_WORLD), "probe: send");
+    }
+}
+
+/* Padded predefined pairs: three MPI_DOUBLE_INT per worker, received with
+ * MPI_ANY_SOURCE into a buffer whose padding (4 bytes after each int) holds
+ * another value in each order. The CRC must cover the received bytes only,
+ * so a replay in the other order sees the recorded CRCs. */
+static void pair_scenario(void)
+{
+    struct {
+        double d;
+        int i;
+    } v[3];
+
+    if (rank == 0) {
+        for (int k = 0; k < size - 1; k++) {
+            MPI_Status st;
+            memset(v, order == 'a' ? 0x11 : 0x77, sizeof v);
+            check(MPI_Recv(v, 3, MPI_DOUBLE_INT, MPI_ANY_SOURCE, 8, MPI_COMM_WORLD, &st),
+                  "pair: recv");
+            printf("out: pair %d from %d: %g %d %g %d\n", k, st.MPI_SOURCE, v[0].d, v[0].i,
+                   v[2].d, v[2].i);
+        }
+    } else {
+        for (int j = 0; j < 3; j++) {
+            v[j].d = rank + j * 0.25;
+            v[j].i = rank * 10 + j;
+        }
+        delay_for(rank);
+        check(MPI_Send(v, 3, MPI_DOUBLE_INT, 0, 8, MPI_COMM_WORLD), "pair: send");
     }
 }
 
@@ -262,6 +302,77 @@ static void many_scenario(void)
         }
     }
     MPI_Type_free(&pair);
+}
+
+/* Large payloads (2.5 MiB in all, 64 KiB each: the CRC's fold in
+ * src/replay/crc.c) completed by every blocking form. "out: big" is a
+ * hash of the completion order and the data. */
+static void big_scenario(void)
+{
+    enum { NB = 20, LEN = 64 * 1024 };
+    int nw = size - 1;
+
+    if (rank == 0) {
+        unsigned char *m = malloc((size_t)4 * LEN);
+        MPI_Request rq[4];
+        MPI_Status sts[4];
+        unsigned long h = 5381;
+        int got = 0, total = NB * nw, phase = 0;
+
+        while (got < total && !diverged) {
+            int k = total - got < 4 ? total - got : 4, n = 0, idx[4], left;
+            if (phase % 5 == 0) {
+                check(MPI_Recv(m, LEN, MPI_BYTE, MPI_ANY_SOURCE, 30, MPI_COMM_WORLD, &sts[0]),
+                      "big: recv");
+                k = 1;
+            } else {
+                for (int i = 0; i < k; i++)
+                    check(MPI_Irecv(m + (size_t)i * LEN, LEN, MPI_BYTE, MPI_ANY_SOURCE, 30,
+                                    MPI_COMM_WORLD, &rq[i]),
+                          "big: irecv");
+                switch (phase % 5) {
+                case 1:
+                    for (int i = 0; i < k; i++)
+                        check(MPI_Wait(&rq[i], &sts[i]), "big: wait");
+                    break;
+                case 2:
+                    for (int i = 0; i < k; i++)
+                        check(MPI_Waitany(k, rq, &idx[0], &sts[0]), "big: waitany"),
+                            h = h * 33u ^ (unsigned long)idx[0];
+                    break;
+                case 3:
+                    check(MPI_Waitall(k, rq, sts), "big: waitall");
+                    break;
+                default:
+                    for (left = k; left > 0 && !diverged; left -= n) {
+                        check(MPI_Waitsome(k, rq, &n, idx, sts), "big: waitsome");
+                        if (n == MPI_UNDEFINED)
+                            break;
+                        for (int i = 0; i < n; i++)
+                            h = h * 33u ^ (unsigned long)idx[i];
+                    }
+                }
+            }
+            for (size_t b = 0; b < (size_t)k * LEN; b += 997)
+                h = h * 33u ^ m[b];
+            got += k;
+            phase++;
+        }
+        printf("out: big %lx (%d of %d)\n", h, got, total);
+        free(m);
+    } else {
+        unsigned char *m = malloc(LEN);
+        const char *pert = getenv("SAFECOLL_TEST_PERTURB");
+        delay_for(rank);
+        for (int k = 0; k < NB && !diverged; k++) {
+            for (int b = 0; b < LEN; b++)
+                m[b] = (unsigned char)(rank * 31 + k * 7 + b);
+            if (rank == 2 && k == 13 && pert != NULL && strcmp(pert, "5") == 0)
+                m[LEN / 2] ^= 0x40;
+            check(MPI_Send(m, LEN, MPI_BYTE, 0, 30, MPI_COMM_WORLD), "big: send");
+        }
+        free(m);
+    }
 }
 
 int main(int argc, char **argv)
@@ -317,11 +428,20 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD);
         }
     }
-    if (strcmp(what, "poll") == 0 || strcmp(what, "all") == 0)
+    if (strcmp(what, "poll") == 0 || strcmp(what, "all") == 0) {
         probe_scenario();
+        /* The probes take any tag: the pairs come after them. */
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (!diverged)
+            pair_scenario();
+    }
     if (strcmp(what, "many") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         many_scenario();
+    }
+    if (strcmp(what, "big") == 0 || strcmp(what, "all") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        big_scenario();
     }
     MPI_Finalize();
     if (diverged)
