@@ -80,7 +80,7 @@ ok "perturbed int payload: reported on rank 0, source 2 tag 7" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert2
 
 job pert4 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=4 SAFECOLL_REPLAY=replay:log.poll -- poll
-ok "perturbed 1252-byte payload (the CRC's fold): reported on rank 0, source 2 tag 7" \
+ok "perturbed 1252-byte payload: reported on rank 0, source 2 tag 7" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert4
 
 job pert5 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=5 SAFECOLL_REPLAY=replay:log.big -- big

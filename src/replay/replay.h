@@ -28,9 +28,6 @@
 
 enum { SC_RP_VERSION = 2, SC_RP_PROGRAM = 256, SC_RP_BLOCK_RECS = 2048 };
 
-/* From this many bytes sc__rp_crc folds (crc.c), when the CPU can. */
-enum { SC_RP_FOLD_MIN = 256 };
-
 typedef enum sc__rp_kind {
     SC_RP_RECV = 1, /* a completed receive: a source, b tag, bytes, crc, post */
     SC_RP_PROBE,    /* a probe of any form: flag, a source, b tag, bytes */
@@ -69,15 +66,9 @@ typedef struct sc__rp_block {
     uint32_t pad;
 } sc__rp_block;
 
-/* CRC-32 (zlib's bits) of n bytes, continuing crc (crc.c): the fold with
- * 256-bit carry-less multiplication from SC_RP_FOLD_MIN bytes where the
- * CPU has it, else the base (ISA-L's or zlib's). */
+/* CRC-32 (zlib's bits) of n bytes, continuing crc (crc.c): ISA-L's where
+ * the build found it, else zlib's. */
 uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n);
-/* The base CRC alone. */
-uint32_t sc__rp_crc_base(uint32_t crc, const void *p, size_t n);
-/* The fold alone (the base below 128 bytes): 1 and *out set, or 0 when
- * this CPU or build has no fold. */
-int sc__rp_crc_fold(uint32_t crc, const void *p, size_t n, uint32_t *out);
 
 /* This program's identity for the header: /proc/self/exe, NUL-padded. */
 void sc__rp_program(char out[SC_RP_PROGRAM]);

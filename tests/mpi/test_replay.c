@@ -24,7 +24,8 @@
  * (sum, received with a derived type), =2 one int of its message in the
  * probe part (poll, a predefined type), =3 one int of its fifth message
  * (many, a hole-free derived type), =4 one int in the middle of its
- * 1252-byte probed message (poll, the CRC's fold), =5 a byte of its 14th
+ * 1252-byte probed message (poll, a payload past the CRC's short-input
+ * path), =5 a byte of its 14th
  * 64 KiB message (big): a replay must report the divergence. Rank 0 prints "out:"
  * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
  * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
@@ -218,9 +219,8 @@ static void probe_scenario(void)
             free(b);
         }
     } else {
-        /* Rank 2's message is 1252 bytes: its CRC goes through the fold
-         * of src/replay/crc.c where the CPU has it, PERTURB=4 alters a
-         * byte of its folded part. */
+        /* Rank 2's message is 1252 bytes, long enough for the CRC's
+         * folding path; PERTURB=4 alters a byte in its middle. */
         int n = 3 + rank * 5 + (rank == 2 ? 300 : 0), b[320];
         const char *pert = getenv("SAFECOLL_TEST_PERTURB");
         for (int j = 0; j < n; j++)
@@ -304,8 +304,7 @@ static void many_scenario(void)
     MPI_Type_free(&pair);
 }
 
-/* Large payloads (2.5 MiB in all, 64 KiB each: the CRC's fold in
- * src/replay/crc.c) completed by every blocking form. "out: big" is a
+/* Large payloads (2.5 MiB in all, 64 KiB each) completed by every blocking form. "out: big" is a
  * hash of the completion order and the data. */
 static void big_scenario(void)
 {
