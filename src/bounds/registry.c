@@ -847,11 +847,6 @@ int sc__bounds_lookup(safecoll_coll coll, int type_size, int nprocs, MPI_Count *
     return MPI_SUCCESS;
 }
 
-
-
-
-
-
 /* Whether the conditions conds (SC_COND_* bits) are those a record was
  * measured under: -1 when the record names a condition and conds are
  * unknown. */
@@ -895,7 +890,7 @@ int sc__bounds_perf(safecoll_coll coll, int type_size, int nprocs, MPI_Count ele
     /* Below every record's floor (the common case for small calls) no
      * record can route the call: no lock. */
     if (!sc__bounds_perf_any(coll) ||
-        bytes <= (long double)atomic_load_explicit(&sc__reg_perf_floor[coll], memory_order_acquire) ||
+        bytes <= (long double)sc__bounds_perf_floor(coll) ||
         rdlock("sc__bounds_perf") != MPI_SUCCESS)
         return 0;
     for (size_t i = plim_start[coll]; i < plim_start[coll + 1]; i++) {

@@ -135,8 +135,9 @@ static int check(const red_args *a, int rank, int size, int inter, MPI_Count *to
     }
     /* The count every rank passes and the datatype, with the receive
      * buffer: MPI_IN_PLACE is never the receive buffer of a reduction. */
-    rc = named_check(a, rank, &recv, (inter ? SC_IN_PLACE_INTER : SC_IN_PLACE_NEVER) | SC_SIDE_NOBUF,
-                     mine_name, sizeof mine_name);
+    rc = named_check(a, rank, &recv,
+                     (inter ? SC_IN_PLACE_INTER : SC_IN_PLACE_NEVER) | SC_SIDE_NOBUF, mine_name,
+                     sizeof mine_name);
     if (rc != MPI_SUCCESS)
         return rc;
     *type_size = recv.size;

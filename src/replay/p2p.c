@@ -267,39 +267,21 @@ static int64_t status_bytes(const MPI_Status *st)
     return (int64_t)b;
 }
 
-/* The predefined types met so far whose elements lie back to back (size =
- * extent): their payload's CRC needs no MPI query. Only predefined types
- * are kept, as they cannot be freed, so a handle here always means the same
- * type; a derived type's handle can be freed and reused for another.
- * MPI_DOUBLE_INT and the other pair types are predefined but padded (size <
- * extent), so they are not kept and go through the general path. */
-enum { NFLAT = 8 };
-static MPI_Datatype flat[NFLAT];
-static int nflat;
-
+/* A common predefined type whose elements lie back to back (size =
+ * extent): its payload's CRC needs no MPI query. sc__type_predefined
+ * (core/types.c) knows their size and extent; MPI_DOUBLE_INT and the
+ * other padded pair types are not among them and take the general path. */
 static int is_flat(MPI_Datatype type)
 {
-    int ni, na, nd, combiner, tsize;
-    MPI_Aint lb, extent;
+    MPI_Count size;
+    MPI_Aint extent;
 
-    for (int i = 0; i < nflat; i++)
-        if (flat[i] == type)
-            return 1;
-    MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner);
-    if (combiner != MPI_COMBINER_NAMED)
-        return 0;
-    MPI_Type_size(type, &tsize);
-    MPI_Type_get_extent(type, &lb, &extent);
-    if (tsize <= 0 || lb != 0 || extent != tsize)
-        return 0;
-    if (nflat < NFLAT)
-        flat[nflat++] = type;
-    return 1;
+    return sc__type_predefined(type, &size, &extent) && size > 0 && size == extent;
 }
 
 /* CRC-32 of the `bytes` bytes a receive of `type` put at buf, computed once
- * over the received bytes: directly on the buffer for a predefined type
- * without padding (is_flat) and for a derived or padded type without holes
+ * over the received bytes: directly on the buffer for a common predefined
+ * type (is_flat, no MPI query) and for any other type without holes
  * (size = true extent, and for more than one element extent = size), else
  * over the whole elements packed with MPI_Pack through a kept 64 KiB
  * scratch (a partial last element is left out). */
@@ -515,9 +497,6 @@ static ent unfollow(MPI_Request req, int *found)
     return e;
 }
 
-/* The handles reqs[0..n) copied to scratch (they become MPI_REQUEST_NULL
- * when a completion frees them), and when sts is MPI_STATUSES_IGNORE
- * scratch statuses for them; NULL when out of memory. */
 /* Grows *buf to at least m elements of `size` bytes; 0 when out of memory
  * (*buf is kept). */
 static int grow_scratch(void **buf, size_t *cap, size_t m, size_t size)
@@ -533,6 +512,9 @@ static int grow_scratch(void **buf, size_t *cap, size_t m, size_t size)
     return 1;
 }
 
+/* The handles reqs[0..n) copied to scratch (they become MPI_REQUEST_NULL
+ * when a completion frees them), and when sts is MPI_STATUSES_IGNORE
+ * scratch statuses for them; NULL when out of memory. */
 static MPI_Request *save_reqs(int n, const MPI_Request reqs[], MPI_Status **sts)
 {
     size_t m = n > 0 ? (size_t)n : 1;
