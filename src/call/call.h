@@ -195,6 +195,10 @@ unsigned sc__known_bugs(const sc__call *call, const char **what);
  * condition only some ranks may see (the others' conditions every rank
  * finds alike, through sc__known_bugs). */
 int sc__known_local(sc__pattern pattern);
+/* 1 when the running MPI library has no known bug of this pattern that an
+ * int call on two or more processes may meet: such a call need not be
+ * described to be asked (the quick call of the v-forms, quick.c). */
+int sc__known_quick(sc__pattern pattern);
 
 /* Whether MPI's own call on the caller's communicator, which a call that
  * decides alone makes, would meet a known bug of the running MPI library

@@ -24,7 +24,15 @@ typedef struct known_bug {
      * every rank, counts MPI requires equal), so every rank finds the same
      * without a message and a call may decide alone (pipeline.c). */
     int global;
+    /* Where the condition can hold at all (known_scope): the quick call
+     * of the v-forms (quick.c) looks at no entry whose condition cannot
+     * hold for it. */
+    int scope;
 } known_bug;
+
+/* known_bug.scope: any call of the pattern may meet the bug; only a call
+ * on one process; only a _c call (a count past INT_MAX). */
+enum known_scope { SCOPE_ANY, SCOPE_ONE_PROCESS, SCOPE_LARGE };
 
 #define BIT(s) (1u << (s))
 
@@ -146,22 +154,24 @@ static const known_bug known_bugs[] = {
      BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT) |
          BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_SEGMENT) |
          BIT(SAFECOLL_STRATEGY_CHUNK),
-     "MPI_Allgatherv on one process ignores displs", 1},
+     "MPI_Allgatherv on one process ignores displs", 1, SCOPE_ONE_PROCESS},
     /* allgatherv's recvcounts are the same on every rank (MPI). */
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLGATHER, allgatherv_c_count_over_int,
-     BIT(SAFECOLL_STRATEGY_LARGECOUNT), "MPI_Allgatherv_c with a count above INT_MAX crashes", 1},
+     BIT(SAFECOLL_STRATEGY_LARGECOUNT), "MPI_Allgatherv_c with a count above INT_MAX crashes", 1,
+     SCOPE_LARGE},
     {"Open MPI v", SC_PATTERN_ALLGATHER, allgatherv_send_type_size_v,
      BIT(SAFECOLL_STRATEGY_BIGTYPE) | BIT(SAFECOLL_STRATEGY_SEGMENT),
-     "MPI_Allgatherv deadlocks when send type sizes differ across ranks", 0},
+     "MPI_Allgatherv deadlocks when send type sizes differ across ranks", 0, SCOPE_ANY},
     {"Open MPI v", SC_PATTERN_ALLGATHER, allgatherv_send_type_size_regular,
      BIT(SAFECOLL_STRATEGY_SEGMENT),
-     "MPI_Allgatherv deadlocks when send type sizes differ across ranks", 0},
+     "MPI_Allgatherv deadlocks when send type sizes differ across ranks", 0, SCOPE_ANY},
     /* MPI_IN_PLACE in alltoallw is given on every rank or on none (MPI). */
     {"MPICH Version:\t4.0.2\n", SC_PATTERN_ALLTOALLW, ialltoallw_in_place,
      BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT),
-     "MPI_Ialltoallw in place fails when the peers' blocks differ", 1},
+     "MPI_Ialltoallw in place fails when the peers' blocks differ", 1, SCOPE_ANY},
     {"Open MPI v", SC_PATTERN_ALLTOALLW, alltoallw_single_displs, BIT(SAFECOLL_STRATEGY_NATIVE),
-     "MPI_Alltoallw on one process scales the byte displacements by the extents", 1},
+     "MPI_Alltoallw on one process scales the byte displacements by the extents", 1,
+     SCOPE_ONE_PROCESS},
 };
 
 #define NKNOWN (sizeof known_bugs / sizeof known_bugs[0])
@@ -178,6 +188,9 @@ static unsigned char pattern_known[SC_PATTERN_REDUCE + 1];
 /* Per pattern, whether the library matches any bug of it: a call of a
  * pattern with none looks at no entry. */
 static unsigned char pattern_matched[SC_PATTERN_REDUCE + 1];
+/* Per pattern, whether the library matches a bug of it that an int call
+ * on two or more processes may meet (sc__known_quick). */
+static unsigned char pattern_quick_known[SC_PATTERN_REDUCE + 1];
 static atomic_int matched_ready; /* match_library has run */
 
 static void match_library(void)
@@ -193,6 +206,8 @@ static void match_library(void)
             pattern_known[known_bugs[i].pattern] = 1;
         if (library_matches[i])
             pattern_matched[known_bugs[i].pattern] = 1;
+        if (library_matches[i] && known_bugs[i].scope == SCOPE_ANY)
+            pattern_quick_known[known_bugs[i].pattern] = 1;
     }
     mpich_402 = strstr(version, "MPICH Version:\t4.0.2\n") != NULL;
 }
@@ -210,6 +225,12 @@ int sc__known_local(sc__pattern pattern)
 {
     matched();
     return pattern_known[pattern];
+}
+
+int sc__known_quick(sc__pattern pattern)
+{
+    matched();
+    return !pattern_quick_known[pattern];
 }
 
 unsigned sc__known_bugs(const sc__call *call, const char **what)

@@ -134,11 +134,15 @@ static void v_arrays(sc__layout *lay, int large, const int *ic, const int *id,
 int sc__v_entry(sc__inter *in, int large, sc__v_describe *describe)
 {
     sc__call call;
-    int rc = sc__blocking(in->coll) == in->coll
-                 ? sc__begin(&call, in->coll, in->fn, large, in->comm, in->root)
-                 : sc__begin_i(&call, in->coll, in->fn, large, in->comm, in->root, in->request);
+    int rc;
 
-    in->pattern = call.pattern;
+    in->pattern = sc__coll_pattern(in->coll);
+    /* The common call needs no descriptor (quick.c). */
+    if (!large && sc__v_quick(in, &rc))
+        return rc;
+    rc = sc__blocking(in->coll) == in->coll
+             ? sc__begin(&call, in->coll, in->fn, large, in->comm, in->root)
+             : sc__begin_i(&call, in->coll, in->fn, large, in->comm, in->root, in->request);
     if (rc == SC_INTER)
         return sc__inter_v(in);
     if (rc != MPI_SUCCESS)

@@ -166,6 +166,10 @@ int sc__inter_v(const sc__inter *in);
  * the receive side in call->rlay), lets describe read the rest, and runs. */
 typedef void sc__v_describe(sc__call *call, const sc__inter *in);
 int sc__v_entry(sc__inter *in, int large, sc__v_describe *describe);
+/* The quick call (quick.c): 1 with *rc when in (int arrays, in->pattern
+ * set) was MPI's own call, made here because the pipeline would have
+ * chosen it without an error; 0, with nothing done, for the pipeline. */
+int sc__v_quick(const sc__inter *in, int *rc);
 /* gather, scatter, allgather, alltoall (blocks.c's patterns) and bcast:
  * the native call, a count past the int limit carried by sc__type_fit. */
 int sc__inter_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn, const void *sendbuf,

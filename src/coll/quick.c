@@ -1,0 +1,175 @@
+/*
+ * The quick call of the v-forms (issue 17). A gatherv, scatterv,
+ * allgatherv or alltoallv with int arrays, on two or more processes of the
+ * intracommunicator its thread met last, that may decide alone
+ * (pipeline.c, may_decide_alone) and whose own sides are plainly
+ * untriggered, is MPI's own call with the caller's arguments: the
+ * pipeline would choose exactly that, and describing the call first (the
+ * 1.1 KiB descriptor, its layouts and frames) cost about as much as a
+ * small MPI call. The test here is a subset of the pipeline's: every
+ * value it lets through is one the pipeline runs natively without an
+ * error, and anything else, errors included, goes to the pipeline, which
+ * decides anew from the start.
+ */
+#include <limits.h>
+
+#include "argcheck.h"
+#include "bounds.h"
+#include "nb.h"
+#include "pipeline.h"
+#include "displs.h"
+
+#if SC_HAVE_MPI4
+
+/* The size of a common predefined datatype (core/types.c's memo), or 0:
+ * a derived datatype, or one of size 0, is the pipeline's. */
+static MPI_Count plain_type(MPI_Datatype type)
+{
+    MPI_Count size;
+    MPI_Aint extent;
+
+    return sc__type_predefined(type, &size, &extent) ? size : 0;
+}
+
+/* One count side (a buffer, a count, a predefined datatype): a count
+ * within the limit and a buffer for any data. */
+static int plain_side(const void *buf, MPI_Count count, MPI_Datatype type, MPI_Count limit)
+{
+    return buf != MPI_IN_PLACE && count >= 0 && count <= limit && plain_type(type) > 0 &&
+           (buf != NULL || count == 0);
+}
+
+/* One int layout of p blocks as sc__layout_init reads it: given arrays,
+ * every count in [0, limit], every non-empty block's displacement within
+ * the limit and detector D silent (`blocks`: a receive side, whose blocks
+ * may not overlap), a sum within int and a buffer for any data. The
+ * largest count times the type's size goes to *bytes (the native hook's
+ * message). */
+static int plain_layout(const void *buf, const int *counts, const int *displs,
+                        MPI_Datatype type, int p, MPI_Count limit, int blocks, MPI_Count *bytes)
+{
+    const MPI_Count size = plain_type(type);
+    sc__displs_d st = SC_DISPLS_D_INIT;
+    MPI_Count total = 0;
+    int max = 0;
+
+    if (size == 0 || counts == NULL || displs == NULL || buf == MPI_IN_PLACE)
+        return 0;
+    for (int i = 0; i < p; i++) {
+        const int c = counts[i], d = displs[i];
+        if (c == 0)
+            continue;
+        if (c < 0 || c > limit || d > limit || sc__displs_d_step(&st, d, c, blocks))
+            return 0;
+        total += c;
+        if (c > max)
+            max = c;
+    }
+    *bytes = (MPI_Count)max * size;
+    return total <= INT_MAX && (buf != NULL || total == 0);
+}
+
+/* Whether every rank may decide alone without looking at the call, and
+ * none of the facts every rank holds alike can route it: nothing forced,
+ * no agreement asked for, no checking mode, no record of coll at this
+ * size, no known bug of the pattern for an int call on p > 1 processes. */
+static int alone_anyway(safecoll_coll coll, sc__pattern pattern, int p)
+{
+    return p > 1 && sc__config_init() == MPI_SUCCESS && sc__bounds_init() == MPI_SUCCESS &&
+           sc__config_forced(coll) == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() &&
+           !SC_CHECK_ON() && !sc__bounds_any_at(coll, p, 0) &&
+           !(sc__config_perf_bounds() && sc__bounds_any_at(coll, p, 1)) &&
+           sc__known_quick(pattern);
+}
+
+/* This rank's sides, as the pattern reads them; *bytes as the pipeline
+ * hands the native hook (the layout in call->lay: the root's, or the
+ * send side of alltoallv, 0 where this rank holds none). */
+static int plain_sides(const sc__inter *in, int rank, int p, MPI_Count *bytes)
+{
+    const MPI_Count limit = sc__config_int_limit();
+    MPI_Count unused;
+
+    *bytes = 0;
+    switch (in->pattern) {
+    case SC_PATTERN_GATHER:
+        if (rank != in->root)
+            return plain_side(in->sbuf, in->scount, in->stype, limit);
+        return (in->sbuf == MPI_IN_PLACE || plain_side(in->sbuf, in->scount, in->stype, limit)) &&
+               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, bytes);
+    case SC_PATTERN_SCATTER:
+        if (rank != in->root)
+            return plain_side(in->rbuf, in->rcount, in->rtype, limit);
+        return (in->rbuf == MPI_IN_PLACE || plain_side(in->rbuf, in->rcount, in->rtype, limit)) &&
+               plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes);
+    case SC_PATTERN_ALLGATHER:
+        return (in->sbuf == MPI_IN_PLACE || plain_side(in->sbuf, in->scount, in->stype, limit)) &&
+               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, bytes);
+    case SC_PATTERN_ALLTOALL:
+        return (in->sbuf == MPI_IN_PLACE ||
+                plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes)) &&
+               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, &unused);
+    default:
+        return 0;
+    }
+}
+
+/* MPI's own call with the caller's arguments: blocking, or the i-form
+ * posted with the caller's request. */
+static int native(const sc__inter *in)
+{
+    MPI_Request *const r = in->request;
+
+    switch (in->pattern) {
+    case SC_PATTERN_GATHER:
+        return SC_TR_COLL(r, MPI_Gatherv, MPI_Igatherv, in->sbuf, (int)in->scount, in->stype,
+                          in->rbuf, in->irc, in->ird, in->rtype, in->root, in->comm);
+    case SC_PATTERN_SCATTER:
+        return SC_TR_COLL(r, MPI_Scatterv, MPI_Iscatterv, in->sbuf, in->isc, in->isd, in->stype,
+                          in->rbuf, (int)in->rcount, in->rtype, in->root, in->comm);
+    case SC_PATTERN_ALLGATHER:
+        return SC_TR_COLL(r, MPI_Allgatherv, MPI_Iallgatherv, in->sbuf, (int)in->scount,
+                          in->stype, in->rbuf, in->irc, in->ird, in->rtype, in->comm);
+    default:
+        return SC_TR_COLL(r, MPI_Alltoallv, MPI_Ialltoallv, in->sbuf, in->isc, in->isd,
+                          in->stype, in->rbuf, in->irc, in->ird, in->rtype, in->comm);
+    }
+}
+
+int sc__v_quick(const sc__inter *in, int *rc)
+{
+    const int blocking = sc__blocking(in->coll) == in->coll;
+    const int rooted = in->pattern == SC_PATTERN_GATHER || in->pattern == SC_PATTERN_SCATTER;
+    int inter, rank, p;
+    MPI_Count bytes;
+
+    if (in->pattern == SC_PATTERN_ALLTOALLW || (!blocking && in->request == NULL) ||
+        !sc__comm_met(in->comm, &inter, &rank, &p) || inter ||
+        (rooted && (in->root < 0 || in->root >= p)) ||
+        !alone_anyway(in->coll, in->pattern, p) || !plain_sides(in, rank, p, &bytes))
+        return 0;
+    if (blocking) {
+        /* As the pipeline: the safe i-calls pending on comm first (nb.h),
+         * and the native hook before the call. */
+        sc__nb_drain(in->comm);
+        SC_NATIVE_HOOK(in->coll, bytes);
+    } else {
+        *in->request = MPI_REQUEST_NULL;
+    }
+    /* MPI raises its own failures on comm. */
+    *rc = native(in);
+    sc__stats_count(in->coll, SAFECOLL_STRATEGY_NATIVE, 0, *rc != MPI_SUCCESS);
+    return 1;
+}
+
+#else
+
+int sc__v_quick(const sc__inter *in, int *rc)
+{
+    /* Without MPI-4's _c calls every irregular call agrees (pipeline.c). */
+    (void)in;
+    (void)rc;
+    return 0;
+}
+
+#endif
