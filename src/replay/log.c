@@ -111,6 +111,8 @@ static int write_block(void)
     size_t n = nbuf;
     int bad;
 
+    /* No block is written with a CRC still pending. */
+    sc__rp_stage_drain();
     if (n == 0)
         return 0;
     blk.h.nrec = (uint32_t)n;
@@ -129,6 +131,9 @@ int sc__rp_log_flush(int end)
 
     if (fd < 0)
         return MPI_SUCCESS;
+    /* Before the END takes the next slot, which a record being staged
+     * when a signal came may still point at. */
+    sc__rp_stage_drain();
     if (end >= 0) {
         sc__rp_rec *r;
         if (nbuf == NBUF)
@@ -148,16 +153,36 @@ int sc__rp_log_flush(int end)
     return bad ? MPI_ERR_FILE : MPI_SUCCESS;
 }
 
-int sc__rp_log_put(const sc__rp_rec *r)
+sc__rp_rec *sc__rp_log_next(void)
+{
+    static sc__rp_rec spare;
+
+    if (fd < 0)
+        return &spare; /* not recording: filled and dropped */
+    if (nbuf == NBUF && write_block() != 0) {
+        sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: cannot write the record log: %s",
+                  strerror(errno));
+        return NULL;
+    }
+    return &blk.r[nbuf];
+}
+
+void sc__rp_log_commit(void)
 {
     if (fd < 0)
-        return MPI_SUCCESS;
-    last_call = r->call;
-    if (nbuf == NBUF && write_block() != 0)
-        return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: cannot write the record log: %s",
-                         strerror(errno));
-    blk.r[nbuf] = *r;
+        return;
+    last_call = blk.r[nbuf].call;
     nbuf = nbuf + 1;
+}
+
+int sc__rp_log_put(const sc__rp_rec *r)
+{
+    sc__rp_rec *slot = sc__rp_log_next();
+
+    if (slot == NULL)
+        return MPI_ERR_FILE;
+    *slot = *r;
+    sc__rp_log_commit();
     return MPI_SUCCESS;
 }
 
