@@ -5,9 +5,9 @@
 # recorded output exactly (sum, master-worker with Waitany, the polled
 # master-worker with probes and *some, the combined mode with the safe
 # collectives on p2p strategies, 96 receives outstanding at once, and 64 KiB
-# messages through every blocking completion, and record's deferred CRCs with
-# receive buffers overwritten at once, full log blocks and an overflowing
-# staging area); an altered payload is reported at the right call; bad logs are an error on every rank, never a hang.
+# messages through every blocking completion, and payloads from 100 B to
+# 70 KiB whose receive buffers are overwritten at once, over several log
+# blocks); an altered payload is reported at the right call; bad logs are an error on every rank, never a hang.
 #
 #   tests/check-replay.sh TEST_REPLAY_BINARY
 set -uo pipefail
@@ -92,15 +92,14 @@ job pert3 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=3 SAFECOLL_REPLAY=replay:l
 ok "perturbed hole-free derived type: reported on rank 0, source 2 tag 20" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 20, CRC-32 " pert3
 
-# Record's deferred CRCs (src/replay/stage.c): rank 2's 8th phase-B message,
-# 4 KiB, was staged when recorded; altered, the replay reports it at the
-# completion step that received it, not later.
+# rank 2's 8th phase-B message of the stage scenario, 4 KiB: altered, the
+# replay reports it at the completion step that received it, not later.
 c=$(sed -n 's/^stage call \([0-9]*\):\(.* \)\?2:7\( .*\)\?$/\1/p' rec.stage)
 if [ "${c:-0}" -gt 0 ]; then prev="stage call $((c - 1)):"; else prev="out: stage A"; fi
 job pert6 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=6 SAFECOLL_REPLAY=replay:log.stage -- stage
-ok "perturbed staged payload: reported on rank 0, source 2 tag 41" \
+ok "perturbed 4 KiB payload (stage): reported on rank 0, source 2 tag 41" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 41, CRC-32 " pert6
-ok "perturbed staged payload: reported at step ${c:-?}, the one that received it" \
+ok "perturbed 4 KiB payload (stage): reported at step ${c:-?}, the one that received it" \
     bash -c 'test -n "$1" && sed -n "/^DIVERGED/q; /^stage call \|^out: stage A/p" "$2" |
         tail -n 1 | grep -q "^$3"' _ \
     "$c" pert6 "$prev"

@@ -111,8 +111,6 @@ static int write_block(void)
     size_t n = nbuf;
     int bad;
 
-    /* No block is written with a CRC still pending. */
-    sc__rp_stage_drain();
     if (n == 0)
         return 0;
     blk.h.nrec = (uint32_t)n;
@@ -131,9 +129,6 @@ int sc__rp_log_flush(int end)
 
     if (fd < 0)
         return MPI_SUCCESS;
-    /* Before the END takes the next slot, which a record being staged
-     * when a signal came may still point at. */
-    sc__rp_stage_drain();
     if (end >= 0) {
         sc__rp_rec *r;
         if (nbuf == NBUF)
@@ -153,36 +148,16 @@ int sc__rp_log_flush(int end)
     return bad ? MPI_ERR_FILE : MPI_SUCCESS;
 }
 
-sc__rp_rec *sc__rp_log_next(void)
-{
-    static sc__rp_rec spare;
-
-    if (fd < 0)
-        return &spare; /* not recording: filled and dropped */
-    if (nbuf == NBUF && write_block() != 0) {
-        sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: cannot write the record log: %s",
-                  strerror(errno));
-        return NULL;
-    }
-    return &blk.r[nbuf];
-}
-
-void sc__rp_log_commit(void)
-{
-    if (fd < 0)
-        return;
-    last_call = blk.r[nbuf].call;
-    nbuf = nbuf + 1;
-}
-
 int sc__rp_log_put(const sc__rp_rec *r)
 {
-    sc__rp_rec *slot = sc__rp_log_next();
-
-    if (slot == NULL)
-        return MPI_ERR_FILE;
-    *slot = *r;
-    sc__rp_log_commit();
+    if (fd < 0)
+        return MPI_SUCCESS;
+    last_call = r->call;
+    if (nbuf == NBUF && write_block() != 0)
+        return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: cannot write the record log: %s",
+                         strerror(errno));
+    blk.r[nbuf] = *r;
+    nbuf = nbuf + 1;
     return MPI_SUCCESS;
 }
 

@@ -153,8 +153,6 @@ static int open_log(const char *spec, int nprocs)
 {
     if (strncmp(spec, "record:", 7) == 0 && spec[7] != '\0') {
         mode = RP_RECORD;
-        /* Without the staging area every CRC is computed at once. */
-        sc__rp_stage_init();
         return sc__rp_log_create(spec + 7, nprocs, world_rank);
     }
     if (strncmp(spec, "replay:", 7) == 0 && spec[7] != '\0') {
@@ -281,47 +279,34 @@ static int is_flat(MPI_Datatype type)
     return sc__type_predefined(type, &size, &extent) && size > 0 && size == extent;
 }
 
-/* The received bytes as one span when they lie back to back: at buf for a
- * common predefined type (is_flat, no MPI query), at buf + its true lower
- * bound for any other type without holes (size = true extent, and for
- * more than one element extent = size); NULL otherwise. */
-static const void *span(const void *buf, MPI_Datatype type, int64_t bytes)
-{
-    int tsize;
-    MPI_Aint lb, extent, tlb, textent;
-
-    if (is_flat(type))
-        return buf;
-    MPI_Type_size(type, &tsize);
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &tlb, &textent);
-    if (tsize > 0 && textent == tsize && (bytes <= tsize || extent == tsize))
-        return (const char *)buf + tlb;
-    return NULL;
-}
-
 /* CRC-32 of the `bytes` bytes a receive of `type` put at buf, computed once
- * over the received bytes: directly on them when they are one span, else
+ * over the received bytes: directly on the buffer for a common predefined
+ * type (is_flat, no MPI query) and for any other type without holes
+ * (size = true extent, and for more than one element extent = size), else
  * over the whole elements packed with MPI_Pack through a kept 64 KiB
  * scratch (a partial last element is left out). */
 static int payload_crc(const void *buf, MPI_Datatype type, int64_t bytes, uint32_t *crc)
 {
     static char *tmp;
     static size_t tmpsize;
-    const void *p;
     int tsize, psize;
-    MPI_Aint lb, extent;
+    MPI_Aint lb, extent, tlb, textent;
     int64_t nel;
 
     *crc = 0;
     if (bytes <= 0)
         return MPI_SUCCESS;
-    if ((p = span(buf, type, bytes)) != NULL) {
-        *crc = sc__rp_crc(0, p, (size_t)bytes);
+    if (is_flat(type)) {
+        *crc = sc__rp_crc(0, buf, (size_t)bytes);
         return MPI_SUCCESS;
     }
     MPI_Type_size(type, &tsize);
     MPI_Type_get_extent(type, &lb, &extent);
+    MPI_Type_get_true_extent(type, &tlb, &textent);
+    if (tsize > 0 && textent == tsize && (bytes <= tsize || extent == tsize)) {
+        *crc = sc__rp_crc(0, (const char *)buf + tlb, (size_t)bytes);
+        return MPI_SUCCESS;
+    }
     MPI_Pack_size(1, type, MPI_COMM_SELF, &psize);
     if (tsize <= 0 || psize <= 0)
         return MPI_SUCCESS;
@@ -381,41 +366,6 @@ static const sc__rp_rec *by_post(uint32_t post)
     return lo < nposts && posts[lo].post == post ? &recs[posts[lo].at] : NULL;
 }
 
-/* Record: the RECV record of a completed receive. Its CRC is staged
- * (stage.c: the bytes copied, the CRC computed when the rank next waits in
- * MPI, or before the record's block is written) when the bytes are one
- * span of a stageable size and there is room, else computed now. */
-static int record_recv(const MPI_Status *st, const void *buf, MPI_Datatype type, uint32_t post,
-                       int64_t bytes)
-{
-    const void *p = NULL;
-    uint32_t crc = 0;
-    sc__rp_rec *slot;
-    int rc;
-
-    if (bytes >= SC_RP_STAGE_MIN && bytes <= SC_RP_STAGE_MAX)
-        p = span(buf, type, bytes);
-    if (p == NULL && (rc = payload_crc(buf, type, bytes, &crc)) != MPI_SUCCESS)
-        return rc;
-    if ((slot = sc__rp_log_next()) == NULL)
-        return MPI_ERR_FILE;
-    *slot = (sc__rp_rec){.kind = SC_RP_RECV, .call = ncall, .a = st->MPI_SOURCE,
-                         .b = st->MPI_TAG, .post = post, .crc = crc, .bytes = bytes};
-    if (p != NULL && sc__rp_stage_put(p, (size_t)bytes, &slot->crc) != 0)
-        slot->crc = sc__rp_crc(0, p, (size_t)bytes);
-    sc__rp_log_commit();
-    return MPI_SUCCESS;
-}
-
-/* Record, at a blocking call with CRCs pending: the call tests first (a
- * test, an iprobe) and, when MPI is not done, computes the pending CRCs
- * before it blocks, in time the rank would spend waiting. What it logs is
- * what the blocking call would have given: the test's outcome when done. */
-static int idle(void)
-{
-    return mode == RP_RECORD && sc__rp_stage_pending() > 0;
-}
-
 /* A completed receive of buf / type posted at call `post`: its RECV record
  * written (record) or checked (replay). */
 static int received(const MPI_Status *st, const void *buf, MPI_Datatype type, uint32_t post,
@@ -426,10 +376,11 @@ static int received(const MPI_Status *st, const void *buf, MPI_Datatype type, ui
     uint32_t crc;
     int rc;
 
-    if (mode == RP_RECORD)
-        return record_recv(st, buf, type, post, bytes);
     if ((rc = payload_crc(buf, type, bytes, &crc)) != MPI_SUCCESS)
         return rc;
+    if (mode == RP_RECORD)
+        return put((sc__rp_rec){.kind = SC_RP_RECV, .a = st->MPI_SOURCE, .b = st->MPI_TAG,
+                                .post = post, .crc = crc, .bytes = bytes});
     if ((rc = take(SC_RP_RECV, &r, comm, fn, site)) != MPI_SUCCESS)
         return rc;
     if (r->post != post || r->a != st->MPI_SOURCE || r->b != st->MPI_TAG || r->bytes != bytes ||
@@ -634,16 +585,6 @@ static int recv_rr(void *buf, int count, MPI_Datatype type, int src, int tag, MP
         src = src == MPI_ANY_SOURCE ? r->a : src;
         tag = tag == MPI_ANY_TAG ? r->b : tag;
     }
-    if (idle()) {
-        /* An iprobe of the same source and tag: the receive then takes
-         * the message it found (MPI's order), so nothing logged changes. */
-        int f = 0;
-        MPI_Status pst;
-        if ((rc = sc__tr_iprobe(src, tag, comm, &f, &pst)) != MPI_SUCCESS)
-            return rc;
-        if (!f)
-            sc__rp_stage_drain();
-    }
     if ((rc = sc__tr_recv_st(buf, count, type, src, tag, comm, st)) != MPI_SUCCESS)
         return rc;
     return received(st, buf, type, ncall, comm, "safecoll_recv", site);
@@ -692,7 +633,7 @@ static int probe_rr(int kind, int src, int tag, MPI_Comm comm, int *flag, MPI_Me
     MPI_Status local;
     MPI_Status *st = ST(status, local);
     const sc__rp_rec *r = NULL;
-    int rc = MPI_SUCCESS, f = 1;
+    int rc, f = 1;
 
     if (mode == RP_REPLAY) {
         if ((rc = take(SC_RP_PROBE, &r, comm, fn, site)) != MPI_SUCCESS)
@@ -709,20 +650,7 @@ static int probe_rr(int kind, int src, int tag, MPI_Comm comm, int *flag, MPI_Me
         tag = tag == MPI_ANY_TAG ? r->b : tag;
         rc = kind < 2 ? sc__tr_probe(src, tag, comm, st) : sc__tr_mprobe(src, tag, comm, msg, st);
     } else {
-        if ((kind == 0 || kind == 2) && idle()) {
-            rc = kind == 0 ? sc__tr_iprobe(src, tag, comm, &f, st)
-                           : sc__tr_improbe(src, tag, comm, &f, msg, st);
-            if (rc != MPI_SUCCESS)
-                return rc;
-            if (f)
-                kind = -1; /* found: the blocking probe's outcome */
-            else
-                sc__rp_stage_drain();
-            f = 1;
-        }
         switch (kind) {
-        case -1:
-            break;
         case 0:
             rc = sc__tr_probe(src, tag, comm, st);
             break;
@@ -837,16 +765,10 @@ int safecoll_imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *me
  * receive. */
 static int wait_one(MPI_Request *req, MPI_Status *st, const char *fn, const void *site)
 {
-    int found, rc, done = 0;
+    int found, rc;
     ent e = unfollow(*req, &found);
 
-    if (idle()) {
-        if ((rc = sc__tr_test_st(req, &done, st)) != MPI_SUCCESS)
-            return rc;
-        if (!done)
-            sc__rp_stage_drain();
-    }
-    if (!done && (rc = sc__tr_wait_st(req, st)) != MPI_SUCCESS)
+    if ((rc = sc__tr_wait_st(req, st)) != MPI_SUCCESS)
         return rc;
     return found ? received(st, e.buf, e.type, e.post, e.comm, fn, site) : MPI_SUCCESS;
 }
@@ -866,48 +788,6 @@ int safecoll_wait(MPI_Request *request, MPI_Status *status)
         return sc__tr_wait_st(request, status);
     return rc != MPI_SUCCESS ? rc
                              : SC_TR_REGION("safecoll_wait", wait_rr(request, status, SITE()));
-}
-
-/* Record's MPI_Waitall, MPI_Waitany and MPI_Waitsome: with CRCs pending,
- * the test of the same form first (MPI_Testall completes all or none;
- * MPI_Testany and MPI_Testsome return what the wait would have: any of
- * the completed requests, or MPI_UNDEFINED when none is active), and the
- * CRCs computed before the wait when it found nothing. */
-static int wait_all(int n, MPI_Request reqs[], MPI_Status sts[])
-{
-    int done = 0, rc;
-
-    if (idle()) {
-        if ((rc = sc__tr_testall_st(n, reqs, &done, sts)) != MPI_SUCCESS || done)
-            return rc;
-        sc__rp_stage_drain();
-    }
-    return sc__tr_waitall_st(n, reqs, sts);
-}
-
-static int wait_any(int n, MPI_Request reqs[], int *index, MPI_Status *st)
-{
-    int done = 0, rc;
-
-    if (idle()) {
-        if ((rc = sc__tr_testany(n, reqs, index, &done, st)) != MPI_SUCCESS || done)
-            return rc;
-        sc__rp_stage_drain();
-    }
-    return sc__tr_waitany(n, reqs, index, st);
-}
-
-static int wait_some(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
-{
-    int rc;
-
-    if (idle()) {
-        rc = sc__tr_testsome(n, reqs, outcount, indices, sts);
-        if (rc != MPI_SUCCESS || *outcount != 0)
-            return rc;
-        sc__rp_stage_drain();
-    }
-    return sc__tr_waitsome(n, reqs, outcount, indices, sts);
 }
 
 /* waitall (test = 0) or testall (test = 1). */
@@ -930,7 +810,7 @@ static int all_rr(int test, int n, MPI_Request reqs[], int *flag, MPI_Status sta
     }
     if ((saved = save_reqs(n, reqs, &sts)) == NULL)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", fn, n);
-    rc = test == 1 ? sc__tr_testall_st(n, reqs, &f, sts) : wait_all(n, reqs, sts);
+    rc = test == 1 ? sc__tr_testall_st(n, reqs, &f, sts) : sc__tr_waitall_st(n, reqs, sts);
     if (rc == MPI_SUCCESS && test == 1 && mode == RP_RECORD)
         rc = put((sc__rp_rec){.kind = SC_RP_TEST, .flag = (uint8_t)f});
     if (rc != MPI_SUCCESS) {
@@ -1043,7 +923,7 @@ static int any_rr(int test, int n, MPI_Request reqs[], int *index, int *flag, MP
     }
     if ((saved = save_reqs(n, reqs, NULL)) == NULL)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", fn, n);
-    rc = test ? sc__tr_testany(n, reqs, index, &f, st) : wait_any(n, reqs, index, st);
+    rc = test ? sc__tr_testany(n, reqs, index, &f, st) : sc__tr_waitany(n, reqs, index, st);
     if (rc == MPI_SUCCESS)
         rc = put((sc__rp_rec){.kind = SC_RP_ANY, .flag = (uint8_t)f,
                               .a = f ? *index : MPI_UNDEFINED});
@@ -1119,7 +999,7 @@ static int some_rr(int test, int n, MPI_Request reqs[], int *outcount, int indic
             }
     } else {
         rc = test ? sc__tr_testsome(n, reqs, outcount, indices, sts)
-                  : wait_some(n, reqs, outcount, indices, sts);
+                  : sc__tr_waitsome(n, reqs, outcount, indices, sts);
         if (rc == MPI_SUCCESS)
             rc = put((sc__rp_rec){.kind = SC_RP_SOME, .a = *outcount});
         for (int k = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; k++)

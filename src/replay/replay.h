@@ -15,10 +15,6 @@
  * wrapper call number (every safecoll_ point-to-point call counts, from
  * 1).
  *
- * Record defers each received payload's CRC-32 (stage.c): the payload is
- * copied to a bounded staging area, and the CRC is computed where the rank
- * would wait in MPI, at the latest before its record's block is written.
- *
  * Depends on core and traffic (src/traffic/traffic.h) only; nothing below
  * includes it.
  */
@@ -31,11 +27,6 @@
 #include "core.h"
 
 enum { SC_RP_VERSION = 2, SC_RP_PROGRAM = 256, SC_RP_BLOCK_RECS = 2048 };
-
-/* Record stages payloads of SC_RP_STAGE_MIN to SC_RP_STAGE_MAX bytes;
- * below, a CRC-32 costs no more than the copy, above, the copy is about
- * the CRC's cost (p2p.c). */
-enum { SC_RP_STAGE_MIN = 256, SC_RP_STAGE_MAX = 64 * 1024 };
 
 typedef enum sc__rp_kind {
     SC_RP_RECV = 1, /* a completed receive: a source, b tag, bytes, crc, post */
@@ -85,11 +76,6 @@ void sc__rp_program(char out[SC_RP_PROGRAM]);
 /* Record: opens DIR/rank-<rank>.screp (DIR made if missing) and writes the
  * header. MPI_SUCCESS or an error with its message. */
 int sc__rp_log_create(const char *dir, int nprocs, int rank);
-/* The buffer's next record slot, the buffer written out first when full
- * (NULL when that write failed, with the error's message); the caller
- * fills it and appends it with sc__rp_log_commit. */
-sc__rp_rec *sc__rp_log_next(void);
-void sc__rp_log_commit(void);
 /* Appends one record to the buffer of SC_RP_BLOCK_RECS records (64 KiB),
  * written out as one block when full. */
 int sc__rp_log_put(const sc__rp_rec *r);
@@ -97,18 +83,6 @@ int sc__rp_log_put(const sc__rp_rec *r);
  * first and the file closed. Async-signal-safe when called from a handler
  * (write(2) only). */
 int sc__rp_log_flush(int end);
-
-/* Record's staging area (stage.c): made (and touched) at the start of a
- * recording, -1 when out of memory (nothing is staged then). */
-int sc__rp_stage_init(void);
-/* Copies the n bytes at p and remembers to store their CRC-32 at *crc;
- * -1 when not staged (too large, or no room): the caller computes it. */
-int sc__rp_stage_put(const void *p, size_t n, uint32_t *crc);
-/* The number of CRCs pending. */
-size_t sc__rp_stage_pending(void);
-/* Computes every pending CRC into its record; the area is empty after.
- * Async-signal-safe (no allocation, no system call). */
-void sc__rp_stage_drain(void);
 
 /* Replay: reads and checks DIR/rank-<rank>.screp whole (header, P, rank,
  * program, every block's CRC and sequence, every record's kind, the END). On success *recs / *n hold the

@@ -19,14 +19,12 @@
  *   test_replay big     64 KiB messages from MPI_ANY_SOURCE, 2.5 MiB in
  *                       all, through MPI_Recv, MPI_Wait, MPI_Waitany,
  *                       MPI_Waitall and MPI_Waitsome
- *   test_replay stage   record's deferred CRCs (src/replay/stage.c): every
+ *   test_replay stage   the payload CRC taken at the right time: every
  *                       receive buffer overwritten right after its
  *                       completion; phase A, 1200 receives completed by
- *                       polled MPI_Test (which computes no pending CRC):
- *                       log blocks fill with CRCs pending and the 32 KiB
- *                       ones overflow the staging area; phase B, payloads
- *                       from 100 B to 70 KiB (under, within and over the
- *                       staging limits) through MPI_Recv, MPI_Wait,
+ *                       polled MPI_Test, several log blocks, 6 MiB of
+ *                       32 KiB payloads among them; phase B, payloads
+ *                       from 100 B to 70 KiB through MPI_Recv, MPI_Wait,
  *                       MPI_Waitall, MPI_Waitany, MPI_Waitsome,
  *                       MPI_Probe / MPI_Recv and MPI_Mprobe / MPI_Mrecv
  *
@@ -36,8 +34,8 @@
  * (many, a hole-free derived type), =4 one int in the middle of its
  * 1252-byte probed message (poll, a payload past the CRC's short-input
  * path), =5 a byte of its 14th
- * 64 KiB message (big), =6 an int of its 8th phase-B message (stage, a
- * 4 KiB payload staged when recorded): a replay must report the divergence. Rank 0 prints "out:"
+ * 64 KiB message (big), =6 an int of its 8th phase-B message (stage, 4
+ * KiB): a replay must report the divergence. Rank 0 prints "out:"
  * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
  * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
  * as "DIVERGED: <message>" and the program exits 3. The stage scenario
@@ -387,14 +385,18 @@ static void big_scenario(void)
     }
 }
 
-/* Record's deferred CRCs. Message k of sender src holds k, src, then a
+/* The payload CRC taken from the received bytes, whenever record computes
+ * it (a CRC deferred past the completion was tried, doc/performance.md,
+ * "Debugging modes"). Message k of sender src holds k, src, then a
  * pattern; rank 0 checks it, folds it into h and overwrites the buffer at
  * once, before its next MPI call: a CRC computed later from the buffer
- * instead of the staged copy would differ from the replay's. */
+ * would differ from the replay's. Phase A's polled receives fill log
+ * blocks (a CRC must be final when its block is written) and hold 6 MiB
+ * of 32 KiB payloads (more than a bounded staging copy). */
 enum { SA = 600, SB = 40, SBIG = 17920, TAG_A = 40, TAG_B = 41 };
 
-/* Phase A: 1 KiB, every 8th 32 KiB; phase B: 1 KiB, 4 KiB, 100 B (below
- * the staging minimum), 70 KiB (over its maximum), 2 KiB, 4 KiB. */
+/* Phase A: 1 KiB, every 8th 32 KiB; phase B: 1 KiB, 4 KiB, 100 B, 70 KiB
+ * (over 64 KiB), 2 KiB, 4 KiB. */
 static int stage_len(int phase, int k)
 {
     static const int b[] = {256, 1024, 25, SBIG, 512, 1024};
