@@ -5,8 +5,9 @@
 # recorded output exactly (sum, master-worker with Waitany, the polled
 # master-worker with probes and *some, the combined mode with the safe
 # collectives on p2p strategies, 96 receives outstanding at once, and 64 KiB
-# messages through every blocking completion); an altered payload is reported at the
-# right call; bad logs are an error on every rank, never a hang.
+# messages through every blocking completion, and payloads from 100 B to
+# 70 KiB whose receive buffers are overwritten at once, over several log
+# blocks); an altered payload is reported at the right call; bad logs are an error on every rank, never a hang.
 #
 #   tests/check-replay.sh TEST_REPLAY_BINARY
 set -uo pipefail
@@ -42,7 +43,7 @@ job nat.b SAFECOLL_TEST_ORDER=b -- sum
 ok "native sums differ between the orders ($(outs nat.a) / $(outs nat.b))" \
     bash -c '! cmp -s <(grep "^out:" nat.a) <(grep "^out:" nat.b)'
 
-for s in sum master poll combined many big; do
+for s in sum master poll combined many big stage; do
     extra=()
     [ $s = combined ] && extra=(SAFECOLL_STRATEGY=all=p2p)
     job rec.$s "${extra[@]}" SAFECOLL_TEST_ORDER=a SAFECOLL_REPLAY=record:log.$s -- $s
@@ -90,6 +91,18 @@ ok "perturbed 64 KiB payload (completed by MPI_Waitsome): reported on rank 0, so
 job pert3 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=3 SAFECOLL_REPLAY=replay:log.many -- many
 ok "perturbed hole-free derived type: reported on rank 0, source 2 tag 20" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 20, CRC-32 " pert3
+
+# rank 2's 8th phase-B message of the stage scenario, 4 KiB: altered, the
+# replay reports it at the completion step that received it, not later.
+c=$(sed -n 's/^stage call \([0-9]*\):\(.* \)\?2:7\( .*\)\?$/\1/p' rec.stage)
+if [ "${c:-0}" -gt 0 ]; then prev="stage call $((c - 1)):"; else prev="out: stage A"; fi
+job pert6 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=6 SAFECOLL_REPLAY=replay:log.stage -- stage
+ok "perturbed 4 KiB payload (stage): reported on rank 0, source 2 tag 41" \
+    grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 41, CRC-32 " pert6
+ok "perturbed 4 KiB payload (stage): reported at step ${c:-?}, the one that received it" \
+    bash -c 'test -n "$1" && sed -n "/^DIVERGED/q; /^stage call \|^out: stage A/p" "$2" |
+        tail -n 1 | grep -q "^$3"' _ \
+    "$c" pert6 "$prev"
 
 # Bad logs: an error on every rank, no hang.
 bad() { # bad LABEL EXPECTED_TEXT

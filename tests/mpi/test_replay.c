@@ -19,6 +19,14 @@
  *   test_replay big     64 KiB messages from MPI_ANY_SOURCE, 2.5 MiB in
  *                       all, through MPI_Recv, MPI_Wait, MPI_Waitany,
  *                       MPI_Waitall and MPI_Waitsome
+ *   test_replay stage   the payload CRC taken at the right time: every
+ *                       receive buffer overwritten right after its
+ *                       completion; phase A, 1200 receives completed by
+ *                       polled MPI_Test, several log blocks, 6 MiB of
+ *                       32 KiB payloads among them; phase B, payloads
+ *                       from 100 B to 70 KiB through MPI_Recv, MPI_Wait,
+ *                       MPI_Waitall, MPI_Waitany, MPI_Waitsome,
+ *                       MPI_Probe / MPI_Recv and MPI_Mprobe / MPI_Mrecv
  *
  * SAFECOLL_TEST_PERTURB=1: rank 2 alters the value of its third message
  * (sum, received with a derived type), =2 one int of its message in the
@@ -26,10 +34,13 @@
  * (many, a hole-free derived type), =4 one int in the middle of its
  * 1252-byte probed message (poll, a payload past the CRC's short-input
  * path), =5 a byte of its 14th
- * 64 KiB message (big): a replay must report the divergence. Rank 0 prints "out:"
+ * 64 KiB message (big), =6 an int of its 8th phase-B message (stage, 4
+ * KiB): a replay must report the divergence. Rank 0 prints "out:"
  * lines (the results, bit for bit) and "recv <i> from <src> msg <k>" (the
  * i-th receive call). A divergence returned (MPI_ERRORS_RETURN) is printed
- * as "DIVERGED: <message>" and the program exits 3.
+ * as "DIVERGED: <message>" and the program exits 3. The stage scenario
+ * prints "stage call <c>:" and the <source>:<number> of the messages each
+ * of its completion steps got.
  *
  * Run with no argument (make check-mpi), every scenario runs natively and
  * checks what holds in any order.
@@ -374,6 +385,163 @@ static void big_scenario(void)
     }
 }
 
+/* The payload CRC taken from the received bytes, whenever record computes
+ * it (a CRC deferred past the completion was tried, doc/performance.md,
+ * "Debugging modes"). Message k of sender src holds k, src, then a
+ * pattern; rank 0 checks it, folds it into h and overwrites the buffer at
+ * once, before its next MPI call: a CRC computed later from the buffer
+ * would differ from the replay's. Phase A's polled receives fill log
+ * blocks (a CRC must be final when its block is written) and hold 6 MiB
+ * of 32 KiB payloads (more than a bounded staging copy). */
+enum { SA = 600, SB = 40, SBIG = 17920, TAG_A = 40, TAG_B = 41 };
+
+/* Phase A: 1 KiB, every 8th 32 KiB; phase B: 1 KiB, 4 KiB, 100 B, 70 KiB
+ * (over 64 KiB), 2 KiB, 4 KiB. */
+static int stage_len(int phase, int k)
+{
+    static const int b[] = {256, 1024, 25, SBIG, 512, 1024};
+    return phase == 0 ? (k % 8 == 0 ? 8192 : 256) : b[k % 6];
+}
+
+static int stage_val(int src, int k, int j)
+{
+    return j == 0 ? k : j == 1 ? src : src * 1000003 + k * 7919 + j;
+}
+
+static int stage_bad;
+
+static unsigned long stage_take(int *m, const MPI_Status *st, int phase, unsigned long h,
+                                char *line, size_t nline)
+{
+    int n = 0, src = st->MPI_SOURCE, k = m[0];
+    char one[32];
+
+    MPI_Get_count(st, MPI_INT, &n);
+    if (n != stage_len(phase, k) && getenv("SAFECOLL_TEST_PERTURB") == NULL)
+        stage_bad = 1, printf("FAIL: stage: message %d from %d has %d ints\n", k, src, n);
+    for (int j = 0; j < n; j++) {
+        if (m[j] != stage_val(src, k, j) && getenv("SAFECOLL_TEST_PERTURB") == NULL && !stage_bad)
+            stage_bad = 1, printf("FAIL: stage: message %d from %d: int %d is %d\n", k, src, j,
+                                  m[j]);
+        h = h * 33u ^ (unsigned long)m[j];
+    }
+    memset(m, 0x5a, (size_t)n * sizeof *m);
+    snprintf(one, sizeof one, " %d:%d", src, k);
+    strncat(line, one, nline - strlen(line) - 1);
+    return h;
+}
+
+/* Phase B's completion step c, of the form c % 7, for the `left` messages
+ * still to come; the number of messages it took. */
+static int stage_step(int c, int left, int *m[2], unsigned long *h)
+{
+    MPI_Request rq[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+    MPI_Status st[2];
+    MPI_Message msg;
+    char line[96] = "";
+    int form = c % 7, nr = form >= 2 && form <= 4 && left >= 2 ? 2 : 1, idx[2], n;
+
+    if (form == 0) {
+        check(MPI_Recv(m[0], SBIG, MPI_INT, MPI_ANY_SOURCE, TAG_B, MPI_COMM_WORLD, &st[0]),
+              "stage: recv");
+    } else if (form == 5 || form == 6) {
+        check(form == 5 ? MPI_Probe(MPI_ANY_SOURCE, TAG_B, MPI_COMM_WORLD, &st[1])
+                        : MPI_Mprobe(MPI_ANY_SOURCE, TAG_B, MPI_COMM_WORLD, &msg, &st[1]),
+              "stage: probe");
+        MPI_Get_count(&st[1], MPI_INT, &n);
+        check(form == 5 ? MPI_Recv(m[0], n, MPI_INT, st[1].MPI_SOURCE, TAG_B, MPI_COMM_WORLD,
+                                   &st[0])
+                        : MPI_Mrecv(m[0], n, MPI_INT, &msg, &st[0]),
+              "stage: recv after probe");
+    } else {
+        for (int i = 0; i < nr; i++)
+            check(MPI_Irecv(m[i], SBIG, MPI_INT, MPI_ANY_SOURCE, TAG_B, MPI_COMM_WORLD, &rq[i]),
+                  "stage: irecv");
+        if (form == 1 || nr == 1) {
+            check(MPI_Wait(&rq[0], &st[0]), "stage: wait");
+        } else if (form == 2) {
+            check(MPI_Waitall(2, rq, st), "stage: waitall");
+        } else if (form == 3) {
+            MPI_Status s1;
+            check(MPI_Waitany(2, rq, &idx[0], &s1), "stage: waitany");
+            check(MPI_Waitany(2, rq, &idx[1], &st[1 - idx[0]]), "stage: waitany");
+            st[idx[0]] = s1;
+        } else {
+            for (int got = 0; got < 2; got += n) {
+                MPI_Status s2[2];
+                check(MPI_Waitsome(2, rq, &n, idx, s2), "stage: waitsome");
+                if (n == MPI_UNDEFINED)
+                    break;
+                for (int i = 0; i < n; i++)
+                    st[idx[i]] = s2[i];
+            }
+        }
+        /* After a divergence, what the failed call left active. */
+        for (int i = 0; i < nr; i++)
+            if (rq[i] != MPI_REQUEST_NULL)
+                MPI_Wait(&rq[i], &st[i]);
+    }
+    for (int i = 0; i < nr; i++)
+        *h = stage_take(m[i], &st[i], 1, *h, line, sizeof line);
+    printf("stage call %d:%s\n", c, line);
+    return nr;
+}
+
+static void stage_scenario(void)
+{
+    int nw = size - 1;
+
+    if (rank == 0) {
+        int *m[2] = {malloc(SBIG * sizeof(int)), malloc(SBIG * sizeof(int))};
+        unsigned long h = 5381;
+        char line[32];
+        /* After a divergence the calls pass through: every message is
+         * still taken, so that no sender hangs. */
+        for (int got = 0; got < SA * nw; got++) {
+            MPI_Request rq;
+            MPI_Status st;
+            int f = 0;
+            check(MPI_Irecv(m[0], SBIG, MPI_INT, MPI_ANY_SOURCE, TAG_A, MPI_COMM_WORLD, &rq),
+                  "stage: irecv A");
+            while (!f) {
+                check(MPI_Test(&rq, &f, &st), "stage: test");
+                if (!f)
+                    usleep(50);
+            }
+            line[0] = '\0';
+            h = stage_take(m[0], &st, 0, h, line, sizeof line);
+        }
+        printf("out: stage A %lx\n", h);
+        MPI_Barrier(MPI_COMM_WORLD);
+        for (int c = 0, got = 0; got < SB * nw; c++)
+            got += stage_step(c, SB * nw - got, m, &h);
+        printf("out: stage B %lx\n", h);
+        free(m[0]);
+        free(m[1]);
+    } else {
+        int *m = malloc(SBIG * sizeof(int));
+        const char *pert = getenv("SAFECOLL_TEST_PERTURB");
+        delay_for(rank);
+        for (int phase = 0; phase < 2; phase++) {
+            if (phase == 1)
+                MPI_Barrier(MPI_COMM_WORLD);
+            for (int k = 0; k < (phase == 0 ? SA : SB); k++) {
+                int n = stage_len(phase, k);
+                for (int j = 0; j < n; j++)
+                    m[j] = stage_val(rank, k, j);
+                if (phase == 1 && rank == 2 && k == 7 && pert != NULL && strcmp(pert, "6") == 0)
+                    m[500] ^= 1;
+                /* Pauses that leave rank 0's waits nothing to find at once. */
+                if (phase == 1 && k % 3 == rank % 3)
+                    usleep(2000);
+                check(MPI_Send(m, n, MPI_INT, 0, phase == 0 ? TAG_A : TAG_B, MPI_COMM_WORLD),
+                      "stage: send");
+            }
+        }
+        free(m);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -441,6 +609,11 @@ int main(int argc, char **argv)
     if (strcmp(what, "big") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         big_scenario();
+    }
+    if (strcmp(what, "stage") == 0 || strcmp(what, "all") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        stage_scenario();
+        bad |= stage_bad;
     }
     MPI_Finalize();
     if (diverged)
