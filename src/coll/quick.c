@@ -1,15 +1,15 @@
 /*
  * The quick call of the v-forms (issue 17). A gatherv, scatterv,
- * allgatherv or alltoallv with int arrays, on two or more processes of the
- * intracommunicator its thread met last, that may decide alone
- * (pipeline.c, may_decide_alone) and whose own sides are plainly
- * untriggered, is MPI's own call with the caller's arguments: the
- * pipeline would choose exactly that, and describing the call first (the
- * 1.1 KiB descriptor, its layouts and frames) cost about as much as a
- * small MPI call. The test here is a subset of the pipeline's: every
- * value it lets through is one the pipeline runs natively without an
- * error, and anything else, errors included, goes to the pipeline, which
- * decides anew from the start.
+ * allgatherv, alltoallv or alltoallw (not in place) with int arrays, on
+ * two or more processes of the intracommunicator its thread met last,
+ * that may decide alone (pipeline.c, may_decide_alone) and whose own
+ * sides are plainly untriggered, is MPI's own call with the caller's
+ * arguments: the pipeline would choose exactly that, and describing the
+ * call first (the 1.1 KiB descriptor, its layouts and frames) cost about
+ * as much as a small MPI call. The test here is a subset of the
+ * pipeline's: every value it lets through is one the pipeline runs
+ * natively without an error, and anything else, errors included, goes to
+ * the pipeline, which decides anew from the start.
  */
 #include <limits.h>
 
@@ -69,6 +69,36 @@ static int plain_layout(const void *buf, const int *counts, const int *displs,
     return total <= INT_MAX && (buf != NULL || total == 0);
 }
 
+/* One side of an alltoallw with int arrays as alltoallw.c's describe_side
+ * reads it: given arrays, every count in [0, limit], every non-empty
+ * block of a common predefined type at a byte displacement in [0, limit]
+ * (a negative one is detector D), and a buffer for any data; the type of
+ * an empty block given (MPI_DATATYPE_NULL there makes the pipeline hand
+ * MPI a copy of the array). *bytes: the largest block in bytes. */
+static int plain_wside(const void *buf, const int *counts, const int *displs,
+                       const MPI_Datatype *types, int p, MPI_Count limit, MPI_Count *bytes)
+{
+    MPI_Count max = 0, total = 0;
+
+    if (counts == NULL || displs == NULL || types == NULL || buf == MPI_IN_PLACE)
+        return 0;
+    for (int i = 0; i < p; i++) {
+        const int c = counts[i], d = displs[i];
+        if (types[i] == MPI_DATATYPE_NULL || c < 0)
+            return 0;
+        if (c == 0)
+            continue;
+        const MPI_Count size = plain_type(types[i]);
+        if (size == 0 || c > limit || d < 0 || d > limit)
+            return 0;
+        total += c * size;
+        if (c * size > max)
+            max = c * size;
+    }
+    *bytes = max;
+    return buf != NULL || total == 0;
+}
+
 /* Whether every rank may decide alone without looking at the call, and
  * none of the facts every rank holds alike can route it: nothing forced,
  * no agreement asked for, no checking mode, no record of coll at this
@@ -109,6 +139,9 @@ static int plain_sides(const sc__inter *in, int rank, int p, MPI_Count *bytes)
         return (in->sbuf == MPI_IN_PLACE ||
                 plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes)) &&
                plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, &unused);
+    case SC_PATTERN_ALLTOALLW:
+        return plain_wside(in->sbuf, in->isc, in->isd, in->stypes, p, limit, bytes) &&
+               plain_wside(in->rbuf, in->irc, in->ird, in->rtypes, p, limit, &unused);
     default:
         return 0;
     }
@@ -130,9 +163,12 @@ static int native(const sc__inter *in)
     case SC_PATTERN_ALLGATHER:
         return SC_TR_COLL(r, MPI_Allgatherv, MPI_Iallgatherv, in->sbuf, (int)in->scount,
                           in->stype, in->rbuf, in->irc, in->ird, in->rtype, in->comm);
-    default:
+    case SC_PATTERN_ALLTOALL:
         return SC_TR_COLL(r, MPI_Alltoallv, MPI_Ialltoallv, in->sbuf, in->isc, in->isd,
                           in->stype, in->rbuf, in->irc, in->ird, in->rtype, in->comm);
+    default:
+        return SC_TR_COLL(r, MPI_Alltoallw, MPI_Ialltoallw, in->sbuf, in->isc, in->isd,
+                          in->stypes, in->rbuf, in->irc, in->ird, in->rtypes, in->comm);
     }
 }
 
@@ -143,7 +179,7 @@ int sc__v_quick(const sc__inter *in, int *rc)
     int inter, rank, p;
     MPI_Count bytes;
 
-    if (in->pattern == SC_PATTERN_ALLTOALLW || (!blocking && in->request == NULL) ||
+    if ((!blocking && in->request == NULL) ||
         !sc__comm_met(in->comm, &inter, &rank, &p) || inter ||
         (rooted && (in->root < 0 || in->root >= p)) ||
         !alone_anyway(in->coll, in->pattern, p) || !plain_sides(in, rank, p, &bytes))
