@@ -21,9 +21,13 @@
 
 #if SC_HAVE_MPI4
 
+/* The checks below are inlined into one frame: their calls were a tenth
+ * of the quick call's own instructions (callgrind, scatterv at the root). */
+#define QUICK_INLINE static inline __attribute__((always_inline))
+
 /* The size of a common predefined datatype (core/types.c's memo), or 0:
  * a derived datatype, or one of size 0, is the pipeline's. */
-static MPI_Count plain_type(MPI_Datatype type)
+QUICK_INLINE MPI_Count plain_type(MPI_Datatype type)
 {
     MPI_Count size;
     MPI_Aint extent;
@@ -33,7 +37,7 @@ static MPI_Count plain_type(MPI_Datatype type)
 
 /* One count side (a buffer, a count, a predefined datatype): a count
  * within the limit and a buffer for any data. */
-static int plain_side(const void *buf, MPI_Count count, MPI_Datatype type, MPI_Count limit)
+QUICK_INLINE int plain_side(const void *buf, MPI_Count count, MPI_Datatype type, MPI_Count limit)
 {
     return buf != MPI_IN_PLACE && count >= 0 && count <= limit && plain_type(type) > 0 &&
            (buf != NULL || count == 0);
@@ -45,7 +49,7 @@ static int plain_side(const void *buf, MPI_Count count, MPI_Datatype type, MPI_C
  * may not overlap), a sum within int and a buffer for any data. The
  * largest count times the type's size goes to *bytes (the native hook's
  * message). */
-static int plain_layout(const void *buf, const int *counts, const int *displs,
+QUICK_INLINE int plain_layout(const void *buf, const int *counts, const int *displs,
                         MPI_Datatype type, int p, MPI_Count limit, int blocks, MPI_Count *bytes)
 {
     const MPI_Count size = plain_type(type);
