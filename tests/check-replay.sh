@@ -7,7 +7,8 @@
 # collectives on p2p strategies, 96 receives outstanding at once, and 64 KiB
 # messages through every blocking completion, and payloads from 100 B to
 # 70 KiB whose receive buffers are overwritten at once, over several log
-# blocks); an altered payload is reported at the right call; bad logs are an error on every rank, never a hang.
+# blocks); an altered payload is reported at the right call; bad logs are
+# an error on every rank, never a hang.
 #
 #   tests/check-replay.sh TEST_REPLAY_BINARY
 set -uo pipefail

@@ -622,9 +622,7 @@ static int may_decide_alone(const sc__call *call)
            (call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER ||
             call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLGATHER ||
             call->pattern == SC_PATTERN_ALLTOALLW) &&
-           call->forced == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() &&
-           !SC_CHECK_ON() && !sc__bounds_any_at(call->coll, call->size, 0) &&
-           !(sc__config_perf_bounds() && sc__bounds_any_at(call->coll, call->size, 1)) &&
+           sc__alone_allowed(call->coll, call->size, call->forced) &&
            !sc__known_local(call->pattern) && !sc__known_alone(call) &&
            /* A bug whose condition every rank sees alike (known.c): all
             * agree. After an error the arrays may be missing; the error is

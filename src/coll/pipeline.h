@@ -166,6 +166,12 @@ int sc__inter_v(const sc__inter *in);
  * the receive side in call->rlay), lets describe read the rest, and runs. */
 typedef void sc__v_describe(sc__call *call, const sc__inter *in);
 int sc__v_entry(sc__inter *in, int large, sc__v_describe *describe);
+/* Whether the settings and the registry, which every rank holds alike,
+ * let a call of coll on size processes with the forced strategy `forced`
+ * decide alone (pipeline.c, "Deciding alone"): nothing forced, no
+ * agreement asked for, checking mode off, no record of coll at this size.
+ * The pipeline and the quick call both ask it (quick.c). */
+int sc__alone_allowed(safecoll_coll coll, int size, safecoll_strategy forced);
 /* The quick call (quick.c): 1 with *rc when in (int arrays, in->pattern
  * set) was MPI's own call, made here because the pipeline would have
  * chosen it without an error; 0, with nothing done, for the pipeline. */

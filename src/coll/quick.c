@@ -19,6 +19,19 @@
 #include "pipeline.h"
 #include "displs.h"
 
+/* sc__alone_allowed, here so that the quick call has it inline. */
+static inline int alone_allowed(safecoll_coll coll, int size, safecoll_strategy forced)
+{
+    return forced == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() && !SC_CHECK_ON() &&
+           !sc__bounds_any_at(coll, size, 0) &&
+           !(sc__config_perf_bounds() && sc__bounds_any_at(coll, size, 1));
+}
+
+int sc__alone_allowed(safecoll_coll coll, int size, safecoll_strategy forced)
+{
+    return alone_allowed(coll, size, forced);
+}
+
 #if SC_HAVE_MPI4
 
 /* The checks below are inlined into one frame: their calls were a tenth
@@ -103,17 +116,14 @@ static int plain_wside(const void *buf, const int *counts, const int *displs,
     return buf != NULL || total == 0;
 }
 
-/* Whether every rank may decide alone without looking at the call, and
- * none of the facts every rank holds alike can route it: nothing forced,
- * no agreement asked for, no checking mode, no record of coll at this
- * size, no known bug of the pattern for an int call on p > 1 processes. */
+/* Whether every rank may decide alone without looking at the call: the
+ * setup succeeded, the settings and the registry allow it (the pipeline's
+ * own test, sc__alone_allowed), and the library has no known bug of the
+ * pattern for an int call on p > 1 processes. */
 static int alone_anyway(safecoll_coll coll, sc__pattern pattern, int p)
 {
     return p > 1 && sc__config_init() == MPI_SUCCESS && sc__bounds_init() == MPI_SUCCESS &&
-           sc__config_forced(coll) == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() &&
-           !SC_CHECK_ON() && !sc__bounds_any_at(coll, p, 0) &&
-           !(sc__config_perf_bounds() && sc__bounds_any_at(coll, p, 1)) &&
-           sc__known_quick(pattern);
+           alone_allowed(coll, p, sc__config_forced(coll)) && sc__known_quick(pattern);
 }
 
 /* This rank's sides, as the pattern reads them; *bytes as the pipeline
