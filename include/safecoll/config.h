@@ -44,7 +44,7 @@ extern "C" {
 typedef enum safecoll_strategy {
     SAFECOLL_STRATEGY_AUTO = 0,           /**< the cheapest applicable strategy (default) */
     SAFECOLL_STRATEGY_NATIVE = 1,         /**< the plain MPI call */
-    SAFECOLL_STRATEGY_LARGECOUNT = 2,     /**< the MPI-4 `_c` call with 64-bit displacements */
+    SAFECOLL_STRATEGY_LARGECOUNT = 2,     /**< the MPI-4 `_c` call (MPI-3: allgatherv's compact form) */
     SAFECOLL_STRATEGY_BIGTYPE = 3,        /**< W2: a contiguous type of gcd(counts, displs) elements */
     SAFECOLL_STRATEGY_SEGMENT = 4,        /**< W1-A: one sub-collective per rank range that fits */
     SAFECOLL_STRATEGY_CHUNK = 5,          /**< W1-B: rounds of pieces of at most the int limit */
@@ -91,7 +91,8 @@ typedef enum safecoll_strategy {
  * `native` and `auto` exist for every collective; the other strategies
  * exist where the library implements them for that collective (guide.md,
  * "Strategies", has the table; `largecount` only where the MPI library has
- * MPI-4's `_c` calls). Conditions of a single call are not part of the
+ * MPI-4's `_c` calls, and for allgatherv, whose compact form runs on an
+ * MPI-3 library too). Conditions of a single call are not part of the
  * answer: `regular` needs equal counts, `segment` more than one process,
  * and so on; a forced strategy that exists but cannot carry a call fails
  * that call with MPI_ERR_UNSUPPORTED_OPERATION on every rank, unless it

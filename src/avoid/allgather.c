@@ -11,12 +11,36 @@
 #include "avoid.h"
 #include "nb.h"
 
+/* largecount on an MPI-3 library, which has no _c calls (issue 17). The
+ * ranks hold the same receive counts (in bytes: their receive types may
+ * differ, with the same signature), so when the blocks fill at most the
+ * limit in bytes, every rank knows it without a message, and each can
+ * receive with its own layout alone: a rank whose displacements do not
+ * fit an int call (wrapped past INT_MAX, or past the limit) receives the
+ * blocks side by side into an image of the call's own, in rank order,
+ * with one int call of the collective, and copies each block to its
+ * place; the others make the ordinary call. The signatures, and so the
+ * messages, are MPI's own call's. The sum is the same on every rank, so
+ * every rank tells alike whether it fits (sc__ag_compact_fits). */
+int sc__ag_compact_fits(const sc__call *call)
+{
+    const sc__layout *lay = &call->lay;
+    MPI_Count size = lay->type_size;
+
+    /* The size clamped at INT_MAX by describe is asked of MPI again. */
+    if (lay->type_size == INT_MAX && MPI_Type_size_x(lay->type, &size) != MPI_SUCCESS)
+        return 0;
+    return size == 0 || lay->total <= call->limit / size;
+}
+
 /* Every rank holds the layout and plans it; ranks whose displacements
  * differ are told apart by the layout hash of the agreement. */
 static int ag_feasible(sc__call *call)
 {
 #if !SC_HAVE_MPI4
-    call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
+    /* The compact form needs the blocks within the limit in bytes. */
+    if (!sc__ag_compact_fits(call))
+        call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
 #endif
     return sc__plan_layout(call);
 }
@@ -86,6 +110,169 @@ static int ag_post(sc__call *call, MPI_Request *req)
     return SC_TR_CALL(SC_TR_NATIVE, MPI_Iallgatherv, send_buf(call, 0), (int)call->leaf.count,
                       call->leaf.type, lay->buf, lay->icounts, lay->idispls, lay->type,
                       call->comm, req);
+}
+#else
+/* The int call of one rank in the compact form (the MPI-3 largecount
+ * above): its send side and receive side, in the call's scratch (the
+ * pattern's plan, call->plan, which the layout strategies' plan would
+ * otherwise be). */
+typedef struct ag_compact {
+    const void *sbuf;
+    int sn;
+    MPI_Datatype stype;
+    int sowned;
+    char *rbuf;      /* the caller's buffer, or the image */
+    int *counts, *displs;
+    int image;       /* received into the image: copied to the blocks after */
+} ag_compact;
+
+static void ag_compact_types_free(ag_compact *c)
+{
+    if (c->sowned)
+        MPI_Type_free(&c->stype);
+    c->sowned = 0;
+}
+
+/* Makes this rank's int call: the send side as it is, and the receive
+ * side: the caller's buffer with the layout as int arrays when it fits,
+ * else the compact image of the blocks, in rank order (a receive type of
+ * size 0 holds no data: counts and displacements 0, the same empty
+ * signature), with this rank's own block copied there first when in
+ * place. */
+static int ag_compact_begin(sc__call *call, ag_compact **out)
+{
+    sc__layout *lay = &call->lay;
+    const int p = call->size, size0 = lay->type_size == 0;
+    ag_compact *c = sc__scratch(call, sizeof *c);
+    MPI_Count at = 0;
+    int rc;
+
+    *out = c;
+    if (c == NULL)
+        return sc__eq_no_mem(call);
+    memset(c, 0, sizeof *c);
+    c->stype = call->leaf.type;
+    c->sbuf = send_buf(call, 0);
+    c->image = lay->nofit || lay->wrapped;
+    c->counts = sc__scratch(call, sizeof(int) * (size_t)p);
+    c->displs = sc__scratch(call, sizeof(int) * (size_t)p);
+    if (c->counts == NULL || c->displs == NULL)
+        return sc__eq_no_mem(call);
+    call->plan = c;
+    if ((rc = sc__layout_view(call, lay)) != MPI_SUCCESS)
+        return rc;
+    /* The send side keeps its type: Open MPI's allgatherv picks its
+     * algorithm from the local send type and deadlocks when their sizes
+     * differ between ranks (known.c). Its count fits: the blocks fit the
+     * limit in bytes (sc__ag_compact_fits). A type of size 0 sends none,
+     * the same empty signature. */
+    if (!call->in_place && call->leaf.type_size > 0 &&
+        (rc = sc__type_fit(call->leaf.count, call->leaf.type, &c->sn, &c->stype,
+                           &c->sowned)) != MPI_SUCCESS)
+        return rc;
+    for (int j = 0; j < p; j++) {
+        c->counts[j] = size0 ? 0 : (int)lay->counts[j];
+        c->displs[j] = c->image ? (int)at : (int)lay->displs[j];
+        at += c->counts[j];
+    }
+    c->rbuf = lay->buf;
+    if (!c->image || size0 || at == 0)
+        return MPI_SUCCESS;
+    /* Addressed like the caller's buffer (sc__eq_image). A type of wide
+     * extent makes a large image of which only the data is written: where
+     * malloc refuses it, pages reserved as they are written. Where even
+     * that fails (the address space), this rank cannot take part, and the
+     * others, which decided alone, wait for it in MPI's call, as they
+     * would for a rank whose MPI ran out of memory. */
+    MPI_Aint lb, extent, tlb, textent;
+    if ((rc = MPI_Type_get_extent(lay->type, &lb, &extent)) != MPI_SUCCESS ||
+        (rc = MPI_Type_get_true_extent(lay->type, &tlb, &textent)) != MPI_SUCCESS)
+        return rc;
+    if ((c->rbuf = sc__scratch_map(call, (size_t)((at - 1) * extent + textent))) == NULL)
+        return sc__error(MPI_ERR_NO_MEM,
+                         "%s: rank %d: no memory for an image of %lld bytes to receive its "
+                         "blocks into (its displacements do not fit an int call); the other "
+                         "ranks decided alone and wait for it in MPI's call",
+                         call->fn, call->rank, (long long)((at - 1) * extent + textent));
+    c->rbuf -= tlb;
+    if (call->priv == MPI_COMM_NULL && (rc = sc__comm_private(call->comm, &call->priv)) != 0)
+        return rc;
+    const int me = call->rank;
+    if (call->in_place && c->counts[me] > 0)
+        rc = sc__eq_copy(call, sc__at(lay->buf, lay->displs[me], lay->extent), c->counts[me],
+                         lay->type, c->rbuf + (MPI_Aint)c->displs[me] * lay->extent,
+                         c->counts[me], lay->type);
+    return rc;
+}
+
+/* After the call: each block from the image to its place (a rank's own
+ * block, in place, is there already), by local copies on the private
+ * communicator. */
+static int ag_compact_end(sc__call *call)
+{
+    const sc__layout *lay = &call->lay;
+    const ag_compact *c = call->plan;
+    int rc = MPI_SUCCESS;
+
+    for (int j = 0; j < call->size && c->image && rc == MPI_SUCCESS; j++)
+        if (c->counts[j] > 0 && !(call->in_place && j == call->rank))
+            rc = sc__eq_copy(call, c->rbuf + (MPI_Aint)c->displs[j] * lay->extent,
+                             lay->counts[j], lay->type,
+                             sc__at(lay->buf, lay->displs[j], lay->extent), lay->counts[j],
+                             lay->type);
+    return rc;
+}
+
+static int ag_largecount(sc__call *call)
+{
+    ag_compact *c;
+    int rc = ag_compact_begin(call, &c);
+
+    if (rc == MPI_SUCCESS) {
+        rc = SC_COLL(MPI_Allgatherv, MPI_Iallgatherv, c->sbuf, c->sn, c->stype, c->rbuf,
+                     c->counts, c->displs, call->lay.type, sc__call_comm(call));
+        /* On the caller's communicator (decided alone) MPI raised it. */
+        call->errh_done = rc != MPI_SUCCESS && call->alone;
+    }
+    if (c != NULL)
+        ag_compact_types_free(c);
+    return rc == MPI_SUCCESS ? ag_compact_end(call) : rc;
+}
+
+/* An i-call that decided alone (avoid.h, post): the int call of the
+ * caller's arrays, or this rank's compact form, whose copies ag_post_done
+ * makes once the request completes (MPI lets a datatype be freed while a
+ * request uses it). */
+static int ag_post(sc__call *call, MPI_Request *req)
+{
+    const sc__layout *lay = &call->lay;
+    ag_compact *c;
+    int rc;
+
+    if (call->strategy == SAFECOLL_STRATEGY_NATIVE && !call->large)
+        return SC_TR_CALL(SC_TR_NATIVE, MPI_Iallgatherv, send_buf(call, 0),
+                          (int)call->leaf.count, call->leaf.type, lay->buf, lay->icounts,
+                          lay->idispls, lay->type, call->comm, req);
+    if ((rc = ag_compact_begin(call, &c)) == MPI_SUCCESS) {
+        rc = SC_TR_CALL(SC_TR_NATIVE, MPI_Iallgatherv, c->sbuf, c->sn, c->stype, c->rbuf,
+                        c->counts, c->displs, call->lay.type, call->comm, req);
+        call->errh_done = rc != MPI_SUCCESS;
+    }
+    if (c != NULL)
+        ag_compact_types_free(c);
+    return rc;
+}
+
+/* Whether ag_post makes arrays or an image in the call. */
+static int ag_post_keeps(const sc__call *call)
+{
+    return call->strategy != SAFECOLL_STRATEGY_NATIVE || call->large;
+}
+
+static int ag_post_done(sc__call *call)
+{
+    return call->strategy == SAFECOLL_STRATEGY_NATIVE && !call->large ? MPI_SUCCESS
+                                                                       : ag_compact_end(call);
 }
 #endif
 
@@ -220,14 +407,14 @@ static int ag_p2p(sc__call *call)
 
 const sc__pattern_ops sc__allgather_ops = {
     .feasible = ag_feasible,
-#if SC_HAVE_MPI4
     .post = ag_post,
+#if !SC_HAVE_MPI4
+    .post_keeps = ag_post_keeps,
+    .post_done = ag_post_done,
 #endif
     .exec = {
         [SAFECOLL_STRATEGY_NATIVE] = ag_native,
-#if SC_HAVE_MPI4
         [SAFECOLL_STRATEGY_LARGECOUNT] = ag_largecount,
-#endif
         [SAFECOLL_STRATEGY_BIGTYPE] = ag_bigtype,
         [SAFECOLL_STRATEGY_SEGMENT] = ag_segment,
         [SAFECOLL_STRATEGY_CHUNK] = ag_chunk,

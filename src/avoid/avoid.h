@@ -32,6 +32,10 @@ typedef struct sc__pattern_ops {
      * post, only of a call without an error; it must say 1 whenever post
      * would allocate in the call. NULL where post never does. */
     int (*post_keeps)(const sc__call *call);
+    /* After the request of post completed: what this rank still does
+     * with the data (on an MPI-3 library, allgatherv's copies out of its
+     * compact image), in the engine. NULL where nothing is left. */
+    int (*post_done)(sc__call *call);
 } sc__pattern_ops;
 
 extern const sc__pattern_ops *const sc__patterns[];
@@ -42,6 +46,11 @@ extern const sc__pattern_ops sc__alltoall_ops;
 extern const sc__pattern_ops sc__bcast_ops;
 extern const sc__pattern_ops sc__alltoallw_ops;
 extern const sc__pattern_ops sc__reduce_ops;
+
+/* Whether allgatherv's blocks fill at most the limit in bytes, which
+ * every rank knows alike: on an MPI-3 library, its largecount then runs
+ * on each rank's own layout (allgather.c) and the call decides alone. */
+int sc__ag_compact_fits(const sc__call *call);
 
 /* A triggered regular gather, scatter, allgather or alltoall
  * (call->regular; regular.c): the executor that keeps the regular MPI call

@@ -3,7 +3,9 @@
  * "does not fit" in the same pass over the arrays, and the memory the
  * call owns.
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "call.h"
 #include "displs.h"
@@ -240,6 +242,21 @@ void *sc__scratch(sc__call *call, size_t bytes)
     return sc__scratch_adopt(call, malloc(bytes ? bytes : 1));
 }
 
+void *sc__scratch_map(sc__call *call, size_t bytes)
+{
+    void *mem = sc__scratch(call, bytes);
+
+    if (mem != NULL || call->mapped != NULL)
+        return mem;
+    mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+               -1, 0);
+    if (mem == MAP_FAILED)
+        return NULL;
+    call->mapped = mem;
+    call->mapped_len = bytes;
+    return mem;
+}
+
 void sc__call_free(sc__call *call)
 {
     sc__layout *lays[2] = {&call->lay, &call->rlay};
@@ -250,6 +267,8 @@ void sc__call_free(sc__call *call)
         if (lays[k]->owned_displs)
             free(lays[k]->displs);
     }
+    if (call->mapped != NULL)
+        munmap(call->mapped, call->mapped_len);
     /* Slots are filled in order and never emptied (sc__scratch_adopt). */
     for (size_t i = 0; i < sizeof call->scratch / sizeof call->scratch[0] && call->scratch[i];
          i++)

@@ -125,8 +125,9 @@ typedef struct sc__call {
      * (sc__eq_comm; doc/performance.md). */
     int direct;
     /* The call decides alone (pipeline.c, decide_alone): no agreement; a
-     * rank whose own layout triggers runs the _c call on the caller's
-     * communicator while the others run the int call there. */
+     * rank whose own layout triggers runs the _c call (an MPI-3 library:
+     * allgatherv's compact form) on the caller's communicator while the
+     * others run the int call there. */
     int alone;
     /* Forced to p2p, the call runs the reference routines without the
      * agreement (pipeline.c, reference_alone), on the private duplicate. */
@@ -150,13 +151,18 @@ typedef struct sc__call {
     sc__perf_hit perf;
     int perf_routed;                 /* the call ran the record's strategy */
     safecoll_strategy perf_refused;  /* it could not: the strategy, else 0 */
-    /* The pattern's plan, made while checking feasibility (in scratch). */
+    /* The pattern's plan, made while checking feasibility (in scratch);
+     * allgatherv's compact form keeps its int call there (allgather.c). */
     void *plan;
     /* A non-blocking call's own handles (nbhold.c), released when its
      * body ends. */
     struct sc__nb_hold *hold;
     /* Memory owned by the call, freed when it ends. */
     void *scratch[16];
+    /* A mapping sc__scratch_map made when malloc could not, unmapped
+     * with the scratch memory. */
+    void *mapped;
+    size_t mapped_len;
     /* sc__begin clears every field above (its memset is on the path of
      * every call) and the two below only where they are read: red for a
      * reduction (pattern SC_PATTERN_REDUCE) only, forced_why never, as it
@@ -193,11 +199,17 @@ typedef struct sc__call {
 unsigned sc__known_bugs(const sc__call *call, const char **what);
 /* Whether the running MPI library has a known bug of this pattern whose
  * condition only some ranks may see (the others' conditions every rank
- * finds alike, through sc__known_bugs). */
+ * finds alike, through sc__known_global) and that breaks a strategy a
+ * call deciding alone runs (native or largecount; Open MPI's allgatherv
+ * with send types of different sizes breaks bigtype and segment only). */
 int sc__known_local(sc__pattern pattern);
+/* Whether a known bug whose condition every rank finds alike applies to
+ * this call (a call that meets one agrees, on every rank). */
+int sc__known_global(const sc__call *call);
 /* 1 when the running MPI library has no known bug of this pattern that an
- * int call on two or more processes may meet: such a call need not be
- * described to be asked (the quick call of the v-forms, quick.c). */
+ * int call on two or more processes may meet in MPI's own call: such a
+ * call need not be described to be asked (the quick call of the v-forms,
+ * quick.c, which makes MPI's own call only). */
 int sc__known_quick(sc__pattern pattern);
 
 /* Whether MPI's own call on the caller's communicator, which a call that
@@ -354,6 +366,10 @@ int sc__layout_view(sc__call *call, sc__layout *lay);
  * memory or out of slots. sc__scratch_adopt hands over memory already
  * allocated (freed at once when no slot is left). */
 void *sc__scratch(sc__call *call, size_t bytes);
+/* sc__scratch for memory of which little may be touched (an image with
+ * wide gaps): when malloc cannot, pages reserved only as they are
+ * written (MAP_NORESERVE); one such mapping per call. */
+void *sc__scratch_map(sc__call *call, size_t bytes);
 
 /* The communicator a one-call strategy (largecount) runs on: the private
  * duplicate after an agreement, the caller's own when the call decided

@@ -183,14 +183,19 @@ static const known_bug known_bugs[] = {
 static pthread_once_t version_once = PTHREAD_ONCE_INIT;
 static unsigned char library_matches[NKNOWN];
 static int mpich_402;
+/* The strategies a call that decides alone runs (pipeline.c): a bug that
+ * breaks neither cannot meet such a call. */
+#define ALONE_RUNS (BIT(SAFECOLL_STRATEGY_NATIVE) | BIT(SAFECOLL_STRATEGY_LARGECOUNT))
 /* Per pattern, whether the library matches a bug of it whose condition
- * some ranks only may see: set once with the matches (match_library). */
+ * some ranks only may see and that a call deciding alone could meet
+ * (ALONE_RUNS): set once with the matches (match_library). */
 static unsigned char pattern_known[SC_PATTERN_REDUCE + 1];
 /* Per pattern, whether the library matches any bug of it: a call of a
  * pattern with none looks at no entry. */
 static unsigned char pattern_matched[SC_PATTERN_REDUCE + 1];
 /* Per pattern, whether the library matches a bug of it that an int call
- * on two or more processes may meet (sc__known_quick). */
+ * on two or more processes may meet in MPI's own call (sc__known_quick:
+ * the quick call runs only that). */
 static unsigned char pattern_quick_known[SC_PATTERN_REDUCE + 1];
 static atomic_int matched_ready; /* match_library has run */
 
@@ -203,11 +208,12 @@ static void match_library(void)
         return;
     for (size_t i = 0; i < NKNOWN; i++) {
         library_matches[i] = strstr(version, known_bugs[i].library) != NULL;
-        if (library_matches[i] && !known_bugs[i].global)
+        if (library_matches[i] && !known_bugs[i].global && (known_bugs[i].broken & ALONE_RUNS))
             pattern_known[known_bugs[i].pattern] = 1;
         if (library_matches[i])
             pattern_matched[known_bugs[i].pattern] = 1;
-        if (library_matches[i] && known_bugs[i].scope == SCOPE_ANY)
+        if (library_matches[i] && known_bugs[i].scope == SCOPE_ANY &&
+            (known_bugs[i].broken & BIT(SAFECOLL_STRATEGY_NATIVE)))
             pattern_quick_known[known_bugs[i].pattern] = 1;
     }
     mpich_402 = strstr(version, "MPICH Version:\t4.0.2\n") != NULL;
@@ -232,6 +238,19 @@ int sc__known_quick(sc__pattern pattern)
 {
     matched();
     return !pattern_quick_known[pattern];
+}
+
+int sc__known_global(const sc__call *call)
+{
+    matched();
+    if (!pattern_matched[call->pattern])
+        return 0;
+    for (size_t i = 0; i < NKNOWN; i++) {
+        const known_bug *k = &known_bugs[i];
+        if (library_matches[i] && k->global && k->pattern == call->pattern && k->applies(call))
+            return 1;
+    }
+    return 0;
 }
 
 unsigned sc__known_bugs(const sc__call *call, const char **what)

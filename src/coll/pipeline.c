@@ -607,31 +607,40 @@ static int fail_early(sc__call *call, int rc);
  * So the rank whose layout triggers runs the _c call and the others the
  * int call, on the caller's communicator, with no agreement at all. Only
  * gatherv, scatterv, allgatherv, alltoallv and alltoallw, blocking and
- * i-forms. A known bug of the library whose condition every rank sees
+ * i-forms; on an MPI-3 library only an allgatherv whose blocks fit the
+ * limit in bytes, whose triggered rank runs the compact form instead of
+ * the _c call (avoid/allgather.c). A known bug of the library whose condition every rank sees
  * alike (MPICH 4.0.2's allgatherv on one process or with a count past
  * INT_MAX, its ialltoallw in place) makes every rank agree, and so does
  * one that MPI's call would meet on the caller's communicator only
  * (sc__known_alone: MPICH 4.0.2's ialltoallv and ialltoallw on one
- * process). */
+ * process). A bug whose condition only some ranks see keeps every call of
+ * its pattern agreeing when it breaks native or largecount, the only
+ * strategies a call that decides alone runs (sc__known_local). */
 static int may_decide_alone(const sc__call *call)
 {
 #if SC_HAVE_MPI4
-    const char *what;
-
-    return !call->regular && !call->direct && !call->nb &&
-           (call->pattern == SC_PATTERN_GATHER || call->pattern == SC_PATTERN_SCATTER ||
-            call->pattern == SC_PATTERN_ALLTOALL || call->pattern == SC_PATTERN_ALLGATHER ||
-            call->pattern == SC_PATTERN_ALLTOALLW) &&
+    const int pattern = call->pattern == SC_PATTERN_GATHER ||
+                        call->pattern == SC_PATTERN_SCATTER ||
+                        call->pattern == SC_PATTERN_ALLTOALL ||
+                        call->pattern == SC_PATTERN_ALLGATHER ||
+                        call->pattern == SC_PATTERN_ALLTOALLW;
+#else
+    /* An MPI-3 library has no _c form. allgatherv's largecount there is
+     * the compact form (avoid/allgather.c), which runs on each rank's own
+     * layout when the blocks fit the limit in bytes, a fact of the counts
+     * every rank holds alike (sc__ag_compact_fits). The other patterns
+     * have no avoidance of one rank alone there, so they agree. */
+    const int pattern = call->pattern == SC_PATTERN_ALLGATHER &&
+                        (call->ag[SC_AG_ERROR] != 0 || sc__ag_compact_fits(call));
+#endif
+    return !call->regular && !call->direct && !call->nb && pattern &&
            sc__alone_allowed(call->coll, call->size, call->forced) &&
            !sc__known_local(call->pattern) && !sc__known_alone(call) &&
            /* A bug whose condition every rank sees alike (known.c): all
             * agree. After an error the arrays may be missing; the error is
             * this rank's alone. */
-           (call->ag[SC_AG_ERROR] != 0 || sc__known_bugs(call, &what) == 0);
-#else
-    (void)call;
-    return 0;
-#endif
+           (call->ag[SC_AG_ERROR] != 0 || !sc__known_global(call));
 }
 
 /* What a call that decided alone runs, from its own layout alone: native,
@@ -662,6 +671,15 @@ static int alone_begin(sc__call *call, int view)
     return rc;
 }
 
+/* Whether MPI raised the error of a call that decided alone on the
+ * caller's communicator: the native call's and, on an MPI-4 library, the
+ * _c call's are MPI's own there; the compact form of an MPI-3 library
+ * (avoid/allgather.c) says which of its errors are (errh_done). */
+static int alone_raised(const sc__call *call)
+{
+    return call->strategy == SAFECOLL_STRATEGY_NATIVE || SC_HAVE_MPI4 || call->errh_done;
+}
+
 /* The end of a call that decided alone: counted, freed unless `owns` is 0
  * (the engine's copy owns its memory), and an error not raised by MPI
  * itself raised on the caller's communicator. */
@@ -687,7 +705,11 @@ typedef struct alone_wait {
 
 static int alone_wait_body(void *arg)
 {
-    return sc__nb_waitall(1, &((alone_wait *)arg)->inner);
+    alone_wait *w = arg;
+    const sc__pattern_ops *ops = sc__patterns[w->call.pattern];
+    int rc = sc__nb_waitall(1, &w->inner);
+
+    return rc == MPI_SUCCESS && ops->post_done != NULL ? ops->post_done(&w->call) : rc;
 }
 
 static void alone_wait_free(void *arg)
@@ -733,16 +755,20 @@ static int run_alone_i(sc__call *call, const sc__pattern_ops *ops)
         rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
     if (rc != MPI_SUCCESS)
         return alone_end(call, rc, 0, 1);
-    if (w == NULL)
-        return alone_end(call, ops->post(call, call->request), 1, 1);
+    if (w == NULL) {
+        rc = ops->post(call, call->request);
+        return alone_end(call, rc, alone_raised(call), 1);
+    }
     /* The engine's copy owns the call's memory from here on, what the
      * post makes in it included (the engine frees it also when it cannot
      * start). */
     w->call = *call;
     w->inner = MPI_REQUEST_NULL;
     if ((rc = ops->post(&w->call, &w->inner)) != MPI_SUCCESS) {
+        const int raised = alone_raised(&w->call);
+
         alone_wait_free(w);
-        return alone_end(call, rc, 1, 0);
+        return alone_end(call, rc, raised, 0);
     }
     rc = sc__nb_start(w->call.priv, alone_wait_body, w, alone_wait_free, 0, call->request);
     return alone_end(call, rc, 0, 0);
@@ -762,7 +788,8 @@ static int run_alone(sc__call *call, const sc__pattern_ops *ops)
         SC_NATIVE_HOOK(call->coll, call->lay.max_count * call->lay.type_size);
     /* Both strategies run on the caller's communicator, where MPI raises
      * its own failures. */
-    return alone_end(call, ops->exec[call->strategy](call), 1, 1);
+    rc = ops->exec[call->strategy](call);
+    return alone_end(call, rc, alone_raised(call), 1);
 }
 
 /* The reference routines without the agreement (issue 19). A call forced

@@ -9,7 +9,10 @@
  * as much as a small MPI call. The test here is a subset of the
  * pipeline's: every value it lets through is one the pipeline runs
  * natively without an error, and anything else, errors included, goes to
- * the pipeline, which decides anew from the start.
+ * the pipeline, which decides anew from the start. On an MPI-3 library
+ * (no _c calls) only an allgatherv whose blocks fit the limit in bytes
+ * decides alone (avoid/allgather.c, the compact form), and only it takes
+ * the quick call there.
  */
 #include <limits.h>
 
@@ -31,8 +34,6 @@ int sc__alone_allowed(safecoll_coll coll, int size, safecoll_strategy forced)
 {
     return alone_allowed(coll, size, forced);
 }
-
-#if SC_HAVE_MPI4
 
 /* The checks below are inlined into one frame: their calls were a tenth
  * of the quick call's own instructions (callgrind, scatterv at the root). */
@@ -61,9 +62,10 @@ QUICK_INLINE int plain_side(const void *buf, MPI_Count count, MPI_Datatype type,
  * the limit and detector D silent (`blocks`: a receive side, whose blocks
  * may not overlap), a sum within int and a buffer for any data. The
  * largest count times the type's size goes to *bytes (the native hook's
- * message). */
+ * message), the sum of the counts to *sum. */
 QUICK_INLINE int plain_layout(const void *buf, const int *counts, const int *displs,
-                        MPI_Datatype type, int p, MPI_Count limit, int blocks, MPI_Count *bytes)
+                              MPI_Datatype type, int p, MPI_Count limit, int blocks,
+                              MPI_Count *bytes, MPI_Count *sum)
 {
     const MPI_Count size = plain_type(type);
     sc__displs_d st = SC_DISPLS_D_INIT;
@@ -83,6 +85,7 @@ QUICK_INLINE int plain_layout(const void *buf, const int *counts, const int *dis
             max = c;
     }
     *bytes = (MPI_Count)max * size;
+    *sum = total;
     return total <= INT_MAX && (buf != NULL || total == 0);
 }
 
@@ -132,7 +135,7 @@ static int alone_anyway(safecoll_coll coll, sc__pattern pattern, int p)
 static int plain_sides(const sc__inter *in, int rank, int p, MPI_Count *bytes)
 {
     const MPI_Count limit = sc__config_int_limit();
-    MPI_Count unused;
+    MPI_Count unused, sum;
 
     *bytes = 0;
     switch (in->pattern) {
@@ -140,19 +143,23 @@ static int plain_sides(const sc__inter *in, int rank, int p, MPI_Count *bytes)
         if (rank != in->root)
             return plain_side(in->sbuf, in->scount, in->stype, limit);
         return (in->sbuf == MPI_IN_PLACE || plain_side(in->sbuf, in->scount, in->stype, limit)) &&
-               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, bytes);
+               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, bytes, &sum);
     case SC_PATTERN_SCATTER:
         if (rank != in->root)
             return plain_side(in->rbuf, in->rcount, in->rtype, limit);
         return (in->rbuf == MPI_IN_PLACE || plain_side(in->rbuf, in->rcount, in->rtype, limit)) &&
-               plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes);
+               plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes, &sum);
     case SC_PATTERN_ALLGATHER:
+        /* On an MPI-3 library an allgatherv decides alone only when its
+         * blocks fit the limit in bytes (sc__ag_compact_fits, which reads
+         * the same sum: the receive type is a predefined one here). */
         return (in->sbuf == MPI_IN_PLACE || plain_side(in->sbuf, in->scount, in->stype, limit)) &&
-               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, bytes);
+               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, bytes, &sum) &&
+               (SC_HAVE_MPI4 || sum <= limit / plain_type(in->rtype));
     case SC_PATTERN_ALLTOALL:
         return (in->sbuf == MPI_IN_PLACE ||
-                plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes)) &&
-               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, &unused);
+                plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes, &sum)) &&
+               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, &unused, &sum);
     case SC_PATTERN_ALLTOALLW:
         return plain_wside(in->sbuf, in->isc, in->isd, in->stypes, p, limit, bytes) &&
                plain_wside(in->rbuf, in->irc, in->ird, in->rtypes, p, limit, &unused);
@@ -193,8 +200,9 @@ int sc__v_quick(const sc__inter *in, int *rc)
     int inter, rank, p;
     MPI_Count bytes;
 
-    if ((!blocking && in->request == NULL) ||
-        !sc__comm_met(in->comm, &inter, &rank, &p) || inter ||
+    /* Without MPI-4's _c calls only allgatherv decides alone (pipeline.c). */
+    if ((!SC_HAVE_MPI4 && in->pattern != SC_PATTERN_ALLGATHER) ||
+        (!blocking && in->request == NULL) || !sc__comm_met(in->comm, &inter, &rank, &p) || inter ||
         (rooted && (in->root < 0 || in->root >= p)) ||
         !alone_anyway(in->coll, in->pattern, p) || !plain_sides(in, rank, p, &bytes))
         return 0;
@@ -211,15 +219,3 @@ int sc__v_quick(const sc__inter *in, int *rc)
     sc__stats_count(in->coll, SAFECOLL_STRATEGY_NATIVE, 0, *rc != MPI_SUCCESS);
     return 1;
 }
-
-#else
-
-int sc__v_quick(const sc__inter *in, int *rc)
-{
-    /* Without MPI-4's _c calls every irregular call agrees (pipeline.c). */
-    (void)in;
-    (void)rc;
-    return 0;
-}
-
-#endif

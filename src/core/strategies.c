@@ -13,8 +13,12 @@
 #define BIT(s) (1u << (s))
 
 /* MPI-4's `_c` calls are what largecount runs: where a collective has one
- * (the c column of colls.h). */
-#define LC(c) ((c) && SC_HAVE_MPI4 ? BIT(SAFECOLL_STRATEGY_LARGECOUNT) : 0u)
+ * (the c column of colls.h). On an MPI-3 library allgatherv's largecount
+ * is one int call into a compact image of the blocks (avoid/allgather.c). */
+#define LC(S, c)                                                                               \
+    ((c) && (SC_HAVE_MPI4 || SAFECOLL_COLL_##S == SAFECOLL_COLL_ALLGATHERV)                     \
+         ? BIT(SAFECOLL_STRATEGY_LARGECOUNT)                                                   \
+         : 0u)
 
 /* The equivalents of the performance guidelines (paper 003) that are
  * written (src/avoid/equiv*.c); one listed in the table but not here does
@@ -23,7 +27,7 @@
 
 /* Per collective, from the collective table (colls.h); an i-form has what
  * its blocking form has. */
-#define SC_STRATEGIES_(S, name, c, v, pattern, set, ...) [SAFECOLL_COLL_##S] = (set) | LC(c),
+#define SC_STRATEGIES_(S, name, c, v, pattern, set, ...) [SAFECOLL_COLL_##S] = (set) | LC(S, c),
 static const unsigned strategies[SAFECOLL_NCOLL] = {SC_COLLS(SC_STRATEGIES_)};
 #undef SC_STRATEGIES_
 

@@ -766,6 +766,29 @@ static inline int tc_missing(int s)
     return s == SAFECOLL_STRATEGY_LARGECOUNT && !TC_HAVE_MPI4;
 }
 
+/* tc_missing for one call: on an MPI-3 library allgatherv has largecount
+ * all the same, as one int call into a compact image of the blocks, when
+ * they fill at most the limit in bytes (`bytes_over` 0; src/avoid/
+ * allgather.c). */
+static inline int tc_missing_in(safecoll_coll coll, int s, int bytes_over)
+{
+    const int ag = coll == SAFECOLL_COLL_ALLGATHERV || coll == SAFECOLL_COLL_IALLGATHERV;
+
+    return tc_missing(s) && !(ag && !bytes_over);
+}
+
+/* Whether blocks of `counts` elements of size `size` fill more than
+ * `limit` bytes (an allgatherv's compact form is refused then). */
+static inline int tc_bytes_over(const MPI_Count counts[], int p, MPI_Count size,
+                                MPI_Count limit)
+{
+    MPI_Count t = 0;
+
+    for (int i = 0; i < p; i++)
+        t += counts[i];
+    return size > 0 && t > limit / size;
+}
+
 /* What the contract says a call must do. The caller gives the facts of the
  * call (all ranks must give the same), and gets MPI_SUCCESS or the error
  * class every rank must return. */
@@ -780,6 +803,8 @@ typedef struct tc_facts {
     int send_types_differ; /* allgatherv on Open MPI with a block above the limit: bigtype
                               and segment would send it as one element of a bigger type
                               than the other ranks' (see tc_openmpi) */
+    int bytes_over;     /* allgatherv's blocks fill more than the limit in bytes
+                           (tc_missing_in) */
 } tc_facts;
 
 static inline int tc_expect(const tc_facts *f)
@@ -791,8 +816,9 @@ static inline int tc_expect(const tc_facts *f)
     case SAFECOLL_STRATEGY_NATIVE:
         return f->trigger ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
     case SAFECOLL_STRATEGY_LARGECOUNT:
-        return tc_missing(f->strategy) || f->known_bug ? MPI_ERR_UNSUPPORTED_OPERATION
-                                                       : MPI_SUCCESS;
+        return tc_missing_in(f->coll, f->strategy, f->bytes_over) || f->known_bug
+                   ? MPI_ERR_UNSUPPORTED_OPERATION
+                   : MPI_SUCCESS;
     case SAFECOLL_STRATEGY_BIGTYPE:
         return f->known_bug || f->send_types_differ || !f->bigtype_fits
                    ? MPI_ERR_UNSUPPORTED_OPERATION
@@ -876,17 +902,24 @@ static inline safecoll_stats tc_stats(safecoll_coll coll)
  * surely agrees. */
 static inline int tc_decides_alone(safecoll_coll coll)
 {
-#if defined(MPI_VERSION) && MPI_VERSION >= 4
     char version[MPI_MAX_LIBRARY_VERSION_STRING];
     size_t n = 0;
     int len = 0;
 
+#if defined(MPI_VERSION) && MPI_VERSION >= 4
     if (coll != SAFECOLL_COLL_GATHERV && coll != SAFECOLL_COLL_SCATTERV &&
         coll != SAFECOLL_COLL_ALLTOALLV && coll != SAFECOLL_COLL_IGATHERV &&
         coll != SAFECOLL_COLL_ISCATTERV && coll != SAFECOLL_COLL_IALLTOALLV &&
         coll != SAFECOLL_COLL_ALLGATHERV && coll != SAFECOLL_COLL_IALLGATHERV &&
         coll != SAFECOLL_COLL_ALLTOALLW && coll != SAFECOLL_COLL_IALLTOALLW)
         return 0;
+#else
+    /* An MPI-3 library: allgatherv alone, when its blocks fit the limit
+     * in bytes (the compact form); a call past it agrees, for which the
+     * checks of an auto call that may decide alone hold as well. */
+    if (coll != SAFECOLL_COLL_ALLGATHERV && coll != SAFECOLL_COLL_IALLGATHERV)
+        return 0;
+#endif
     if (safecoll_agree_get() || safecoll_check_get() ||
         safecoll_strategy_get(coll) != SAFECOLL_STRATEGY_AUTO)
         return 0;
@@ -907,10 +940,6 @@ static inline int tc_decides_alone(safecoll_coll coll)
             return 0;
     }
     return 1;
-#else
-    (void)coll;
-    return 0;
-#endif
 }
 
 /* Checks what one call added to the counters of coll: one call; on success

@@ -57,6 +57,7 @@ static tc_facts facts_of(const acase *c, int p)
     f.trigger = tc_layout_nofit(l, c->limit) || f.known_bug;
     f.bigtype_fits = tc_bigtype_fits(l, c->limit);
     f.count_over = tc_layout_count_over(l, c->limit);
+    f.bytes_over = tc_bytes_over(l->counts, p, c->rtype->size, c->limit);
     for (int i = 0; i < p && !c->in_place; i++) {
         if (leaf_count(c, i) > c->limit) {
             f.trigger = 1;
@@ -439,7 +440,9 @@ START_TEST(negative_displs_c)
                                 .strategy = s,
                                 .trigger = (k == 1 && p >= 2) || bug,
                                 .known_bug = bug,
-                                .bigtype_fits = !(k == 1 && p >= 2)};
+                                .bigtype_fits = !(k == 1 && p >= 2),
+                                .bytes_over = tc_bytes_over(counts, p, sizeof(int),
+                                                            limits[k])};
             const int refused = tc_expect(&f) != MPI_SUCCESS;
             safecoll_stats before;
             int rc, good = 1;
@@ -523,6 +526,7 @@ START_TEST(wrapped)
             f.trigger = 1;
             f.known_bug = p == 1 && tc_mpich402();
             f.bigtype_fits = tc_bigtype_fits(&l, INT_MAX);
+            f.bytes_over = tc_bytes_over(ccounts, p, 1, INT_MAX);
             want = tc_expect(&f);
             /* On one process the only block starts at 3e9: no data before
              * it can have wrapped, so the int call is refused (issue 14). */

@@ -12,13 +12,20 @@
  * ialltoallw on one process beside a pending wildcard receive, and that
  * SAFECOLL_AGREE=always (safecoll_agree_set) and a registry record bring
  * the agreement back (every rank runs the same strategy, and an error of
- * one rank becomes everyone's). On an MPI-3 library (no _c calls) every
- * call agrees: the same checks then assert one strategy on every rank.
+ * one rank becomes everyone's). On an MPI-3 library (no _c calls) an
+ * allgatherv whose blocks fit the limit in bytes decides alone the same
+ * way, a rank whose layout triggers receiving into a compact image of
+ * the blocks (in place too, and an image larger than memory:
+ * compact_wide_extent); every other call agrees, and the same checks then
+ * assert one strategy on every rank.
  */
 /* mpi-procs: 2 3 4 */
 #include "common.h"
 
 static int rank, size;
+/* 1: the case decides alone on an MPI-3 library too (allgatherv whose
+ * blocks fit the limit in bytes: the compact form). */
+static int compact;
 /* 1: the cases run the i-forms, started and then waited for. */
 static int nb_mode;
 
@@ -39,6 +46,12 @@ static int finish(int rc, MPI_Request *req)
 #define HAVE_C 1
 #else
 #define HAVE_C 0
+#endif
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#else
+#define UNDER_ASAN 0
 #endif
 
 /* The type arrays the library handed MPI_Ialltoallw or MPI_Ialltoallw_c
@@ -122,7 +135,7 @@ static void expect(safecoll_strategy s, int triggered, int agree)
 
     MPI_Allreduce(&v, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&v, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (agree || !HAVE_C) {
+    if (agree || !(HAVE_C || compact)) {
         /* The agreement: one strategy on every rank, not the native call
          * (some rank's layout does not fit it). */
         ck_assert_msg(lo == hi, "rank %d: ranks ran different strategies (%d..%d)", rank, lo, hi);
@@ -366,40 +379,53 @@ static void alltoallv_case(int agree, int large)
 /* allgatherv of one int per rank, where rank 1 alone receives into a
  * layout with gaps of 10 (displacements are each rank's own): past the
  * limit of 8 on rank 1 only, which runs MPI_Allgatherv_c. */
-static void allgatherv_case(int agree, int large)
+/* allgatherv with blocks of one int, rank 1's spaced 10 apart (past the
+ * limit from the second on), the others' side by side. The limit is the
+ * blocks' bytes (4 per rank), so that on an MPI-3 library the call
+ * decides alone too, rank 1 through the compact form (an image of the
+ * blocks, copied to its layout); with `over` it is one byte less, where
+ * an MPI-3 library agrees (the blocks no longer fit the limit in bytes)
+ * and an MPI-4 one still decides alone. `in_place`: every rank's own
+ * block is in its buffer already (MPI_IN_PLACE). */
+static void allgatherv_case(int agree, int large, int over, int in_place)
 {
     int counts[8], displs[8], rbuf[80], bad = 0, rc, send = rank * 100 + 7;
     MPI_Count ccounts[8];
     MPI_Aint cdispls[8];
     const int gap = rank == 1 ? 10 : 1;
     const safecoll_coll c = form(SAFECOLL_COLL_ALLGATHERV, SAFECOLL_COLL_IALLGATHERV);
+    const void *sbuf = in_place ? MPI_IN_PLACE : (const void *)&send;
     MPI_Request req = MPI_REQUEST_NULL;
     safecoll_stats before;
 
     setup(agree);
-    safecoll_int_limit_set(8);
+    safecoll_int_limit_set(4 * size - over);
     for (int j = 0; j < size; j++) {
         counts[j] = ccounts[j] = 1;
         displs[j] = cdispls[j] = j * gap;
     }
     for (int k = 0; k < 80; k++)
         rbuf[k] = -7;
+    if (in_place)
+        rbuf[rank * gap] = send;
     safecoll_stats_get(c, &before);
     if (large && nb_mode)
-        rc = safecoll_iallgatherv_c(&send, 1, MPI_INT, rbuf, ccounts, cdispls, MPI_INT,
+        rc = safecoll_iallgatherv_c(sbuf, 1, MPI_INT, rbuf, ccounts, cdispls, MPI_INT,
                                     MPI_COMM_WORLD, &req);
     else if (nb_mode)
-        rc = safecoll_iallgatherv(&send, 1, MPI_INT, rbuf, counts, displs, MPI_INT,
+        rc = safecoll_iallgatherv(sbuf, 1, MPI_INT, rbuf, counts, displs, MPI_INT,
                                   MPI_COMM_WORLD, &req);
     else if (large)
-        rc = safecoll_allgatherv_c(&send, 1, MPI_INT, rbuf, ccounts, cdispls, MPI_INT,
+        rc = safecoll_allgatherv_c(sbuf, 1, MPI_INT, rbuf, ccounts, cdispls, MPI_INT,
                                    MPI_COMM_WORLD);
     else
-        rc = safecoll_allgatherv(&send, 1, MPI_INT, rbuf, counts, displs, MPI_INT,
+        rc = safecoll_allgatherv(sbuf, 1, MPI_INT, rbuf, counts, displs, MPI_INT,
                                  MPI_COMM_WORLD);
     rc = finish(rc, &req);
     ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
+    compact = !over;
     expect(ran(c, &before), rank == 1, agree);
+    compact = 0;
     for (int k = 0; k < 80; k++) {
         int from = k % gap == 0 && k / gap < size ? k / gap : -1;
         bad += rbuf[k] != (from >= 0 ? from * 100 + 7 : -7);
@@ -410,9 +436,72 @@ static void allgatherv_case(int agree, int large)
 
 START_TEST(allgatherv_one_rank_alone)
 {
-    allgatherv_case(0, 0);
-    allgatherv_case(0, 1);
-    allgatherv_case(1, 0);
+    for (int over = 0; over < 2; over++)
+        for (int in_place = 0; in_place < 2; in_place++) {
+            allgatherv_case(0, 0, over, in_place);
+            allgatherv_case(0, 1, over, in_place);
+            allgatherv_case(1, 0, over, in_place);
+        }
+}
+END_TEST
+
+/* A rank of an allgatherv that decided alone receives into an image of
+ * its blocks (an MPI-3 library, the compact form) even when the image is
+ * larger than the machine's memory: blocks of one int of a type of extent
+ * 2^36 bytes make rank 1's image (size - 1) * 64 GiB, of which the call
+ * writes a few ints (malloc refuses it, the pages are then reserved as
+ * they are written). Every rank gets every block (the buffers are sparse
+ * mappings). On an MPI-4 library rank 1 runs the _c call, with no image. */
+START_TEST(compact_wide_extent)
+{
+    const MPI_Aint ext = (MPI_Aint)1 << 36;
+    const int far = 4 * size + 1; /* past the limit: rank 1's block 1 */
+    int counts[8], displs[8], send = rank * 100 + 7, rc, cls = MPI_SUCCESS, bad = 0;
+    MPI_Datatype wide;
+    safecoll_stats before;
+    tc_sparse sp;
+    tc_ctx t;
+
+    tc_begin(&t, "compact_wide_extent");
+    if (UNDER_ASAN && !HAVE_C) {
+        /* ASan aborts on an allocation it cannot make (malloc's refusal). */
+        tc_skip_note(&t, "ASan aborts where malloc would return NULL");
+        tc_end(&t);
+        return;
+    }
+    MPI_Type_create_resized(MPI_INT, 0, ext, &wide);
+    MPI_Type_commit(&wide);
+    for (int j = 0; j < size; j++) {
+        counts[j] = 1;
+        displs[j] = rank == 1 && j == 1 ? far : j;
+    }
+    tc_sparse_map(&sp, (size_t)(far + size) * (size_t)ext);
+    if (tc_sparse_all(&t, MPI_COMM_WORLD, &sp, 1)) {
+        int *at[8];
+
+        for (int j = 0; j < size; j++) {
+            at[j] = (int *)(sp.base + (size_t)displs[j] * (size_t)ext);
+            *at[j] = -7;
+        }
+        setup(0);
+        safecoll_int_limit_set(4 * size);
+        safecoll_stats_get(SAFECOLL_COLL_ALLGATHERV, &before);
+        rc = safecoll_allgatherv(&send, 1, MPI_INT, sp.base, counts, displs, wide,
+                                 MPI_COMM_WORLD);
+        MPI_Error_class(rc, &cls);
+        TC_CHECK(&t, cls == MPI_SUCCESS, "rank %d: returned class %d (%s)", rank, cls,
+                 safecoll_last_error());
+        for (int j = 0; j < size; j++)
+            bad += *at[j] != j * 100 + 7;
+        TC_CHECK(&t, bad == 0, "rank %d: %d wrong blocks", rank, bad);
+        compact = 1;
+        expect(ran(SAFECOLL_COLL_ALLGATHERV, &before), rank == 1, 0);
+        compact = 0;
+        teardown();
+    }
+    tc_sparse_unmap(&sp);
+    MPI_Type_free(&wide);
+    tc_end(&t);
 }
 END_TEST
 
@@ -545,13 +634,15 @@ START_TEST(i_forms)
         gatherv_case(0, large, 0);
         scatterv_case(0, large);
         alltoallv_case(0, large);
-        allgatherv_case(0, large);
+        allgatherv_case(0, large, 0, 0);
+        allgatherv_case(0, large, 0, 1);
+        allgatherv_case(0, large, 1, 0);
         for (int null_self = 0; null_self < 2; null_self++)
             alltoallw_case(0, large, null_self);
     }
     alltoallw_case(1, 0, 0);
     alltoallw_case(1, 1, 1);
-    allgatherv_case(1, 0);
+    allgatherv_case(1, 0, 0, 0);
     gatherv_case(1, 0, 0);
     gatherv_case(0, 0, 1);
     scatterv_case(1, 0);
@@ -732,7 +823,7 @@ static Suite *make_suite(void)
         scatterv_agree_always, allgatherv_one_rank_alone, alltoallv_one_rank_alone,
         alltoallv_c_one_rank_alone, alltoallv_agree_always, alltoallw_one_rank_alone,
         alltoallw_c_one_rank_alone, alltoallw_agree_always, agree_always_spreads_errors, i_forms,
-        i_order, self_wildcard};
+        i_order, self_wildcard, compact_wide_extent};
     Suite *s = suite_create("alone");
 
     rank = tc_rank(MPI_COMM_WORLD);

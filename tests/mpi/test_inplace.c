@@ -390,8 +390,12 @@ static int triggered(const io *x, int basic_elements)
 static int expect(const io *x, int s)
 {
     const int trig = triggered(x, 1);
+    int size = 0;
+    tc_layout l0;
 
-    if (tc_missing(s))
+    rank_layout(x, 0, &l0);
+    MPI_Type_size(x->type, &size);
+    if (tc_missing_in(kinfo[x->k].coll, s, tc_bytes_over(l0.counts, x->p, size, x->limit)))
         return MPI_ERR_UNSUPPORTED_OPERATION;
     if (s == SAFECOLL_STRATEGY_NATIVE)
         return trig ? MPI_ERR_UNSUPPORTED_OPERATION : MPI_SUCCESS;
@@ -426,6 +430,7 @@ static int expect(const io *x, int s)
          * deadlocks: bigtype and segment are refused there when a block is
          * above the limit (src/coll/known.c). */
         f.send_types_differ = x->k == K_ALLGATHERV && tc_openmpi() && f.count_over;
+        f.bytes_over = tc_bytes_over(l0.counts, x->p, size, x->limit);
         return tc_expect(&f);
     }
     case K_GATHER:

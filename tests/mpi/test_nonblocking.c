@@ -214,7 +214,7 @@ static int above_limit(const vcall *v)
 /* Whether forcing s on coll must be refused with this layout. */
 static int refused(const vcall *v, int s)
 {
-    if (tc_missing(s))
+    if (tc_missing_in(v->coll, s, tc_bytes_over(v->ccounts, v->p, sizeof(int), LIMIT)))
         return 1;
     if (s == SAFECOLL_STRATEGY_SEGMENT && v->coll == SAFECOLL_COLL_IALLTOALLV)
         return 1;
