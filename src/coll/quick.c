@@ -49,25 +49,32 @@ QUICK_INLINE MPI_Count plain_type(MPI_Datatype type)
     return sc__type_predefined(type, &size, &extent) ? size : 0;
 }
 
-/* One count side (a buffer, a count, a predefined datatype): a count
- * within the limit and a buffer for any data. */
-QUICK_INLINE int plain_side(const void *buf, MPI_Count count, MPI_Datatype type, MPI_Count limit)
+/* plain_type of `type`, or `known` when it is `other`, whose plain_type
+ * that is (a call's two sides mostly name one type: one lookup). */
+QUICK_INLINE MPI_Count plain_type2(MPI_Datatype type, MPI_Datatype other, MPI_Count known)
 {
-    return buf != MPI_IN_PLACE && count >= 0 && count <= limit && plain_type(type) > 0 &&
+    return type == other ? known : plain_type(type);
+}
+
+/* One count side (a buffer, a count, a predefined datatype of `size`, 0
+ * for any other): a count within the limit and a buffer for any data. */
+QUICK_INLINE int plain_side(const void *buf, MPI_Count count, MPI_Count size, MPI_Count limit)
+{
+    return buf != MPI_IN_PLACE && count >= 0 && count <= limit && size > 0 &&
            (buf != NULL || count == 0);
 }
 
-/* One int layout of p blocks as sc__layout_init reads it: given arrays,
+/* One int layout of p blocks (a predefined datatype of `size`, 0 for any
+ * other) as sc__layout_init reads it: given arrays,
  * every count in [0, limit], every non-empty block's displacement within
  * the limit and detector D silent (`blocks`: a receive side, whose blocks
  * may not overlap), a sum within int and a buffer for any data. The
  * largest count times the type's size goes to *bytes (the native hook's
  * message), the sum of the counts to *sum. */
 QUICK_INLINE int plain_layout(const void *buf, const int *counts, const int *displs,
-                              MPI_Datatype type, int p, MPI_Count limit, int blocks,
+                              MPI_Count size, int p, MPI_Count limit, int blocks,
                               MPI_Count *bytes, MPI_Count *sum)
 {
-    const MPI_Count size = plain_type(type);
     sc__displs_d st = SC_DISPLS_D_INIT;
     MPI_Count total = 0;
     int max = 0;
@@ -98,7 +105,8 @@ QUICK_INLINE int plain_layout(const void *buf, const int *counts, const int *dis
 static int plain_wside(const void *buf, const int *counts, const int *displs,
                        const MPI_Datatype *types, int p, MPI_Count limit, MPI_Count *bytes)
 {
-    MPI_Count max = 0, total = 0;
+    MPI_Count max = 0, total = 0, size = 0;
+    MPI_Datatype last = MPI_DATATYPE_NULL;
 
     if (counts == NULL || displs == NULL || types == NULL || buf == MPI_IN_PLACE)
         return 0;
@@ -108,7 +116,9 @@ static int plain_wside(const void *buf, const int *counts, const int *displs,
             return 0;
         if (c == 0)
             continue;
-        const MPI_Count size = plain_type(types[i]);
+        /* Mostly one type for every peer: one lookup. */
+        if (types[i] != last)
+            size = plain_type(last = types[i]);
         if (size == 0 || c > limit || d < 0 || d > limit)
             return 0;
         total += c * size;
@@ -135,31 +145,40 @@ static int alone_anyway(safecoll_coll coll, sc__pattern pattern, int p)
 static int plain_sides(const sc__inter *in, int rank, int p, MPI_Count *bytes)
 {
     const MPI_Count limit = sc__config_int_limit();
-    MPI_Count unused, sum;
+    MPI_Count unused, sum, rs, ss;
 
     *bytes = 0;
     switch (in->pattern) {
     case SC_PATTERN_GATHER:
+        ss = plain_type(in->stype);
         if (rank != in->root)
-            return plain_side(in->sbuf, in->scount, in->stype, limit);
-        return (in->sbuf == MPI_IN_PLACE || plain_side(in->sbuf, in->scount, in->stype, limit)) &&
-               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, bytes, &sum);
+            return plain_side(in->sbuf, in->scount, ss, limit);
+        rs = plain_type2(in->rtype, in->stype, ss);
+        return (in->sbuf == MPI_IN_PLACE || plain_side(in->sbuf, in->scount, ss, limit)) &&
+               plain_layout(in->rbuf, in->irc, in->ird, rs, p, limit, 1, bytes, &sum);
     case SC_PATTERN_SCATTER:
+        rs = plain_type(in->rtype);
         if (rank != in->root)
-            return plain_side(in->rbuf, in->rcount, in->rtype, limit);
-        return (in->rbuf == MPI_IN_PLACE || plain_side(in->rbuf, in->rcount, in->rtype, limit)) &&
-               plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes, &sum);
+            return plain_side(in->rbuf, in->rcount, rs, limit);
+        ss = plain_type2(in->stype, in->rtype, rs);
+        return (in->rbuf == MPI_IN_PLACE || plain_side(in->rbuf, in->rcount, rs, limit)) &&
+               plain_layout(in->sbuf, in->isc, in->isd, ss, p, limit, 0, bytes, &sum);
     case SC_PATTERN_ALLGATHER:
+        rs = plain_type(in->rtype);
+        ss = plain_type2(in->stype, in->rtype, rs);
         /* On an MPI-3 library an allgatherv decides alone only when its
          * blocks fit the limit in bytes (sc__ag_compact_fits, which reads
-         * the same sum: the receive type is a predefined one here). */
-        return (in->sbuf == MPI_IN_PLACE || plain_side(in->sbuf, in->scount, in->stype, limit)) &&
-               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, bytes, &sum) &&
-               (SC_HAVE_MPI4 || sum <= limit / plain_type(in->rtype));
+         * the same sum: the receive type is a predefined one here, of
+         * size rs > 0 once plain_layout holds). */
+        return (in->sbuf == MPI_IN_PLACE || plain_side(in->sbuf, in->scount, ss, limit)) &&
+               plain_layout(in->rbuf, in->irc, in->ird, rs, p, limit, 1, bytes, &sum) &&
+               (SC_HAVE_MPI4 || sum <= limit / rs);
     case SC_PATTERN_ALLTOALL:
+        rs = plain_type(in->rtype);
+        ss = plain_type2(in->stype, in->rtype, rs);
         return (in->sbuf == MPI_IN_PLACE ||
-                plain_layout(in->sbuf, in->isc, in->isd, in->stype, p, limit, 0, bytes, &sum)) &&
-               plain_layout(in->rbuf, in->irc, in->ird, in->rtype, p, limit, 1, &unused, &sum);
+                plain_layout(in->sbuf, in->isc, in->isd, ss, p, limit, 0, bytes, &sum)) &&
+               plain_layout(in->rbuf, in->irc, in->ird, rs, p, limit, 1, &unused, &sum);
     case SC_PATTERN_ALLTOALLW:
         return plain_wside(in->sbuf, in->isc, in->isd, in->stypes, p, limit, bytes) &&
                plain_wside(in->rbuf, in->irc, in->ird, in->rtypes, p, limit, &unused);

@@ -270,7 +270,34 @@ int sc__type_is_named(MPI_Datatype type);
  * *size and *extent filled when type is one of them, else 0 and MPI must be
  * asked. A predefined handle names the same type for the life of MPI; a
  * derived one may be freed and its handle reused, so none is kept. */
-int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent);
+static inline int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent);
+
+/* The memo of sc__type_predefined (types.c), filled once, then read
+ * only: inline, since every safe call asks it (issue 17). */
+#define SC_PREDEF_N 16
+typedef struct sc__predef_memo {
+    MPI_Datatype type[SC_PREDEF_N];
+    MPI_Count size[SC_PREDEF_N];
+    MPI_Aint extent[SC_PREDEF_N];
+    int n;
+    atomic_int ready; /* filled */
+} sc__predef_memo;
+extern sc__predef_memo sc__predef;
+void sc__type_predefined_fill(void);
+
+static inline int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent)
+{
+    if (!atomic_load_explicit(&sc__predef.ready, memory_order_acquire))
+        sc__type_predefined_fill();
+    for (int i = 0; i < sc__predef.n; i++) {
+        if (type == sc__predef.type[i]) {
+            *size = sc__predef.size[i];
+            *extent = sc__predef.extent[i];
+            return 1;
+        }
+    }
+    return 0;
+}
 
 /* What a datatype is made of, for the walks that read a type signature
  * (regular.c, argcheck.c): its combiner and, for a derived type with old

@@ -76,13 +76,9 @@ int sc__type_is_named(MPI_Datatype type)
 
 /* The predefined datatypes of sc__type_predefined, most used first: a call
  * compares its datatype with them in this order. */
-#define PREDEF_N 16
-static MPI_Datatype predef_type[PREDEF_N];
-static MPI_Count predef_size[PREDEF_N];
-static MPI_Aint predef_extent[PREDEF_N];
-static int predef_n;
+#define PREDEF_N SC_PREDEF_N
+sc__predef_memo sc__predef;
 static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
-static atomic_int predef_ready; /* predef_fill has run */
 
 /* Asks MPI once; a type MPI does not take (an optional one it lacks) is
  * left out, and a call with it asks MPI and gets MPI's answer. */
@@ -100,26 +96,17 @@ static void predef_fill(void)
         if (types[i] == MPI_DATATYPE_NULL || MPI_Type_size_x(types[i], &size) != MPI_SUCCESS ||
             MPI_Type_get_extent(types[i], &lb, &extent) != MPI_SUCCESS || size < 0)
             continue;
-        predef_type[predef_n] = types[i];
-        predef_size[predef_n] = size;
-        predef_extent[predef_n] = extent;
-        predef_n++;
+        sc__predef.type[sc__predef.n] = types[i];
+        sc__predef.size[sc__predef.n] = size;
+        sc__predef.extent[sc__predef.n] = extent;
+        sc__predef.n++;
     }
-    atomic_store_explicit(&predef_ready, 1, memory_order_release);
+    atomic_store_explicit(&sc__predef.ready, 1, memory_order_release);
 }
 
-int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent)
+void sc__type_predefined_fill(void)
 {
-    if (!atomic_load_explicit(&predef_ready, memory_order_acquire))
-        pthread_once(&predef_once, predef_fill);
-    for (int i = 0; i < predef_n; i++) {
-        if (type == predef_type[i]) {
-            *size = predef_size[i];
-            *extent = predef_extent[i];
-            return 1;
-        }
-    }
-    return 0;
+    pthread_once(&predef_once, predef_fill);
 }
 
 int sc__type_contents_get(MPI_Datatype type, sc__type_contents *c)
