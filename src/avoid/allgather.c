@@ -178,23 +178,17 @@ static int ag_compact_begin(sc__call *call, ag_compact **out)
     c->rbuf = lay->buf;
     if (!c->image || size0 || at == 0)
         return MPI_SUCCESS;
-    /* Addressed like the caller's buffer (sc__eq_image). A type of wide
-     * extent makes a large image of which only the data is written: where
-     * malloc refuses it, pages reserved as they are written. Where even
-     * that fails (the address space), this rank cannot take part, and the
-     * others, which decided alone, wait for it in MPI's call, as they
-     * would for a rank whose MPI ran out of memory. */
-    MPI_Aint lb, extent, tlb, textent;
-    if ((rc = MPI_Type_get_extent(lay->type, &lb, &extent)) != MPI_SUCCESS ||
-        (rc = MPI_Type_get_true_extent(lay->type, &tlb, &textent)) != MPI_SUCCESS)
-        return rc;
-    if ((c->rbuf = sc__scratch_map(call, (size_t)((at - 1) * extent + textent))) == NULL)
+    /* A type of wide extent makes a large image of which only the data is
+     * written. Where even its mapping fails (the address space), this rank
+     * cannot take part, and the others, which decided alone, wait for it
+     * in MPI's call, as they would for a rank whose MPI ran out of
+     * memory. */
+    if ((c->rbuf = sc__eq_image_sparse(call, at, lay->type)) == NULL)
         return sc__error(MPI_ERR_NO_MEM,
-                         "%s: rank %d: no memory for an image of %lld bytes to receive its "
-                         "blocks into (its displacements do not fit an int call); the other "
-                         "ranks decided alone and wait for it in MPI's call",
-                         call->fn, call->rank, (long long)((at - 1) * extent + textent));
-    c->rbuf -= tlb;
+                         "%s: rank %d: no memory for an image of %lld elements to receive "
+                         "its blocks into (its displacements do not fit an int call); the "
+                         "other ranks decided alone and wait for it in MPI's call",
+                         call->fn, call->rank, (long long)at);
     if (call->priv == MPI_COMM_NULL && (rc = sc__comm_private(call->comm, &call->priv)) != 0)
         return rc;
     const int me = call->rank;
@@ -239,6 +233,13 @@ static int ag_largecount(sc__call *call)
     return rc == MPI_SUCCESS ? ag_compact_end(call) : rc;
 }
 
+/* Whether an i-call that decided alone posts the caller's int arrays as
+ * they are; else ag_post makes this rank's compact form in the call. */
+static int ag_post_plain(const sc__call *call)
+{
+    return call->strategy == SAFECOLL_STRATEGY_NATIVE && !call->large;
+}
+
 /* An i-call that decided alone (avoid.h, post): the int call of the
  * caller's arrays, or this rank's compact form, whose copies ag_post_done
  * makes once the request completes (MPI lets a datatype be freed while a
@@ -249,7 +250,7 @@ static int ag_post(sc__call *call, MPI_Request *req)
     ag_compact *c;
     int rc;
 
-    if (call->strategy == SAFECOLL_STRATEGY_NATIVE && !call->large)
+    if (ag_post_plain(call))
         return SC_TR_CALL(SC_TR_NATIVE, MPI_Iallgatherv, send_buf(call, 0),
                           (int)call->leaf.count, call->leaf.type, lay->buf, lay->icounts,
                           lay->idispls, lay->type, call->comm, req);
@@ -263,16 +264,14 @@ static int ag_post(sc__call *call, MPI_Request *req)
     return rc;
 }
 
-/* Whether ag_post makes arrays or an image in the call. */
 static int ag_post_keeps(const sc__call *call)
 {
-    return call->strategy != SAFECOLL_STRATEGY_NATIVE || call->large;
+    return !ag_post_plain(call);
 }
 
 static int ag_post_done(sc__call *call)
 {
-    return call->strategy == SAFECOLL_STRATEGY_NATIVE && !call->large ? MPI_SUCCESS
-                                                                       : ag_compact_end(call);
+    return ag_post_plain(call) ? MPI_SUCCESS : ag_compact_end(call);
 }
 #endif
 

@@ -124,6 +124,10 @@ int sc__equiv_red_feasible(sc__call *call);
  * signature). */
 int sc__eq_no_mem(const sc__call *call);
 char *sc__eq_image(sc__call *call, MPI_Count n, MPI_Datatype type);
+/* sc__eq_image for an image of which little may be written (a type of
+ * wide extent): where malloc refuses it, pages reserved as they are
+ * written (sc__scratch_map). */
+char *sc__eq_image_sparse(sc__call *call, MPI_Count n, MPI_Datatype type);
 int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,
                 void *dst, MPI_Count m, MPI_Datatype rtype);
 

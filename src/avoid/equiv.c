@@ -42,16 +42,29 @@ int sc__eq_no_mem(const sc__call *call)
     return sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
 }
 
-char *sc__eq_image(sc__call *call, MPI_Count n, MPI_Datatype type)
+/* sc__eq_image, in sc__scratch_map's memory when `sparse`. */
+static char *image(sc__call *call, MPI_Count n, MPI_Datatype type, int sparse)
 {
     MPI_Aint lb, extent, tlb, textent;
+    size_t bytes;
     char *mem;
 
     if (MPI_Type_get_extent(type, &lb, &extent) != MPI_SUCCESS ||
         MPI_Type_get_true_extent(type, &tlb, &textent) != MPI_SUCCESS)
         return NULL;
-    mem = sc__scratch(call, n > 0 ? (size_t)((n - 1) * extent + textent) : 1);
+    bytes = n > 0 ? (size_t)((n - 1) * extent + textent) : 1;
+    mem = sparse ? sc__scratch_map(call, bytes) : sc__scratch(call, bytes);
     return mem == NULL ? NULL : mem - tlb;
+}
+
+char *sc__eq_image(sc__call *call, MPI_Count n, MPI_Datatype type)
+{
+    return image(call, n, type, 0);
+}
+
+char *sc__eq_image_sparse(sc__call *call, MPI_Count n, MPI_Datatype type)
+{
+    return image(call, n, type, 1);
 }
 
 int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,

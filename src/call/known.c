@@ -240,20 +240,9 @@ int sc__known_quick(sc__pattern pattern)
     return !pattern_quick_known[pattern];
 }
 
-int sc__known_global(const sc__call *call)
-{
-    matched();
-    if (!pattern_matched[call->pattern])
-        return 0;
-    for (size_t i = 0; i < NKNOWN; i++) {
-        const known_bug *k = &known_bugs[i];
-        if (library_matches[i] && k->global && k->pattern == call->pattern && k->applies(call))
-            return 1;
-    }
-    return 0;
-}
-
-unsigned sc__known_bugs(const sc__call *call, const char **what)
+/* The bugs that apply to the call (only those whose condition every rank
+ * finds alike when `global_only`), as bits of the strategies they break. */
+static unsigned bugs_of(const sc__call *call, int global_only, const char **what)
 {
     unsigned broken = 0;
 
@@ -262,12 +251,25 @@ unsigned sc__known_bugs(const sc__call *call, const char **what)
         return 0;
     for (size_t i = 0; i < NKNOWN; i++) {
         const known_bug *k = &known_bugs[i];
-        if (library_matches[i] && k->pattern == call->pattern && k->applies(call)) {
+        if (library_matches[i] && k->pattern == call->pattern && (k->global || !global_only) &&
+            k->applies(call)) {
             broken |= k->broken;
             *what = k->what;
         }
     }
     return broken;
+}
+
+int sc__known_global(const sc__call *call)
+{
+    const char *what;
+
+    return bugs_of(call, 1, &what) != 0;
+}
+
+unsigned sc__known_bugs(const sc__call *call, const char **what)
+{
+    return bugs_of(call, 0, what);
 }
 
 /* MPICH 4.0.2's MPI_Allgather loses blocks when the receive type's extent

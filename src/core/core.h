@@ -265,13 +265,6 @@ int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, in
 /* Whether type is a predefined (named) datatype; 0 for an invalid one. */
 int sc__type_is_named(MPI_Datatype type);
 
-/* The size and extent of the predefined datatypes most calls pass
- * (MPI_DOUBLE, MPI_INT, MPI_BYTE, ...), asked of MPI once (types.c): 1 with
- * *size and *extent filled when type is one of them, else 0 and MPI must be
- * asked. A predefined handle names the same type for the life of MPI; a
- * derived one may be freed and its handle reused, so none is kept. */
-static inline int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent);
-
 /* The memo of sc__type_predefined (types.c), filled once, then read
  * only: inline, since every safe call asks it (issue 17). */
 #define SC_PREDEF_N 16
@@ -285,6 +278,11 @@ typedef struct sc__predef_memo {
 extern sc__predef_memo sc__predef;
 void sc__type_predefined_fill(void);
 
+/* The size and extent of the predefined datatypes most calls pass
+ * (MPI_DOUBLE, MPI_INT, MPI_BYTE, ...), asked of MPI once (types.c): 1 with
+ * *size and *extent filled when type is one of them, else 0 and MPI must be
+ * asked. A predefined handle names the same type for the life of MPI; a
+ * derived one may be freed and its handle reused, so none is kept. */
 static inline int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Aint *extent)
 {
     if (!atomic_load_explicit(&sc__predef.ready, memory_order_acquire))

@@ -76,7 +76,6 @@ int sc__type_is_named(MPI_Datatype type)
 
 /* The predefined datatypes of sc__type_predefined, most used first: a call
  * compares its datatype with them in this order. */
-#define PREDEF_N SC_PREDEF_N
 sc__predef_memo sc__predef;
 static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
 
@@ -84,13 +83,13 @@ static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
  * left out, and a call with it asks MPI and gets MPI's answer. */
 static void predef_fill(void)
 {
-    const MPI_Datatype types[PREDEF_N] = {
+    const MPI_Datatype types[SC_PREDEF_N] = {
         MPI_DOUBLE, MPI_INT,      MPI_BYTE,      MPI_CHAR,      MPI_FLOAT,    MPI_LONG,
         MPI_LONG_LONG, MPI_UNSIGNED, MPI_UNSIGNED_CHAR, MPI_INT64_T, MPI_INT32_T, MPI_UINT64_T,
         MPI_UINT32_T, MPI_SHORT, MPI_UNSIGNED_LONG, MPI_C_DOUBLE_COMPLEX,
     };
 
-    for (int i = 0; i < PREDEF_N; i++) {
+    for (int i = 0; i < SC_PREDEF_N; i++) {
         MPI_Count size;
         MPI_Aint lb, extent;
         if (types[i] == MPI_DATATYPE_NULL || MPI_Type_size_x(types[i], &size) != MPI_SUCCESS ||
