@@ -102,6 +102,9 @@ for bin in "$@"; do
     for e in "" "${envs[@]+"${envs[@]}"}"; do
         tag=
         [ -n "$e" ] && tag=".$(printf '%s' "$e" | tr -c 'A-Za-z0-9_=.\n-' '_' | tr '=' '-')"
+        # A long environment (a list of forced strategies) keeps a file
+        # name the file system takes: its start and a checksum of it.
+        [ ${#tag} -gt 120 ] && tag="${tag:0:100}.$(printf '%s' "$e" | cksum | cut -d' ' -f1)"
         for n in $procs; do
             log=$log_dir/$name.n$n$tag.log
             label="$name -n $n${e:+ [$e]}"

@@ -765,7 +765,8 @@ static int run_alone_i(sc__call *call, const sc__pattern_ops *ops)
     if (rc != MPI_SUCCESS)
         return alone_end(call, rc, 0, 1);
     if (w == NULL) {
-        rc = ops->post(call, call->request);
+        /* MPI's request goes to the caller (traffic.h, sc__tr_posted). */
+        rc = sc__tr_posted(ops->post(call, call->request), call->request);
         return alone_end(call, rc, alone_raised(call), 1);
     }
     /* The engine's copy owns the call's memory from here on, what the

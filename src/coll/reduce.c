@@ -182,8 +182,9 @@ static int native(const red_args *a, int size)
     switch (a->kind) {
     case SAFECOLL_COLL_REDUCE:
         /* sc__mpi_reduce goes through the traffic layer itself. */
-        return req ? SC_TR_CALL(SC_TR_NATIVE, MPI_Ireduce, sb, rb, n, a->type, a->op, a->root,
-                                a->comm, req)
+        return req ? sc__tr_posted(SC_TR_CALL(SC_TR_NATIVE, MPI_Ireduce, sb, rb, n, a->type,
+                                              a->op, a->root, a->comm, req),
+                                   req)
                    : sc__mpi_reduce(sb, rb, n, a->type, a->op, a->root, a->comm);
     case SAFECOLL_COLL_ALLREDUCE:
         return SC_TR_COLL(req, MPI_Allreduce, MPI_Iallreduce, sb, rb, n, a->type, a->op, a->comm);

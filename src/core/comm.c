@@ -14,9 +14,10 @@
  * released, by the delete callback or at the end of the last call.
  *
  * Making a duplicate is collective and blocks, so the safe i-calls pending
- * on the communicator are completed first, through the hook the
- * non-blocking engine registers (sc__comm_set_drain): the core knows
- * nothing of that engine.
+ * on the communicator are completed first, and those on other
+ * communicators move while it waits, through the hooks the non-blocking
+ * engine registers (sc__comm_set_drain): the core knows nothing of that
+ * engine.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -38,10 +39,31 @@ static pthread_once_t keyval_once = PTHREAD_ONCE_INIT;
 /* Completes the safe i-calls pending on a communicator (nb.c registers
  * it when it starts its first one: until then none can be pending). */
 static void (*_Atomic drain_hook)(MPI_Comm comm);
+/* Waits for a request while moving the engine's operations (nb.c's
+ * sc__nb_wait, registered with the drain hook). */
+static int (*_Atomic wait_hook)(MPI_Request *request);
 
-void sc__comm_set_drain(void (*drain)(MPI_Comm comm))
+void sc__comm_set_drain(void (*drain)(MPI_Comm comm), int (*wait)(MPI_Request *request))
 {
+    atomic_store(&wait_hook, wait);
     atomic_store(&drain_hook, drain);
+}
+
+/* MPI_Comm_dup, as MPI_Comm_idup and the engine's wait once the engine has
+ * run: a safe i-call's first step on a communicator may make the duplicate
+ * while other safe i-calls of this rank are pending, and a peer may need
+ * one of them to move before it joins the duplication. */
+static int dup_moving(MPI_Comm comm, MPI_Comm *out)
+{
+    int (*wait)(MPI_Request *) = atomic_load(&wait_hook);
+    MPI_Request req;
+    int rc;
+
+    if (wait == NULL)
+        return MPI_Comm_dup(comm, out);
+    if ((rc = MPI_Comm_idup(comm, out, &req)) != MPI_SUCCESS)
+        return rc;
+    return wait(&req);
 }
 
 int sc__comm_release(sc__comm_ref *ref)
@@ -102,7 +124,7 @@ static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv, sc__comm_ref *
             drain(comm);
         if ((r = malloc(sizeof *r)) == NULL)
             return sc__error(MPI_ERR_NO_MEM, "out of memory for the private communicator");
-        rc = MPI_Comm_dup(comm, &r->comm);
+        rc = dup_moving(comm, &r->comm);
         if (rc != MPI_SUCCESS) {
             free(r);
             return sc__error(rc, "cannot duplicate the communicator");

@@ -225,9 +225,10 @@ MPI_Comm sc__comm_private_nb_find(MPI_Comm comm);
 
 /* Registers the function that completes the safe i-calls pending on a
  * communicator (nb.c's sc__nb_drain, registered when the first one
- * starts): making a private duplicate is collective and blocks, and other
- * ranks may wait for one of them before they join it. */
-void sc__comm_set_drain(void (*drain)(MPI_Comm comm));
+ * starts) and the one that waits for a request while moving all of them
+ * (sc__nb_wait): making a private duplicate is collective and blocks, and
+ * other ranks may wait for one of them before they join it. */
+void sc__comm_set_drain(void (*drain)(MPI_Comm comm), int (*wait)(MPI_Request *request));
 
 /* ---- the native-call hook (hook.c) ---- */
 

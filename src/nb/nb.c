@@ -103,7 +103,9 @@ enum { MODE_START, MODE_GREQX, MODE_THREAD };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static nb_op *head, *tail;
-/* Operations in the list, read without the lock by sc__nb_drain. */
+/* Operations in the list, read without the lock by sc__nb_drain. Those of
+ * them that run a body (not adopted requests) are counted in the traffic
+ * layer's sc__tr_bodies, which its macros read (SC_TR_BUSY). */
 static atomic_int npending;
 /* Counts every step an operation makes (under the lock): a pass that
  * leaves it unchanged found everything still waiting on MPI. */
@@ -246,14 +248,20 @@ int sc__nb_waitall(int n, MPI_Request reqs[])
     nb_op *op = cur();
     int flag = 0, rc;
 
-    if (op == NULL)
+    if (op == NULL && !SC_TR_BUSY())
         return sc__tr_waitall(n, reqs);
+    /* Outside a coroutine with operations pending: moving them while it
+     * waits (traffic.h, SC_TR_COLL_KIND). */
     for (;;) {
         if ((rc = sc__tr_testall(n, reqs, &flag)) != MPI_SUCCESS || flag) {
-            steps++;
+            if (op != NULL)
+                steps++;
             return rc;
         }
-        yield(op);
+        if (op != NULL)
+            yield(op);
+        else if (!sc__nb_pass())
+            sched_yield();
     }
 }
 
@@ -311,14 +319,33 @@ static void unlink_op(nb_op *op)
         tail = op->prev;
     op->prev = op->next = NULL;
     atomic_fetch_sub(&npending, 1);
+    if (op->body != NULL)
+        atomic_fetch_sub(&sc__tr_bodies, 1);
 }
 
+/* Whether an operation before op holds op's communicator. An adopted
+ * request (sc__nb_adopt) has no communicator: it was posted already, so
+ * it neither waits for another operation nor holds one up. */
 static int blocked(const nb_op *op)
 {
+    if (op->comm == MPI_COMM_NULL)
+        return 0;
     for (const nb_op *e = op->prev; e != NULL; e = e->prev)
         if (e->comm == op->comm)
             return 1;
     return 0;
+}
+
+/* One step of an adopted request: MPI's test of it. */
+static void poke(nb_op *op)
+{
+    int flag = 0;
+
+    op->rc = sc__tr_test(&op->slot, &flag);
+    if (op->rc != MPI_SUCCESS || flag) {
+        op->done = 1;
+        steps++;
+    }
 }
 
 /* Resumes every operation that may run; completes those that end. Called
@@ -330,7 +357,9 @@ static void progress(void)
     while (op != NULL) {
         nb_op *next;
         if (!blocked(op)) {
-            if (!op->done)
+            if (!op->done && op->body == NULL)
+                poke(op);
+            else if (!op->done)
                 resume(op);
             if (op->done) {
                 next = op->next;
@@ -549,10 +578,83 @@ static void enqueue(nb_op *op)
         head = op;
     tail = op;
     atomic_fetch_add(&npending, 1);
+    if (op->body != NULL)
+        atomic_fetch_add(&sc__tr_bodies, 1);
     /* The operation starts now when nothing before it holds its
      * communicator, and runs until it has to wait. */
     progress();
     pthread_mutex_unlock(&lock);
+}
+
+#if SC_HAVE_GREQX
+/* The caller of a native i-call is about to get MPI's own request while
+ * operations of the engine that run a body are pending here (traffic.h,
+ * sc__tr_posted). A wait on that request alone would never resume them:
+ * MPICH polls an extended generalized request only when that very request
+ * is waited on or tested. A peer may need one of them to move before it
+ * posts the call behind this request (it waits for it), so the caller
+ * would wait forever where MPI's own calls complete. So the caller gets a
+ * request of the engine's instead, whose wait and test move every
+ * operation and complete it once MPI's request has (poke). With nothing
+ * pending MPI's request goes back as it is (the traffic layer does not
+ * call this): every operation this rank started before the call has
+ * ended here, so no peer can need this rank to move before it posts the
+ * call (doc/guide.md, "Non-blocking collectives"). The progress thread
+ * moves every operation whatever the caller waits on: nothing to do. */
+static int adopt(MPI_Request *request)
+{
+    nb_op *op;
+    int rc;
+
+    if (cur() != NULL || pick_mode() != MODE_GREQX || *request == MPI_REQUEST_NULL)
+        return MPI_SUCCESS;
+    if ((op = calloc(1, sizeof *op)) != NULL) {
+        op->comm = MPI_COMM_NULL;
+        op->slot = *request;
+        if (MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, op,
+                                &op->greq) == MPI_SUCCESS) {
+            *request = op->greq;
+            enqueue(op);
+            return MPI_SUCCESS;
+        }
+        free(op);
+    }
+    /* No request of ours to be had: the call completes here, every
+     * operation moving meanwhile, and the caller gets a null request (what
+     * waiting on it would have given, without the overlap). */
+    for (int flag = 0; (rc = sc__tr_test(request, &flag)) == MPI_SUCCESS && !flag;)
+        if (!sc__nb_pass())
+            sched_yield();
+    *request = MPI_REQUEST_NULL;
+    return rc;
+}
+#endif
+
+int sc__nb_wait(MPI_Request *req)
+{
+    nb_op *op = cur();
+    int flag = 0, rc;
+
+    for (;;) {
+        if ((rc = sc__tr_test(req, &flag)) != MPI_SUCCESS || flag) {
+            if (op != NULL)
+                steps++;
+            return rc;
+        }
+        if (op != NULL)
+            yield(op);
+        else if (!sc__nb_pass())
+            sched_yield();
+    }
+}
+
+/* The wait of a blocking call made as its i-form while the engine is busy
+ * (traffic.h, SC_TR_COLL_KIND). */
+static int block(int rc)
+{
+    MPI_Request req = sc__tr_req;
+
+    return rc != MPI_SUCCESS ? rc : sc__nb_wait(&req);
 }
 
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
@@ -565,7 +667,7 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
     /* From now on an operation may be pending when a private duplicate is
      * made: the core drains them first (sc__comm_set_drain). Before the
      * operation is in the list, so that no drain can miss it. */
-    sc__comm_set_drain(sc__nb_drain);
+    sc__comm_set_drain(sc__nb_drain, sc__nb_wait);
     if (op == NULL) {
         /* Nothing can carry the request; the body frees what it holds. */
         rc = body(arg);
@@ -580,6 +682,12 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
     op->free_arg = free_arg;
     op->comm = comm;
     op->slot = MPI_REQUEST_NULL;
+    /* Before the first operation is counted busy (traffic.h). */
+#if SC_HAVE_GREQX
+    sc__tr_set_engine(adopt, block);
+#else
+    sc__tr_set_engine(NULL, block);
+#endif
     /* A progress thread that cannot start leaves the call to run now. */
     if (mode == MODE_THREAD && sc__nb_worker_start(sc__nb_pending, sc__nb_pass) != MPI_SUCCESS)
         mode = MODE_START;

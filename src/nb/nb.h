@@ -50,7 +50,7 @@ int sc__nb_finish(int rc);
 #define SC_COLL_KIND(kind, blocking, nonblocking, ...)                                         \
     (sc__nb_active()                                                                           \
          ? sc__nb_finish(SC_TR_CALL(kind, nonblocking, __VA_ARGS__, sc__nb_slot()))            \
-         : SC_TR_CALL(kind, blocking, __VA_ARGS__))
+         : SC_TR_COLL_KIND(kind, (MPI_Request *)NULL, blocking, nonblocking, __VA_ARGS__))
 #define SC_COLL(blocking, nonblocking, ...)                                                    \
     SC_COLL_KIND(SC_TR_NATIVE, blocking, nonblocking, __VA_ARGS__)
 #define SC_AGREE(blocking, nonblocking, ...)                                                   \
@@ -62,12 +62,20 @@ int sc__nb_finish(int rc);
          ? sc__nb_finish(SC_TR_CALL(SC_TR_NATIVE, nonblocking, __VA_ARGS__, sc__nb_slot()))    \
          : blocking(__VA_ARGS__))
 
-/* Point-to-point the same way (no status is kept). */
+/* Waits for *req: yields in a coroutine; elsewhere moves every pending
+ * operation while it waits (the wait of a blocking step made while the
+ * engine is busy, traffic.h). */
+int sc__nb_wait(MPI_Request *req);
+
+/* Point-to-point the same way (no status is kept); outside a coroutine
+ * while the engine is busy, as the i-form and a wait that moves it. */
 #define SC_SEND(buf, n, type, dest, tag, comm)                                                 \
     (sc__nb_active() ? sc__nb_finish(sc__tr_isend(buf, n, type, dest, tag, comm, sc__nb_slot())) \
+     : SC_TR_BUSY()  ? sc__tr_blocked(sc__tr_isend(buf, n, type, dest, tag, comm, &sc__tr_req)) \
                      : sc__tr_send(buf, n, type, dest, tag, comm))
 #define SC_RECV(buf, n, type, src, tag, comm)                                                  \
     (sc__nb_active() ? sc__nb_finish(sc__tr_irecv(buf, n, type, src, tag, comm, sc__nb_slot())) \
+     : SC_TR_BUSY()  ? sc__tr_blocked(sc__tr_irecv(buf, n, type, src, tag, comm, &sc__tr_req)) \
                      : sc__tr_recv(buf, n, type, src, tag, comm))
 
 /* MPI_Sendrecv_replace. In a coroutine: a copy of the block is sent while
@@ -77,13 +85,15 @@ int sc__nb_finish(int rc);
  * next MPI_Type_free of it fails an assertion (found by this project's
  * tests; a contiguous type of 4 MPI_INTs on 2 ranks shows it). */
 #define SC_SENDRECV_REPLACE(buf, n, type, dest, stag, src, rtag, comm)                         \
-    (sc__nb_active() ? sc__nb_sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm)      \
+    (sc__nb_active() || SC_TR_BUSY()                                                           \
+         ? sc__nb_sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm)                  \
                      : sc__tr_sendrecv_replace(buf, n, type, dest, stag, src, rtag, comm))
 int sc__nb_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
                             int rtag, MPI_Comm comm);
 
 /* MPI_Waitall that yields in a coroutine (through the traffic layer's
- * MPI_Testall); sc__tr_waitall outside one. */
+ * MPI_Testall); sc__tr_waitall outside one, unless operations of the
+ * engine are pending: then it moves them while it waits (SC_TR_BUSY). */
 int sc__nb_waitall(int n, MPI_Request reqs[]);
 
 /* sc__tr_batch_wait (traffic.h) for code that may run in a coroutine:

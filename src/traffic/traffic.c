@@ -10,6 +10,16 @@
 #include "traffic.h"
 
 atomic_uint sc__tr_hooks;
+atomic_int sc__tr_bodies;
+_Thread_local MPI_Request sc__tr_req;
+int (*_Atomic sc__tr_adopt)(MPI_Request *request);
+int (*_Atomic sc__tr_block)(int rc);
+
+void sc__tr_set_engine(int (*adopt)(MPI_Request *request), int (*block)(int rc))
+{
+    atomic_store(&sc__tr_adopt, adopt);
+    atomic_store(&sc__tr_block, block);
+}
 
 static _Atomic(sc__tr_observer) observer;
 static _Atomic(void *) observer_data;

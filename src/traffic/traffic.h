@@ -93,8 +93,60 @@ int sc__tr_leave_any(int rc);
  * request is evaluated twice, the other arguments once (like every macro
  * here: the call stands in both branches, one of which runs). */
 #define SC_TR_COLL(request, blocking, nonblocking, ...)                                        \
-    ((request) != NULL ? SC_TR_CALL(SC_TR_NATIVE, nonblocking, __VA_ARGS__, (request))        \
-                       : SC_TR_CALL(SC_TR_NATIVE, blocking, __VA_ARGS__))
+    SC_TR_COLL_KIND(SC_TR_NATIVE, request, blocking, nonblocking, __VA_ARGS__)
+
+/* The same for an operation of any kind (the library's own agreements are
+ * SC_TR_AGREE). While the non-blocking engine has operations pending here
+ * (SC_TR_BUSY), neither form may leave them standing still:
+ *  - the blocking form is made as the i-form, and the wait for it moves
+ *    every pending operation (sc__tr_blocked): a peer may need one of them
+ *    to move before it joins this call, and a rank blocked in MPI moves
+ *    none (MPI itself would progress its own pending collectives there);
+ *  - the i-form's request goes to the caller through sc__tr_posted, which
+ *    hands back a request of the engine's instead (nb.c, adopt): MPICH
+ *    polls an extended generalized request only when that very request is
+ *    waited on or tested, so a wait on MPI's request alone would move
+ *    nothing either.
+ * Nothing pending (every call until the first safe i-call that runs on a
+ * coroutine, and most after it): one relaxed load more than the MPI call. */
+#define SC_TR_COLL_KIND(kind, request, blocking, nonblocking, ...)                              \
+    ((request) != NULL                                                                         \
+         ? sc__tr_posted(SC_TR_CALL(kind, nonblocking, __VA_ARGS__, (request)), (request))      \
+     : SC_TR_BUSY() ? sc__tr_blocked(SC_TR_CALL(kind, nonblocking, __VA_ARGS__, &sc__tr_req))   \
+                    : SC_TR_CALL(kind, blocking, __VA_ARGS__))
+
+/* ------------------------------------------------------------ the engine's part */
+
+/* Operations of the non-blocking engine (nb.c) pending on this process that
+ * run a body on a coroutine; the engine counts them, after it has set the
+ * two functions below. */
+extern atomic_int sc__tr_bodies;
+#define SC_TR_BUSY()                                                                           \
+    SC_TR_UNLIKELY(atomic_load_explicit(&sc__tr_bodies, memory_order_acquire) != 0)
+
+/* The request of a blocking call made as its i-form (SC_TR_COLL_KIND,
+ * nb.h's macros), read by sc__tr_blocked right after the post. */
+extern _Thread_local MPI_Request sc__tr_req;
+
+/* Set by the engine before it counts its first body (sc__tr_set_engine):
+ * `adopt` turns MPI's request of a native i-call, about to go to the
+ * caller, into one of the engine's; `block` waits for sc__tr_req, moving
+ * every pending operation meanwhile (yielding instead on a coroutine). */
+extern int (*_Atomic sc__tr_adopt)(MPI_Request *request);
+extern int (*_Atomic sc__tr_block)(int rc);
+void sc__tr_set_engine(int (*adopt)(MPI_Request *request), int (*block)(int rc));
+
+/* rc, or what the engine makes of a successful post while it is busy. */
+static inline int sc__tr_posted(int rc, MPI_Request *request)
+{
+    return rc == MPI_SUCCESS && SC_TR_BUSY() ? atomic_load(&sc__tr_adopt)(request) : rc;
+}
+
+/* The wait for sc__tr_req, posted with result rc. */
+static inline int sc__tr_blocked(int rc)
+{
+    return atomic_load(&sc__tr_block)(rc);
+}
 
 /* ------------------------------------------------------------ (a) the mark */
 
