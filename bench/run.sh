@@ -63,7 +63,7 @@ limit=${SAFECOLL_BENCH_TIMEOUT:-900}
 
 only=${SAFECOLL_BENCH_ONLY:-}
 case $only in
-    '') progs="bench_v bench_wrap bench_all bench_perf bench_debug bench_hang" ;;
+    '') progs="bench_v bench_wrap bench_all bench_nb bench_perf bench_debug bench_hang" ;;
     hang) progs="bench_v bench_hang" ;;
     *) echo "bench/run.sh: SAFECOLL_BENCH_ONLY is 'hang' or unset, not '$only'" >&2; exit 1 ;;
 esac
@@ -178,6 +178,15 @@ emit "_The non-blocking safe calls on the progress thread (SAFECOLL_NB_THREAD=1,
 emit ""
 SAFECOLL_NB_THREAD=1 run 2 bench_all --thread --only untriggered --ops ibcast,igather,iallreduce,igatherv \
     --sizes 8,1K,64K,1M "${quick[@]}" "${deadline_thr[@]}"
+
+# Many safe i-calls in flight, completed in per-rank orders (issue 31):
+# MPI's own i-calls against the safe ones, by default and under all=p2p.
+emit "_Many non-blocking calls in flight (bench_nb: the stress of tests/mpi/nb_stress.h; a time is one stress of the calls shown; targets: default/native 1.0, p2p/native at most 1.5):_"
+emit ""
+"$mpiexec" "${mpiflags[@]}" -n 1 "$bin/bench_nb" --header | tee -a "$tmp"
+for np in $procs; do
+    run "$np" bench_nb "${quick[@]}"
+done
 
 # Performance records: the cost of routing, and of having a record below
 # its bound.

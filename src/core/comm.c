@@ -49,21 +49,22 @@ void sc__comm_set_drain(void (*drain)(MPI_Comm comm), int (*wait)(MPI_Request *r
     atomic_store(&drain_hook, drain);
 }
 
-/* MPI_Comm_dup, as MPI_Comm_idup and the engine's wait once the engine has
- * run: a safe i-call's first step on a communicator may make the duplicate
- * while other safe i-calls of this rank are pending, and a peer may need
- * one of them to move before it joins the duplication. */
+/* MPI_Comm_dup as MPI_Comm_idup and a wait, on every rank alike (MPI does
+ * not let a blocking collective match a non-blocking one): once the
+ * non-blocking engine has run, its wait, which moves the safe i-calls this
+ * rank has pending meanwhile. A safe i-call's first step on a communicator
+ * may make the duplicate while other safe i-calls of this rank are
+ * pending, and a peer may need one of them to move before it joins the
+ * duplication. */
 static int dup_moving(MPI_Comm comm, MPI_Comm *out)
 {
     int (*wait)(MPI_Request *) = atomic_load(&wait_hook);
     MPI_Request req;
     int rc;
 
-    if (wait == NULL)
-        return MPI_Comm_dup(comm, out);
     if ((rc = MPI_Comm_idup(comm, out, &req)) != MPI_SUCCESS)
         return rc;
-    return wait(&req);
+    return wait != NULL ? wait(&req) : MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
 int sc__comm_release(sc__comm_ref *ref)

@@ -87,6 +87,15 @@ typedef struct nb_op {
     MPI_Comm comm;      /* the private duplicate it runs on, for the order */
     MPI_Request greq;
     MPI_Request slot;   /* the pending call of SC_COLL / SC_SEND / SC_RECV */
+    /* What a yielded body waits for (wait_set): progress tests these and
+     * resumes the body only once they have completed, with their result in
+     * wrc, so that a pass over operations that still wait costs an MPI test
+     * each, not two context switches and their signal-mask calls. */
+    int wn, wrc;
+    MPI_Request *wreqs;
+    /* The number of passes over the list when MPI last polled this request
+     * (poll_fn). */
+    atomic_ulong seen;
     int started, done, rc;
     atomic_int completed; /* read by wait_fn without the lock */
     char message[SC_ERROR_MESSAGE]; /* the body's last error message */
@@ -110,6 +119,8 @@ static atomic_int npending;
 /* Counts every step an operation makes (under the lock): a pass that
  * leaves it unchanged found everything still waiting on MPI. */
 static unsigned long steps;
+/* Passes over the list (progress), read without the lock by poll_fn. */
+static atomic_ulong passes;
 static _Thread_local nb_op *current;
 
 /* Read afresh after every switch: a coroutine may be resumed on another
@@ -227,42 +238,54 @@ static void resume(nb_op *op)
 
 /* ------------------------------------------------------------ waiting */
 
+/* Tests n requests: MPI_Test for one (the usual case), else MPI_Testall. */
+static int test_set(int n, MPI_Request *reqs, int *flag)
+{
+    return n == 1 ? sc__tr_test(reqs, flag) : sc__tr_testall(n, reqs, flag);
+}
+
+/* In op's coroutine: waits for the n requests, yielding until progress
+ * has seen them complete; their first error. */
+static int wait_set(nb_op *op, int n, MPI_Request *reqs)
+{
+    int flag = 0, rc;
+
+    if ((rc = test_set(n, reqs, &flag)) == MPI_SUCCESS && !flag) {
+        op->wn = n;
+        op->wreqs = reqs;
+        yield(op);
+        rc = op->wrc;
+    }
+    steps++;
+    return rc;
+}
+
+/* Outside a coroutine: waits for the n requests, moving every operation
+ * meanwhile. */
+static int wait_moving(int n, MPI_Request *reqs)
+{
+    int flag = 0, rc;
+
+    while ((rc = test_set(n, reqs, &flag)) == MPI_SUCCESS && !flag)
+        if (!sc__nb_pass())
+            sched_yield();
+    return rc;
+}
+
 int sc__nb_finish(int rc)
 {
-    nb_op *op = cur();
-    int flag = 0;
-
-    if (rc != MPI_SUCCESS)
-        return rc;
-    for (;;) {
-        if ((rc = sc__tr_test(&op->slot, &flag)) != MPI_SUCCESS || flag) {
-            steps++;
-            return rc;
-        }
-        yield(op);
-    }
+    return rc != MPI_SUCCESS ? rc : wait_set(cur(), 1, &cur()->slot);
 }
 
 int sc__nb_waitall(int n, MPI_Request reqs[])
 {
     nb_op *op = cur();
-    int flag = 0, rc;
 
-    if (op == NULL && !SC_TR_BUSY())
-        return sc__tr_waitall(n, reqs);
+    if (op != NULL)
+        return wait_set(op, n, reqs);
     /* Outside a coroutine with operations pending: moving them while it
-     * waits (traffic.h, SC_TR_COLL_KIND). */
-    for (;;) {
-        if ((rc = sc__tr_testall(n, reqs, &flag)) != MPI_SUCCESS || flag) {
-            if (op != NULL)
-                steps++;
-            return rc;
-        }
-        if (op != NULL)
-            yield(op);
-        else if (!sc__nb_pass())
-            sched_yield();
-    }
+     * waits (a blocking step of the library, SC_SEND and SC_RECV). */
+    return SC_TR_BUSY() ? wait_moving(n, reqs) : sc__tr_waitall(n, reqs);
 }
 
 int sc__nb_batch_wait(sc__tr_batch *b)
@@ -354,13 +377,23 @@ static void progress(void)
 {
     nb_op *op = head;
 
+    atomic_fetch_add_explicit(&passes, 1, memory_order_relaxed);
     while (op != NULL) {
         nb_op *next;
         if (!blocked(op)) {
-            if (!op->done && op->body == NULL)
+            if (!op->done && op->body == NULL) {
                 poke(op);
-            else if (!op->done)
+            } else if (!op->done && op->wn > 0) {
+                /* Resumed only once what it waits for has completed. */
+                int flag = 0;
+                op->wrc = test_set(op->wn, op->wreqs, &flag);
+                if (op->wrc != MPI_SUCCESS || flag) {
+                    op->wn = 0;
+                    resume(op);
+                }
+            } else if (!op->done) {
                 resume(op);
+            }
             if (op->done) {
                 next = op->next;
                 unlink_op(op);
@@ -464,8 +497,12 @@ static int query_fn(void *state, MPI_Status *status)
 }
 
 /* Stacks of ended operations are kept for the next ones: mapping and
- * unmapping a stack costs more than the rest of a small operation. */
-enum { STACK_POOL = 8 };
+ * unmapping a stack, and faulting in its first pages, cost more than the
+ * rest of a small operation. 64 of them: an application keeps dozens of
+ * calls in flight (with 8, a window of 16 calls spent 60% of its time in
+ * the kernel mapping stacks, bench_nb under all=p2p). Only the pages a
+ * call touched stay resident, a few KiB a stack. */
+enum { STACK_POOL = 64 };
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *pool[STACK_POOL];
 static int npool;
@@ -504,14 +541,27 @@ static int cancel_fn(void *state, int complete)
 }
 
 #if SC_HAVE_GREQX
+/* MPICH polls every generalized request of an MPI_Waitany, _Waitsome or
+ * _Testany array in turn, each sweep over the array, and each poll used to
+ * make a pass over every operation: a window of 16 requests cost 256 MPI
+ * tests a sweep where MPI's own requests cost one progress call. So a poll
+ * makes a pass only when none has been made since this request was last
+ * polled: one pass a sweep whatever the array's length, and a pass at
+ * every poll of a request tested alone (MPI_Test in a loop). */
 static int poll_fn(void *state, MPI_Status *status)
 {
-    (void)state;
+    nb_op *op = state;
+    const unsigned long now = atomic_load_explicit(&passes, memory_order_relaxed);
+
     (void)status;
+    if (atomic_exchange_explicit(&op->seen, now, memory_order_relaxed) != now)
+        return MPI_SUCCESS;
     if (pthread_mutex_trylock(&lock) == 0) {
         progress();
         pthread_mutex_unlock(&lock);
     }
+    atomic_store_explicit(&op->seen, atomic_load_explicit(&passes, memory_order_relaxed),
+                          memory_order_relaxed);
     return MPI_SUCCESS;
 }
 
@@ -586,7 +636,6 @@ static void enqueue(nb_op *op)
     pthread_mutex_unlock(&lock);
 }
 
-#if SC_HAVE_GREQX
 /* The caller of a native i-call is about to get MPI's own request while
  * operations of the engine that run a body are pending here (traffic.h,
  * sc__tr_posted). A wait on that request alone would never resume them:
@@ -603,6 +652,7 @@ static void enqueue(nb_op *op)
  * moves every operation whatever the caller waits on: nothing to do. */
 static int adopt(MPI_Request *request)
 {
+#if SC_HAVE_GREQX
     nb_op *op;
     int rc;
 
@@ -627,25 +677,17 @@ static int adopt(MPI_Request *request)
             sched_yield();
     *request = MPI_REQUEST_NULL;
     return rc;
-}
+#else
+    (void)request;
+    return MPI_SUCCESS;
 #endif
+}
 
 int sc__nb_wait(MPI_Request *req)
 {
     nb_op *op = cur();
-    int flag = 0, rc;
 
-    for (;;) {
-        if ((rc = sc__tr_test(req, &flag)) != MPI_SUCCESS || flag) {
-            if (op != NULL)
-                steps++;
-            return rc;
-        }
-        if (op != NULL)
-            yield(op);
-        else if (!sc__nb_pass())
-            sched_yield();
-    }
+    return op != NULL ? wait_set(op, 1, req) : wait_moving(1, req);
 }
 
 /* The wait of a blocking call made as its i-form while the engine is busy
@@ -683,11 +725,7 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
     op->comm = comm;
     op->slot = MPI_REQUEST_NULL;
     /* Before the first operation is counted busy (traffic.h). */
-#if SC_HAVE_GREQX
     sc__tr_set_engine(adopt, block);
-#else
-    sc__tr_set_engine(NULL, block);
-#endif
     /* A progress thread that cannot start leaves the call to run now. */
     if (mode == MODE_THREAD && sc__nb_worker_start(sc__nb_pending, sc__nb_pass) != MPI_SUCCESS)
         mode = MODE_START;

@@ -50,7 +50,7 @@ int sc__nb_finish(int rc);
 #define SC_COLL_KIND(kind, blocking, nonblocking, ...)                                         \
     (sc__nb_active()                                                                           \
          ? sc__nb_finish(SC_TR_CALL(kind, nonblocking, __VA_ARGS__, sc__nb_slot()))            \
-         : SC_TR_COLL_KIND(kind, (MPI_Request *)NULL, blocking, nonblocking, __VA_ARGS__))
+         : SC_TR_CALL(kind, blocking, __VA_ARGS__))
 #define SC_COLL(blocking, nonblocking, ...)                                                    \
     SC_COLL_KIND(SC_TR_NATIVE, blocking, nonblocking, __VA_ARGS__)
 #define SC_AGREE(blocking, nonblocking, ...)                                                   \

@@ -95,25 +95,21 @@ int sc__tr_leave_any(int rc);
 #define SC_TR_COLL(request, blocking, nonblocking, ...)                                        \
     SC_TR_COLL_KIND(SC_TR_NATIVE, request, blocking, nonblocking, __VA_ARGS__)
 
-/* The same for an operation of any kind (the library's own agreements are
- * SC_TR_AGREE). While the non-blocking engine has operations pending here
- * (SC_TR_BUSY), neither form may leave them standing still:
- *  - the blocking form is made as the i-form, and the wait for it moves
- *    every pending operation (sc__tr_blocked): a peer may need one of them
- *    to move before it joins this call, and a rank blocked in MPI moves
- *    none (MPI itself would progress its own pending collectives there);
- *  - the i-form's request goes to the caller through sc__tr_posted, which
- *    hands back a request of the engine's instead (nb.c, adopt): MPICH
- *    polls an extended generalized request only when that very request is
- *    waited on or tested, so a wait on MPI's request alone would move
- *    nothing either.
- * Nothing pending (every call until the first safe i-call that runs on a
- * coroutine, and most after it): one relaxed load more than the MPI call. */
+/* The same for an operation of any kind. The i-form's request goes to the
+ * caller through sc__tr_posted: while the non-blocking engine has
+ * operations pending here (SC_TR_BUSY), it hands back a request of the
+ * engine's instead (nb.c, adopt). MPICH polls an extended generalized
+ * request only when that very request is waited on or tested, so a wait
+ * on MPI's request alone would leave them standing still, and a peer may
+ * need one of them to move before it posts the call this request waits
+ * for. The blocking form stays MPI's blocking call whatever this rank has
+ * pending: MPI does not let a blocking collective match a non-blocking
+ * one, and whether the engine is busy differs from rank to rank. Nothing
+ * pending: one load more than the MPI call. */
 #define SC_TR_COLL_KIND(kind, request, blocking, nonblocking, ...)                              \
     ((request) != NULL                                                                         \
          ? sc__tr_posted(SC_TR_CALL(kind, nonblocking, __VA_ARGS__, (request)), (request))      \
-     : SC_TR_BUSY() ? sc__tr_blocked(SC_TR_CALL(kind, nonblocking, __VA_ARGS__, &sc__tr_req))   \
-                    : SC_TR_CALL(kind, blocking, __VA_ARGS__))
+         : SC_TR_CALL(kind, blocking, __VA_ARGS__))
 
 /* ------------------------------------------------------------ the engine's part */
 
@@ -124,8 +120,10 @@ extern atomic_int sc__tr_bodies;
 #define SC_TR_BUSY()                                                                           \
     SC_TR_UNLIKELY(atomic_load_explicit(&sc__tr_bodies, memory_order_acquire) != 0)
 
-/* The request of a blocking call made as its i-form (SC_TR_COLL_KIND,
- * nb.h's macros), read by sc__tr_blocked right after the post. */
+/* The request of a blocking point-to-point call made as its i-form while
+ * the engine is busy (nb.h's SC_SEND and SC_RECV: unlike collectives, a
+ * blocking send matches a non-blocking receive), read by sc__tr_blocked
+ * right after the post. */
 extern _Thread_local MPI_Request sc__tr_req;
 
 /* Set by the engine before it counts its first body (sc__tr_set_engine):
