@@ -182,17 +182,26 @@ struct meet_verdict {
     char msg[480];
 };
 
-/* A thread's memo of the last communicator it met with a good verdict,
- * so that the fast path of a regular call pays a compare, not an
- * attribute look-up. MPI may give a freed communicator's handle to a new
- * one: every verdict's delete callback bumps the epoch, which makes every
- * memo stale. Initial-exec TLS: one load, no __tls_get_addr call. */
+/* A thread's memo of the last MET_N communicators it met with a good
+ * verdict, so that the fast path of a regular call pays a few compares,
+ * not an attribute look-up. Several: applications alternate between a
+ * few communicators (a row, a column and the world; bench_nb's four),
+ * and with one entry every call that changed communicator took the slow
+ * path (for an irregular call, the whole pipeline instead of the quick
+ * call). MPI may give a freed communicator's handle to a new one: every
+ * verdict's delete callback bumps the epoch, which makes every memo
+ * stale. Initial-exec TLS: one load, no __tls_get_addr call. */
+enum { MET_N = 4 };
 static atomic_ulong meet_epoch = 1;
-static _Thread_local MPI_Comm met_comm SC_TLS_IE;
-static _Thread_local unsigned long met_epoch SC_TLS_IE;
-/* The memo's communicator's shape, which never changes while it lives:
+/* Each entry's communicator's shape, which never changes while it lives:
  * a call that finds comm in the memo asks MPI nothing (sc__comm_met). */
-static _Thread_local int met_inter SC_TLS_IE, met_rank SC_TLS_IE, met_size SC_TLS_IE;
+struct met_entry {
+    MPI_Comm comm;
+    unsigned long epoch;
+    int inter, rank, size;
+};
+static _Thread_local struct met_entry met[MET_N] SC_TLS_IE;
+static _Thread_local unsigned met_next SC_TLS_IE;
 
 static int free_verdict(MPI_Comm comm, int key, void *value, void *extra)
 {
@@ -423,14 +432,28 @@ static int meet(MPI_Comm comm, struct meet_verdict *v)
     return rc;
 }
 
+/* comm's entry in this thread's memo, or NULL. */
+static inline const struct met_entry *met_find(MPI_Comm comm)
+{
+    const unsigned long epoch = atomic_load_explicit(&meet_epoch, memory_order_relaxed);
+
+    if (comm == MPI_COMM_NULL)
+        return NULL;
+    for (int i = 0; i < MET_N; i++)
+        if (met[i].comm == comm && met[i].epoch == epoch)
+            return &met[i];
+    return NULL;
+}
+
 int sc__comm_met(MPI_Comm comm, int *inter, int *rank, int *size)
 {
-    if (comm == MPI_COMM_NULL || comm != met_comm ||
-        met_epoch != atomic_load_explicit(&meet_epoch, memory_order_relaxed))
+    const struct met_entry *e = met_find(comm);
+
+    if (e == NULL)
         return 0;
-    *inter = met_inter;
-    *rank = met_rank;
-    *size = met_size;
+    *inter = e->inter;
+    *rank = e->rank;
+    *size = e->size;
     return 1;
 }
 
@@ -440,8 +463,7 @@ int sc__comm_meet(MPI_Comm comm, const char *fn)
     void *value;
     int found, rc;
 
-    if (comm == met_comm &&
-        met_epoch == atomic_load_explicit(&meet_epoch, memory_order_relaxed))
+    if (met_find(comm) != NULL)
         return MPI_SUCCESS;
     pthread_once(&keyval_once, create_keyval);
     if (keyval_rc != MPI_SUCCESS)
@@ -466,11 +488,13 @@ int sc__comm_meet(MPI_Comm comm, const char *fn)
         }
     }
     if (v->rc == MPI_SUCCESS) {
-        met_inter = v->inter;
-        met_rank = v->rank;
-        met_size = v->size;
-        met_comm = comm;
-        met_epoch = atomic_load_explicit(&meet_epoch, memory_order_relaxed);
+        /* The oldest entry makes room (comm is in none: met_find). */
+        struct met_entry *e = &met[met_next++ % MET_N];
+        e->inter = v->inter;
+        e->rank = v->rank;
+        e->size = v->size;
+        e->comm = comm;
+        e->epoch = atomic_load_explicit(&meet_epoch, memory_order_relaxed);
         return MPI_SUCCESS;
     }
     if (v->own)
