@@ -61,7 +61,7 @@ int sc__begin(sc__call *call, safecoll_coll coll, const char *fn, int large, MPI
     call->limit = sc__config_int_limit();
     call->forced = sc__config_forced(coll);
     call->forced_all = call->forced != SAFECOLL_STRATEGY_AUTO && sc__config_forced_all(coll);
-    /* The common call: comm met last by this thread (meet.c's memo). */
+    /* The common call: comm among the last four this thread met (meet.c's memo). */
     if (sc__comm_met(comm, &inter, &call->rank, &call->size) && !inter)
         goto met;
     if (comm == MPI_COMM_NULL)

@@ -1,8 +1,8 @@
 /*
  * The quick call of the v-forms (issue 17). A gatherv, scatterv,
  * allgatherv, alltoallv or alltoallw (not in place) with int arrays, on
- * two or more processes of the intracommunicator its thread met last,
- * that may decide alone (pipeline.c, may_decide_alone) and whose own
+ * two or more processes of an intracommunicator among the last four its
+ * thread met, that may decide alone (pipeline.c, may_decide_alone) and whose own
  * sides are plainly untriggered, is MPI's own call with the caller's
  * arguments: the pipeline would choose exactly that, and describing the
  * call first (the 1.1 KiB descriptor, its layouts and frames) cost about

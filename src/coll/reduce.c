@@ -449,7 +449,7 @@ static int reduction(const red_args *a)
     MPI_Count total = 0, most = 0, size_x, per_msg, msgs;
     int rank, size, inter, rc, trig;
 
-    /* The common call: comm is the intracommunicator this thread met last
+    /* The common call: comm is an intracommunicator this thread met lately
      * (meet.c's memo, which keeps its rank and size): MPI is asked
      * nothing. */
     const int met = sc__comm_met(a->comm, &inter, &rank, &size) && !inter;

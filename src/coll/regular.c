@@ -162,8 +162,8 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
 {
     int inter, rc;
 
-    /* The common call: comm met last by this thread, an intracommunicator
-     * (its rank and size memoized), root in range. */
+    /* The common call: comm among the last four this thread met, an
+     * intracommunicator (its rank and size memoized), root in range. */
     if (sc__comm_met(comm, &inter, rank, size) && !inter &&
         (root == SC_NO_ROOT || (root >= 0 && root < *size))) {
         if (sc__blocking(coll) == coll)
