@@ -22,7 +22,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "traffic.h"
 
 struct sc__comm_ref {
     MPI_Comm comm;
@@ -50,7 +50,7 @@ int sc__comm_release(sc__comm_ref *ref)
 
     if (ref == NULL || atomic_fetch_sub(&ref->refs, 1) != 1)
         return MPI_SUCCESS;
-    rc = MPI_Comm_free(&ref->comm);
+    rc = sc__tr_comm_free(&ref->comm);
     free(ref);
     return rc;
 }
@@ -102,7 +102,7 @@ static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv, sc__comm_ref *
             drain(comm);
         if ((r = malloc(sizeof *r)) == NULL)
             return sc__error(MPI_ERR_NO_MEM, "out of memory for the private communicator");
-        rc = MPI_Comm_dup(comm, &r->comm);
+        rc = sc__tr_comm_dup(comm, &r->comm);
         if (rc != MPI_SUCCESS) {
             free(r);
             return sc__error(rc, "cannot duplicate the communicator");
@@ -111,7 +111,7 @@ static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv, sc__comm_ref *
         atomic_init(&r->refs, 1);
         rc = MPI_Comm_set_attr(comm, keyval[which], r);
         if (rc != MPI_SUCCESS) {
-            MPI_Comm_free(&r->comm);
+            sc__tr_comm_free(&r->comm);
             free(r);
             return sc__error(rc, "cannot cache the private communicator");
         }
