@@ -260,7 +260,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 
 .DEFAULT_GOAL := all
 .PHONY: all lib bin fortran check-fortran tests examples bench-build deps deps-openmpi check-openmpi help \
-        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen \
+        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen check-p2ponly \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
         check-big-run check-man check-mpi-names print-mpi man \
@@ -519,8 +519,8 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-fortran check-examples check-symbols check-traffic check-cxx check-headers \
-               check-switch check-dlopen check-cli check-search check-bisect check-guideline check-hang check-replay \
-               check-install \
+               check-switch check-dlopen check-p2ponly check-cli check-search check-bisect check-guideline check-hang \
+               check-replay check-install \
                check-cmake check-man check-mpi-names check-doc
 
 check: deps
@@ -652,6 +652,23 @@ check-switch: $(LIB_SO)
 check-dlopen: $(LIB_SO)
 	@printf '\n== dlopen ==\n'
 	@$(call record,dlopen,MPICC='$(MPICC)' tests/check-dlopen.sh $(B)lib)
+
+# The reference mode (SAFECOLL_STRATEGY=all=p2p) makes no MPI collective
+# call: tests/p2ponly/app.c runs every safe collective with the PMPI
+# counting library tests/p2ponly/count.c preloaded (built without the
+# sanitizers, which must come first in a process).
+P2PONLY := $(B)tests/bin/p2ponly
+$(P2PONLY)/count.so: tests/p2ponly/count.c
+	$(call say,CCLD,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPICC) -std=c11 $(CFLAGS) $(WARN_CFLAGS) -fPIC -shared -o $@ $<
+$(P2PONLY)/app: tests/p2ponly/app.c $(LIB_SO)
+	$(call say,CCLD,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPICC) $(EX_CFLAGS) $(LDFLAGS) -o $@ $< -L$(B)lib -lsafecoll $(RPATH)
+check-p2ponly: $(P2PONLY)/count.so $(P2PONLY)/app
+	@printf '\n== reference mode: no MPI collective ==\n'
+	@$(call record,p2ponly,tests/check-p2ponly.sh $(P2PONLY))
 
 # Real hangs caught by the hang monitor, which ends the job (exit 70).
 check-hang: $(B)examples/bin/hang_detect

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every MPI operation of the library's runtime goes through the traffic
 # layer (src/traffic/traffic.h): no file of src/ outside it calls MPI's
-# point-to-point, collective or completion functions directly.
+# point-to-point, collective, completion or communicator-making functions
+# directly.
 #
 #   tests/check-traffic.sh [SRC_DIR]
 #
@@ -25,7 +26,11 @@ calls+='|(I?)([Gg]atherv?|[Ss]catterv?|[Aa]llgatherv?|[Aa]lltoall[vw]?|[Bb]cast|
 calls+='|[Aa]llreduce|[Rr]educe_scatter|[Rr]educe_scatter_block|[Ss]can|[Ee]xscan|[Bb]arrier'
 calls+='|[Nn]eighbor_[a-z]+)'
 calls+='|Wait|Waitall|Waitany|Waitsome|Test|Testall|Testany|Testsome|Request_free|Cancel'
-calls+='|Start|Startall)(_c)?[[:space:]]*\('
+calls+='|Start|Startall'
+# The communicator calls the library makes (MPI_Comm_dup, ...) go through
+# it too: they are collective, and the hooks must see them.
+calls+='|Comm_dup|Comm_idup|Comm_split|Comm_split_type|Comm_create|Comm_free|Intercomm_create'
+calls+='|Intercomm_merge)(_c)?[[:space:]]*\('
 
 status=0
 n=0

@@ -13,7 +13,14 @@
  *
  * Both are collective and block, so both first complete the safe i-calls
  * pending on the communicator (sc__nb_drain), as the private communicator
- * does (core/comm.c).
+ * does (traffic/comm.c), and their waits move the safe i-calls pending on
+ * other communicators (sc__nb_waitall): a peer may wait for one of them
+ * before it joins the meeting (issue 31). Both exchange their data on point-to-point alone
+ * (sc__tr_lib_MPI_Allgather and _Allreduce, traffic.h), never through an MPI
+ * collective: under SAFECOLL_STRATEGY=all=p2p no MPI collective runs at
+ * all, and the meeting is the same on every rank whatever its strategy
+ * settings, which are what it compares (a rank given all=p2p meets a rank
+ * given nothing, and both learn that they differ).
  */
 #define _GNU_SOURCE /* sched_getaffinity and the CPU_* macros */
 
@@ -106,11 +113,12 @@ static int detect_conditions(MPI_Comm priv, unsigned *conds)
 
     MPI_Comm_size(priv, &size);
     cpu_mask(mask);
-    rc = MPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    rc = sc__tr_comm_split_type(priv, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     if (rc == MPI_SUCCESS && (rc = MPI_Comm_size(node, &local)) == MPI_SUCCESS)
-        rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allreduce, mask, all, MASK_WORDS, MPI_UNSIGNED_LONG, MPI_BOR, node);
+        rc = sc__tr_lib_MPI_Allreduce(mask, all, MASK_WORDS, MPI_UNSIGNED_LONG, MPI_BOR, node,
+                                      sc__nb_waitall);
     if (node != MPI_COMM_NULL)
-        MPI_Comm_free(&node);
+        sc__tr_comm_free(&node);
     if (rc != MPI_SUCCESS)
         return sc__error(rc, "cannot detect the node conditions of the communicator");
     for (int w = 0; w < MASK_WORDS; w++)
@@ -118,7 +126,8 @@ static int detect_conditions(MPI_Comm priv, unsigned *conds)
             cores++;
     flags[0] = local > cores;
     flags[1] = local < size;
-    if ((rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allreduce, flags, any, 2, MPI_INT, MPI_MAX, priv)) != MPI_SUCCESS)
+    if ((rc = sc__tr_lib_MPI_Allreduce(flags, any, 2, MPI_INT, MPI_MAX, priv, sc__nb_waitall)) !=
+        MPI_SUCCESS)
         return sc__error(rc, "cannot detect the node conditions of the communicator");
     *conds = (any[0] ? SC_COND_OVERSUBSCRIBED : 0) | (any[1] ? SC_COND_NODES_MANY : 0);
     return MPI_SUCCESS;
@@ -351,7 +360,8 @@ static int judge_inter(MPI_Comm priv, const long long d[MEET_N], const char *why
         free(back);
         return sc__error(MPI_ERR_NO_MEM, "out of memory for the settings check");
     }
-    rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allgather, d, MEET_N, MPI_LONG_LONG, all, MEET_N, MPI_LONG_LONG, priv);
+    rc = sc__tr_lib_MPI_Allgather(d, MEET_N, MPI_LONG_LONG, all, MEET_N, MPI_LONG_LONG, priv,
+                                  sc__nb_waitall);
     for (int r = 0; rc == MPI_SUCCESS && r < q; r++) {
         for (int f = 1; f < MEET_N; f++)
             if (all[r * MEET_N + f] != d[f])
@@ -360,7 +370,7 @@ static int judge_inter(MPI_Comm priv, const long long d[MEET_N], const char *why
             mine[2] = all[r * MEET_N + MEET_SETUP];
     }
     if (rc == MPI_SUCCESS)
-        rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allgather, mine, 3, MPI_LONG_LONG, back, 3, MPI_LONG_LONG, priv);
+        rc = sc__tr_lib_MPI_Allgather(mine, 3, MPI_LONG_LONG, back, 3, MPI_LONG_LONG, priv, sc__nb_waitall);
     for (int r = 0; rc == MPI_SUCCESS && r < q; r++) {
         if (back[r * 3 + 1] != MPI_SUCCESS)
             list_add(fail, sizeof fail, &nfail, r);
@@ -417,7 +427,8 @@ static int meet(MPI_Comm comm, struct meet_verdict *v)
     MPI_Comm_rank(comm, &rank);
     if ((all = malloc(sizeof *all * (size_t)size * MEET_N)) == NULL)
         return sc__error(MPI_ERR_NO_MEM, "out of memory for the settings check");
-    rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allgather, d, MEET_N, MPI_LONG_LONG, all, MEET_N, MPI_LONG_LONG, priv);
+    rc = sc__tr_lib_MPI_Allgather(d, MEET_N, MPI_LONG_LONG, all, MEET_N, MPI_LONG_LONG, priv,
+                                  sc__nb_waitall);
     if (rc == MPI_SUCCESS)
         judge(all, size, rank, why, v);
     free(all);

@@ -292,7 +292,7 @@ static int agree(digest *mine, MPI_Comm comm, const char *fn, sc__pattern patter
     MPI_Comm_size(priv, &p);
     if ((all = malloc(sizeof *all * (size_t)p)) == NULL)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for the check", fn);
-    rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allgather, mine, (int)sizeof *mine, MPI_BYTE, all,
+    rc = SC_TR_AGREE_CALL(MPI_Allgather, mine, (int)sizeof *mine, MPI_BYTE, all,
                     (int)sizeof *mine, MPI_BYTE, priv);
     if (rc != MPI_SUCCESS)
         rc = sc__error(rc, "%s: the check's MPI_Allgather failed", fn);
@@ -470,16 +470,16 @@ static int pair_mismatch(const sc__call *call, MPI_Comm priv, int untyped)
         out[2 * j] = x.h;
         out[2 * j + 1] = x.bytes;
     }
-    SC_TR_CALL(SC_TR_AGREE, MPI_Alltoall, out, 2, MPI_LONG_LONG, in, 2, MPI_LONG_LONG, priv);
+    SC_TR_AGREE_CALL(MPI_Alltoall, out, 2, MPI_LONG_LONG, in, 2, MPI_LONG_LONG, priv);
     for (i = 0; i < p && bad == LLONG_MAX; i++) {
         side_sig x = block(call, &call->rlay, rt, i);
         if (in[2 * i + 1] != x.bytes || (!untyped && in[2 * i] != x.h))
             bad = (long long)i * p + me; /* sender i, receiver me */
     }
-    SC_TR_CALL(SC_TR_AGREE, MPI_Allreduce, &bad, &first, 1, MPI_LONG_LONG, MPI_MIN, priv);
+    SC_TR_AGREE_CALL(MPI_Allreduce, &bad, &first, 1, MPI_LONG_LONG, MPI_MIN, priv);
     if (first != LLONG_MAX && first % p == me)
         bytes = in[2 * (first / p) + 1] != block(call, &call->rlay, rt, (int)(first / p)).bytes;
-    SC_TR_CALL(SC_TR_AGREE, MPI_Bcast, &bytes, 1, MPI_INT,
+    SC_TR_AGREE_CALL(MPI_Bcast, &bytes, 1, MPI_INT,
                first == LLONG_MAX ? 0 : (int)(first % p), priv);
     free(out);
     if (first == LLONG_MAX) /* a hash collision of the sums: no pair differs */
@@ -563,7 +563,7 @@ int sc__check_v(const sc__call *call)
         return rc;
     if ((all = malloc(sizeof *all * (size_t)p)) == NULL)
         return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for the check", call->fn);
-    rc = SC_TR_CALL(SC_TR_AGREE, MPI_Allgather, &d, (int)sizeof d, MPI_BYTE, all, (int)sizeof d,
+    rc = SC_TR_AGREE_CALL(MPI_Allgather, &d, (int)sizeof d, MPI_BYTE, all, (int)sizeof d,
                     MPI_BYTE, priv);
     if (rc != MPI_SUCCESS) {
         free(all);
@@ -604,7 +604,7 @@ int sc__check_v(const sc__call *call)
                         what[1] = bd;
                     }
                 }
-            SC_TR_CALL(SC_TR_AGREE, MPI_Bcast, what, 2, MPI_INT, root, priv);
+            SC_TR_AGREE_CALL(MPI_Bcast, what, 2, MPI_INT, root, priv);
             rc = sc__error(what[1] ? MPI_ERR_COUNT : MPI_ERR_TYPE,
                            "%s: rank %d's %s does not match the root's (rank %d) %s[%d] x %s (%s)",
                            call->fn, what[0], g ? "sendcount x sendtype" : "recvcount x recvtype",
@@ -627,7 +627,7 @@ int sc__check_v(const sc__call *call)
                             what[1] = all[i].send.bytes != b.bytes;
                         }
                     }
-                SC_TR_CALL(SC_TR_AGREE, MPI_Bcast, what, 2, MPI_INT, j, priv);
+                SC_TR_AGREE_CALL(MPI_Bcast, what, 2, MPI_INT, j, priv);
                 rc = sc__error(what[1] ? MPI_ERR_COUNT : MPI_ERR_TYPE,
                                "%s: rank %d's sendcount x sendtype does not match rank %d's "
                                "recvcounts[%d] x recvtype (%s)", call->fn, what[0], j, what[0],

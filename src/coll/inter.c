@@ -423,7 +423,7 @@ static int agree(inter_call *ic, long long v[4])
 
     memcpy(in, v, sizeof in);
     for (int round = 0; round < 2; round++) {
-        rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, in, out, 4, MPI_LONG_LONG, MPI_MAX, ic->priv);
+        rc = SC_AGREE(MPI_Allreduce, MPI_Iallreduce, in, out, 4, MPI_LONG_LONG, MPI_MAX, ic->priv);
         if (rc != MPI_SUCCESS)
             return sc__error(rc, "%s: rank %d: the agreement message failed", ic->in.fn,
                              ic->rank);

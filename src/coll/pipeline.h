@@ -17,6 +17,7 @@
 #define SC_PIPELINE_H
 
 #include "call.h"
+#include "traffic.h"
 
 /* Regular collectives (regular.c). The size of the basic type `type` is
  * built of (1 when it mixes sizes). */

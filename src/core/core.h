@@ -144,6 +144,19 @@ static inline safecoll_strategy sc__config_forced(safecoll_coll coll)
  * then takes the automatic choice (native when nothing fired), with a line
  * in the verbose log, instead of failing. */
 int sc__config_forced_all(safecoll_coll coll);
+/* 1 when every collective is forced to the point-to-point strategy
+ * (SAFECOLL_STRATEGY=all=p2p, the reference mode): the library's own
+ * collectives then run on point-to-point too (traffic.h), so that no MPI
+ * collective runs. One load when the first collective is not forced to
+ * it, as on the default path. */
+static inline int sc__config_p2p_only(void)
+{
+    for (int c = 0; c < SAFECOLL_NCOLL; c++)
+        if (atomic_load_explicit(&sc__cfg_forced[c], memory_order_relaxed) !=
+            SAFECOLL_STRATEGY_P2P)
+            return 0;
+    return 1;
+}
 int sc__config_verbose(void);
 /* Performance records route calls (SAFECOLL_PERF_BOUNDS, safecoll_perf_bounds_set). */
 static inline int sc__config_perf_bounds(void)
@@ -187,33 +200,6 @@ enum { SC_TRIG_D = 1, SC_TRIG_G = 2, SC_TRIG_X = 4, SC_TRIG_PERF = 8 };
 
 void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error);
 
-/* ---- private communicator (comm.c) ---- */
-
-/* The private duplicate of comm, created at first use and cached on comm
- * with an attribute; freed when comm is freed. Its error handler is
- * MPI_ERRORS_RETURN so that library traffic never aborts behind the
- * caller's back; errors are handed to the caller's handler instead. */
-int sc__comm_private(MPI_Comm comm, MPI_Comm *priv);
-
-/* A reference to a private duplicate: it stays valid, even once the
- * caller has freed comm, until every reference is released. */
-typedef struct sc__comm_ref sc__comm_ref;
-
-/* A second private duplicate, for the traffic of non-blocking safe
- * collectives (nb.c). When ref is not NULL, *ref gets a reference that the
- * caller releases with sc__comm_release once it makes no more calls on
- * *priv: a pending call keeps using it after the caller frees comm, which
- * MPI allows. */
-int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv, sc__comm_ref **ref);
-
-/* Releases a reference (NULL: nothing); the last one frees the duplicate.
- * MPI_SUCCESS or the error of MPI_Comm_free. */
-int sc__comm_release(sc__comm_ref *ref);
-
-/* The second private duplicate of comm if there is one, else
- * MPI_COMM_NULL; never makes one. */
-MPI_Comm sc__comm_private_nb_find(MPI_Comm comm);
-
 /* The conditions performance records are measured under (issue 14): some
  * node holds more ranks of the communicator than cores available to them,
  * and the ranks span more than one node. SC_COND_UNKNOWN: not looked up
@@ -222,13 +208,6 @@ MPI_Comm sc__comm_private_nb_find(MPI_Comm comm);
 #define SC_COND_OVERSUBSCRIBED 1u
 #define SC_COND_NODES_MANY 2u
 #define SC_COND_UNKNOWN 0x100u
-
-/* Registers the function that completes the safe i-calls pending on a
- * communicator (nb.c's sc__nb_drain, registered when the first one
- * starts) and the one that waits for a request while moving all of them
- * (sc__nb_wait): making a private duplicate is collective and blocks, and
- * other ranks may wait for one of them before they join it. */
-void sc__comm_set_drain(void (*drain)(MPI_Comm comm), int (*wait)(MPI_Request *request));
 
 /* ---- the native-call hook (hook.c) ---- */
 

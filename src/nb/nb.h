@@ -53,8 +53,13 @@ int sc__nb_finish(int rc);
          : SC_TR_CALL(kind, blocking, __VA_ARGS__))
 #define SC_COLL(blocking, nonblocking, ...)                                                    \
     SC_COLL_KIND(SC_TR_NATIVE, blocking, nonblocking, __VA_ARGS__)
+/* SC_AGREE runs on point-to-point alone (sc__tr_lib_MPI_*, traffic.h,
+ * yielding in a coroutine) when every collective is forced to it
+ * (SAFECOLL_STRATEGY=all=p2p), so that the reference mode makes no MPI
+ * collective call. */
 #define SC_AGREE(blocking, nonblocking, ...)                                                   \
-    SC_COLL_KIND(SC_TR_AGREE, blocking, nonblocking, __VA_ARGS__)
+    (sc__config_p2p_only() ? sc__tr_lib_##blocking(__VA_ARGS__, sc__nb_waitall)               \
+                           : SC_COLL_KIND(SC_TR_AGREE, blocking, nonblocking, __VA_ARGS__))
 /* SC_COLL for a blocking function that goes through the traffic layer
  * itself (sc__mpi_reduce, known.c), so that it is marked once. */
 #define SC_COLL_OWN(blocking, nonblocking, ...)                                                \

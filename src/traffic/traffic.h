@@ -46,6 +46,7 @@ typedef enum sc__tr_kind {
     SC_TR_P2P,      /* point-to-point of a strategy (posted or blocking) */
     SC_TR_AGREE,    /* the library's own messages: agreement, checks, plans */
     SC_TR_COMPLETE, /* completion: wait, waitall, test, testall, request free */
+    SC_TR_COMM,     /* the library's communicator calls: MPI_Comm_dup, _split_type, _free */
     SC_TR_NKIND
 } sc__tr_kind;
 
@@ -298,8 +299,12 @@ void sc__tr_times(double seconds[SC_TR_NKIND], long long ops[SC_TR_NKIND]);
  * argument list), reported to the observer as a message of buf, n, type,
  * peer, tag, comm and marked, when a hook is on. */
 #define SC_TR_MSG(dir, fn, buf, n, type, peer, tag, comm, args)                                \
+    SC_TR_MSG_KIND(SC_TR_P2P, dir, fn, buf, n, type, peer, tag, comm, args)
+/* The same, marked as an operation of `kind` (the library's own messages
+ * are SC_TR_AGREE). */
+#define SC_TR_MSG_KIND(kind, dir, fn, buf, n, type, peer, tag, comm, args)                     \
     (SC_TR_ON() ? (sc__tr_message((dir), (buf), (n), (type), (peer), (tag), (comm)),          \
-                   sc__tr_enter(SC_TR_P2P, #fn), sc__tr_leave(fn args))                        \
+                   sc__tr_enter((kind), #fn), sc__tr_leave(fn args))                           \
                 : fn args)
 
 /* MPI_Isend / MPI_Irecv / MPI_Send / MPI_Recv (no status kept), with MPI's
@@ -458,5 +463,96 @@ int sc__tr_batch_wait(sc__tr_batch *b);
 
 /* Frees the batch's derived types and memory; returns rc. */
 int sc__tr_batch_free(sc__tr_batch *b, int rc);
+
+/* ------------------------------------------------------------ the private communicator (comm.c) */
+
+/* The private duplicate of comm, created at first use and cached on comm
+ * with an attribute; freed when comm is freed. Its error handler is
+ * MPI_ERRORS_RETURN so that library traffic never aborts behind the
+ * caller's back; errors are handed to the caller's handler instead. */
+int sc__comm_private(MPI_Comm comm, MPI_Comm *priv);
+
+/* A reference to a private duplicate: it stays valid, even once the
+ * caller has freed comm, until every reference is released. */
+typedef struct sc__comm_ref sc__comm_ref;
+
+/* A second private duplicate, for the traffic of non-blocking safe
+ * collectives (nb.c). When ref is not NULL, *ref gets a reference that the
+ * caller releases with sc__comm_release once it makes no more calls on
+ * *priv: a pending call keeps using it after the caller frees comm, which
+ * MPI allows. */
+int sc__comm_private_nb(MPI_Comm comm, MPI_Comm *priv, sc__comm_ref **ref);
+
+/* Releases a reference (NULL: nothing); the last one frees the duplicate.
+ * MPI_SUCCESS or the error of MPI_Comm_free. */
+int sc__comm_release(sc__comm_ref *ref);
+
+/* The second private duplicate of comm if there is one, else
+ * MPI_COMM_NULL; never makes one. */
+MPI_Comm sc__comm_private_nb_find(MPI_Comm comm);
+
+/* Registers the function that completes the safe i-calls pending on a
+ * communicator (nb.c's sc__nb_drain, registered when the first one
+ * starts) and the one that waits for a request while moving all of them
+ * (sc__nb_wait): making a private duplicate is collective and blocks, and
+ * other ranks may wait for one of them before they join it. */
+void sc__comm_set_drain(void (*drain)(MPI_Comm comm), int (*wait)(MPI_Request *request));
+
+/* ------------------------------------------------------------ the library's own collectives (libcoll.c) */
+
+/* Completes n requests: sc__tr_waitall, or sc__nb_waitall where the
+ * caller may run in a non-blocking operation's coroutine. */
+typedef int (*sc__tr_wait_fn)(int n, MPI_Request reqs[]);
+
+/* The library's own small collectives on point-to-point alone, with MPI's
+ * parameters in MPI's order and how to wait (NULL: sc__tr_waitall). The
+ * first meeting of a communicator uses them always (src/call/meet.c);
+ * the other collectives the library makes on its own account use them
+ * when every collective is forced to point-to-point (SC_TR_AGREE_CALL,
+ * and SC_AGREE in nb.h), so that SAFECOLL_STRATEGY=all=p2p makes no MPI
+ * collective call. Only for what the library sends itself: contiguous
+ * blocks of a predefined type, never MPI_IN_PLACE, commutative
+ * operations. On an intercommunicator, as MPI's, they combine the blocks
+ * of the remote group. The tag is SC_TR_TAG_LIBCOLL, on a private
+ * duplicate; the messages are the library's own (SC_TR_AGREE), reported to
+ * the observer like every point-to-point message. */
+int sc__tr_lib_MPI_Allgather(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                             MPI_Datatype rt, MPI_Comm comm, sc__tr_wait_fn wait);
+int sc__tr_lib_MPI_Allreduce(const void *sb, void *rb, int n, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm, sc__tr_wait_fn wait);
+int sc__tr_lib_MPI_Bcast(void *buf, int n, MPI_Datatype type, int root, MPI_Comm comm,
+                         sc__tr_wait_fn wait);
+int sc__tr_lib_MPI_Scatter(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                           MPI_Datatype rt, int root, MPI_Comm comm, sc__tr_wait_fn wait);
+int sc__tr_lib_MPI_Alltoall(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
+                            MPI_Datatype rt, MPI_Comm comm, sc__tr_wait_fn wait);
+
+/* The tag of the library's own collectives on a private duplicate: apart
+ * from the strategies' tags (SC_TAG_P2P, avoid.h). */
+#define SC_TR_TAG_LIBCOLL 0x5c80
+
+/* One of the library's own collectives, fn(...) (MPI_Allgather,
+ * MPI_Allreduce, MPI_Bcast, MPI_Scatter or MPI_Alltoall) in code that
+ * never runs in a coroutine: on point-to-point when every collective is
+ * forced to it, else MPI's, as SC_TR_CALL(SC_TR_AGREE, fn, ...). */
+#define SC_TR_AGREE_CALL(fn, ...)                                                              \
+    (sc__config_p2p_only() ? sc__tr_lib_##fn(__VA_ARGS__, NULL)                                \
+                           : SC_TR_CALL(SC_TR_AGREE, fn, __VA_ARGS__))
+
+/* The communicator calls the library makes, marked SC_TR_COMM (its
+ * duplicates: MPI_Comm_idup in comm.c). MPI_Comm_idup and
+ * MPI_Comm_split_type are collective constructors; MPI has no
+ * point-to-point way to make a communicator. */
+
+static inline int sc__tr_comm_split_type(MPI_Comm comm, int type, int key, MPI_Info info,
+                                         MPI_Comm *out)
+{
+    return SC_TR_CALL(SC_TR_COMM, MPI_Comm_split_type, comm, type, key, info, out);
+}
+
+static inline int sc__tr_comm_free(MPI_Comm *comm)
+{
+    return SC_TR_CALL(SC_TR_COMM, MPI_Comm_free, comm);
+}
 
 #endif /* SC_TRAFFIC_H */

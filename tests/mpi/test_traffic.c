@@ -63,6 +63,10 @@ START_TEST(observer_sees_p2p_gatherv)
     for (int i = 0; i < counts[me]; i++)
         sb[i] = 100 * me + i;
     memset(&s, 0, sizeof s);
+    /* The first meeting of MPI_COMM_WORLD before the observer: its
+     * messages are point-to-point too (on the library's own tag), and
+     * this test counts the strategy's alone. */
+    ck_assert_int_eq(safecoll_barrier(MPI_COMM_WORLD), MPI_SUCCESS);
     ck_assert_int_eq(safecoll_strategy_set(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_P2P),
                      MPI_SUCCESS);
     sc__tr_observe(observe, &s);
@@ -198,6 +202,38 @@ START_TEST(reference_without_agreement)
 }
 END_TEST
 
+/* Under the reference mode the first meeting of a communicator makes no
+ * native collective: its messages are the library's own (SC_TR_AGREE),
+ * and its communicator calls (the private duplicate, the node split and
+ * its free) go through the traffic layer as SC_TR_COMM. */
+START_TEST(meeting_on_p2p)
+{
+    const int p = tc_world_p();
+    long long ops[SC_TR_NKIND];
+    MPI_Comm comm;
+    tc_ctx t;
+    int rc;
+
+    tc_begin(&t, "meeting_on_p2p");
+    ck_assert_int_eq(MPI_Comm_dup(MPI_COMM_WORLD, &comm), MPI_SUCCESS);
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_P2P);
+    sc__tr_timer(1);
+    rc = safecoll_barrier(comm);
+    sc__tr_times(NULL, ops);
+    sc__tr_timer(0);
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_AUTO);
+    MPI_Comm_free(&comm);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "barrier failed: %s", safecoll_last_error());
+    TC_CHECK(&t, ops[SC_TR_NATIVE] == 0, "%lld native collectives", ops[SC_TR_NATIVE]);
+    TC_CHECK(&t, ops[SC_TR_COMM] == 3, "%lld communicator calls, not 3 (dup, split, free)",
+             ops[SC_TR_COMM]);
+    /* The settings go up and down a tree: one message at least each way. */
+    TC_CHECK(&t, p == 1 || ops[SC_TR_AGREE] >= 2, "%lld messages of the library's own",
+             ops[SC_TR_AGREE]);
+    tc_end(&t);
+}
+END_TEST
+
 /* Inside MPI: what a user-defined op sees of its thread's mark. */
 static int op_calls, op_depth_ok, op_name_ok;
 
@@ -258,7 +294,8 @@ END_TEST
 static Suite *make_suite(void)
 {
     const TTest *const tests[] = {off_by_default, observer_sees_p2p_gatherv,
-                                  reference_without_agreement, mark_inside_mpi};
+                                  reference_without_agreement, meeting_on_p2p,
+                                  mark_inside_mpi};
     Suite *s = suite_create("traffic");
 
     tc_add(s, "hooks", tests, TC_NELEMS(tests));

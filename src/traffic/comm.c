@@ -16,14 +16,14 @@
  * Making a duplicate is collective and blocks, so the safe i-calls pending
  * on the communicator are completed first, and those on other
  * communicators move while it waits, through the hooks the non-blocking
- * engine registers (sc__comm_set_drain): the core knows nothing of that
- * engine.
+ * engine registers (sc__comm_set_drain): the traffic layer knows nothing
+ * of that engine.
  */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#include "core.h"
+#include "traffic.h"
 
 struct sc__comm_ref {
     MPI_Comm comm;
@@ -62,9 +62,9 @@ static int dup_moving(MPI_Comm comm, MPI_Comm *out)
     MPI_Request req;
     int rc;
 
-    if ((rc = MPI_Comm_idup(comm, out, &req)) != MPI_SUCCESS)
+    if ((rc = SC_TR_CALL(SC_TR_COMM, MPI_Comm_idup, comm, out, &req)) != MPI_SUCCESS)
         return rc;
-    return wait != NULL ? wait(&req) : MPI_Wait(&req, MPI_STATUS_IGNORE);
+    return wait != NULL ? wait(&req) : sc__tr_wait(&req);
 }
 
 int sc__comm_release(sc__comm_ref *ref)
@@ -73,7 +73,7 @@ int sc__comm_release(sc__comm_ref *ref)
 
     if (ref == NULL || atomic_fetch_sub(&ref->refs, 1) != 1)
         return MPI_SUCCESS;
-    rc = MPI_Comm_free(&ref->comm);
+    rc = sc__tr_comm_free(&ref->comm);
     free(ref);
     return rc;
 }
@@ -134,7 +134,7 @@ static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv, sc__comm_ref *
         atomic_init(&r->refs, 1);
         rc = MPI_Comm_set_attr(comm, keyval[which], r);
         if (rc != MPI_SUCCESS) {
-            MPI_Comm_free(&r->comm);
+            sc__tr_comm_free(&r->comm);
             free(r);
             return sc__error(rc, "cannot cache the private communicator");
         }
