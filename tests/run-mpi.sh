@@ -16,7 +16,9 @@
 #                                   purpose (examples/hang_detect.c)
 #
 # A source without an mpi-procs line runs with --default-procs (default: 4).
-# Each run prints one line: `PASS test_x -n 4`, `FAIL ...` or `SKIP ...`
+# Each run prints one line: `PASS test_x -n 4 (3.1 s)`, `FAIL ...` or
+# `SKIP ...`, with the run's wall time, and the list closes with the time of
+# all runs (where CI's time goes)
 # (exit status 77: the run tested nothing, every test of it skipped).  A
 # test that skipped says why in a line `SKIP: <test>: <reason>` of the
 # run's output (tests/mpi/common.h, tc_skip); those lines are shown under
@@ -67,6 +69,9 @@ header_lines() {
 }
 
 passed=0 failed=0 skipped=0
+start_all=$(date +%s%N)
+# Seconds since $1 (date +%s%N), one decimal.
+since() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }'; }
 for bin in "$@"; do
     name=$(basename "$bin")
     src=$src_dir/$name.c
@@ -108,10 +113,12 @@ for bin in "$@"; do
         for n in $procs; do
             log=$log_dir/$name.n$n$tag.log
             label="$name -n $n${e:+ [$e]}"
+            t0=$(date +%s%N)
             # shellcheck disable=SC2086 # word splitting of $e and the flags is intended
             env CK_FORK=no $e timeout -k 5 "$timeout_s" \
                 "$MPIEXEC" $MPIEXEC_FLAGS -n "$n" "$bin" </dev/null >"$log" 2>&1
             rc=$?
+            secs=$(since "$t0")
             # A run that ends with its expected status passed; one that
             # should have ended otherwise but exited 0 failed.
             if [ "$want" -ne 0 ]; then
@@ -122,15 +129,15 @@ for bin in "$@"; do
             nskips=$(printf '%s' "$skips" | grep -c . || true)
             if [ $rc -eq 0 ]; then
                 if [ "$nskips" -gt 0 ]; then
-                    echo "PASS $label ($nskips test(s) skipped)"
+                    echo "PASS $label (${secs} s; $nskips test(s) skipped)"
                     printf '%s\n' "$skips" | sed 's/^/    skipped: /'
                 else
-                    echo "PASS $label"
+                    echo "PASS $label (${secs} s)"
                 fi
                 passed=$((passed + 1))
                 skipped=$((skipped + nskips))
             elif [ $rc -eq 77 ]; then
-                echo "SKIP $label"
+                echo "SKIP $label (${secs} s)"
                 if [ "$nskips" -gt 0 ]; then
                     printf '%s\n' "$skips" | sed 's/^/    skipped: /'
                 else
@@ -141,7 +148,7 @@ for bin in "$@"; do
                 why="exit $rc"
                 [ $rc -eq 124 ] && why="timeout after ${timeout_s}s"
                 [ $rc -eq 137 ] && why="killed (timeout or out of memory)"
-                echo "FAIL $label ($why, log: $log)"
+                echo "FAIL $label ($why, ${secs} s, log: $log)"
                 sed 's/^/    | /' "$log" | tail -n 60
                 failed=$((failed + 1))
                 [ -n "${SAFECOLL_SUMMARY:-}" ] &&
@@ -153,5 +160,5 @@ done
 
 [ -n "${SAFECOLL_SUMMARY:-}" ] &&
     echo "$passed 0 $skipped run-mpi ($src_dir)" >> "$SAFECOLL_SUMMARY"
-echo "  ($src_dir: passed $passed, failed $failed, skipped $skipped)"
+echo "  ($src_dir: passed $passed, failed $failed, skipped $skipped; $(since "$start_all") s)"
 [ $failed -eq 0 ]
