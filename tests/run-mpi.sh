@@ -11,6 +11,9 @@
 #                                   again with these variables set; the plain
 #                                   run without extra variables always comes
 #                                   first.  Values cannot contain spaces.
+#   /* mpi-env-procs: 2 4 */        the counts of the mpi-env runs, where
+#                                   they need not repeat every mpi-procs
+#                                   count (default: the mpi-procs counts)
 #   /* mpi-exit: N */               the exit status of a passing run (default
 #                                   0), for a program that ends its job on
 #                                   purpose (examples/hang_detect.c)
@@ -76,6 +79,7 @@ for bin in "$@"; do
     name=$(basename "$bin")
     src=$src_dir/$name.c
     procs=$default_procs
+    env_procs=
     envs=()
     want=0
     if [ -f "$src" ]; then
@@ -84,11 +88,16 @@ for bin in "$@"; do
         line=$(header_lines mpi-exit "$src" | head -n 1)
         [ -n "$line" ] && want=$line
         while IFS= read -r e; do envs+=("$e"); done < <(header_lines mpi-env "$src")
+        line=$(header_lines mpi-env-procs "$src" | head -n 1)
+        [ -n "$line" ] && env_procs=$line
     fi
     # Strict: a malformed header is a failure, not a silently skipped run.
     bad=
     for n in $procs; do
         case $n in ''|*[!0-9]*|0) bad="mpi-procs: '$procs'" ;; esac
+    done
+    for n in $env_procs; do
+        case $n in ''|*[!0-9]*|0) bad="mpi-env-procs: '$env_procs'" ;; esac
     done
     for e in "${envs[@]+"${envs[@]}"}"; do
         for kv in $e; do
@@ -110,7 +119,9 @@ for bin in "$@"; do
         # A long environment (a list of forced strategies) keeps a file
         # name the file system takes: its start and a checksum of it.
         [ ${#tag} -gt 120 ] && tag="${tag:0:100}.$(printf '%s' "$e" | cksum | cut -d' ' -f1)"
-        for n in $procs; do
+        counts=$procs
+        [ -n "$e" ] && [ -n "$env_procs" ] && counts=$env_procs
+        for n in $counts; do
             log=$log_dir/$name.n$n$tag.log
             label="$name -n $n${e:+ [$e]}"
             t0=$(date +%s%N)

@@ -10,6 +10,7 @@
  * environment variable and the API both switch it.
  */
 /* mpi-procs: 2 3 4 8 */
+/* mpi-env-procs: 2 4 */
 /* mpi-env: SAFECOLL_CHECK=1 */
 /* mpi-env: SAFECOLL_CHECK=yes */
 #include "common.h"

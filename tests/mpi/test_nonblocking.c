@@ -20,6 +20,7 @@
  * wherever the documentation promises them.
  */
 /* mpi-procs: 1 2 3 4 8 */
+/* mpi-env-procs: 2 4 */
 /* mpi-env: SAFECOLL_TEST_THREAD=multiple */
 /* mpi-env: SAFECOLL_NB_THREAD=1 */
 /* mpi-env: SAFECOLL_NB_THREAD=1 SAFECOLL_TEST_THREAD=multiple */
