@@ -88,5 +88,10 @@ int sc__rp_log_flush(int end);
  * program, every block's CRC and sequence, every record's kind, the END). On success *recs / *n hold the
  * records (freed by the caller). */
 int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n);
+/* Replay: checks the header only of the log of `rank` (P, rank, program,
+ * version, CRC), as a rank does for its peers' logs. *missing = 1 (and
+ * MPI_SUCCESS) when the file does not exist: that rank made no wrapper
+ * call when recorded. */
+int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing);
 
 #endif /* SC_REPLAY_H */
