@@ -4,7 +4,9 @@
  * (log.c) and the wrappers with their state (p2p.c, which calls log.c and
  * not the other way round).
  *
- * The log, one file per rank, DIR/rank-<r>.screp, native byte order:
+ * The log, one file per rank, DIR/rank-<r>.screp, made by the rank alone at
+ * its first wrapper call (a rank that makes none has no log), native byte
+ * order:
  * a header (sc__rp_header) then blocks, each a block header
  * (sc__rp_block: its record count, its sequence number and one CRC-32
  * over its records and these two) and that many fixed-size records
