@@ -46,7 +46,7 @@ ok() { # ok LABEL COMMAND...: one check
 outs() { grep -a '^out:\|^ [0-9]' "$1"; }
 differ() { ! cmp -s <(outs "$1") <(outs "$2"); }
 
-for s in sum master poll combined many big stage plain; do
+for s in sum master poll combined many big calls stage plain; do
     extra=()
     [ $s = combined ] && extra=(SAFECOLL_STRATEGY=all=p2p)
     job rec.$s "${extra[@]}" SAFECOLL_TEST_ORDER=a SAFECOLL_REPLAY=record:log.$s -- $s

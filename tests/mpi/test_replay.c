@@ -19,6 +19,11 @@
  *   test_replay big     64 KiB messages from MPI_ANY_SOURCE, 2.5 MiB in
  *                       all, through MPI_Recv, MPI_Wait, MPI_Waitany,
  *                       MPI_Waitall and MPI_Waitsome
+ *   test_replay calls   safecoll_isend completed by polled safecoll_testall;
+ *                       MPI_Mprobe from MPI_ANY_SOURCE, safecoll_imrecv,
+ *                       polled safecoll_testall; then
+ *                       safecoll_replay_flush, whose effect on the log
+ *                       (record) is checked on disk
  *   test_replay plain   sum, rank 2 sending with the plain MPI_Send (no
  *                       wrapper call on rank 2 at all)
  *   test_replay idle    sum over ranks 0 and 1; rank 2 makes no MPI call
@@ -63,6 +68,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { K = 4, TASKS = 12, TAG_WORK = 1, TAG_STOP = 2, TAG_READY = 3, TAG_RESULT = 4 };
@@ -425,6 +431,76 @@ static void big_seen(const unsigned char *m, const MPI_Status *st, int len)
     expect(found, "big: a 64 KiB message is none of the ones sent (first byte %d)", m[0]);
 }
 
+/* The wrappers no other scenario calls, called by their own names:
+ * safecoll_isend, safecoll_imrecv, safecoll_testall, and
+ * safecoll_replay_flush, which must write rank 0's buffered records out at
+ * once (its log holds the header alone before, whole blocks after). */
+static void calls_scenario(void)
+{
+    enum { NC = 3, TAG_C = 50 };
+
+    if (rank == 0) {
+        int seen[10][NC] = {{0}}, n = (size - 1) * NC;
+        const char *spec = getenv("SAFECOLL_REPLAY");
+        char path[512] = "";
+        struct stat sb;
+        unsigned long h = 5381;
+
+        if (spec != NULL && strncmp(spec, "record:", 7) == 0)
+            snprintf(path, sizeof path, "%s/rank-0.screp", spec + 7);
+        for (int i = 0; i < n && !diverged; i++) {
+            int v[2] = {-1, -1}, f = 0;
+            MPI_Message msg;
+            MPI_Request rq;
+            MPI_Status st, sts[1];
+            check(MPI_Mprobe(MPI_ANY_SOURCE, TAG_C, MPI_COMM_WORLD, &msg, &st), "calls: mprobe");
+            check(safecoll_imrecv(v, 2, MPI_INT, &msg, &rq), "calls: safecoll_imrecv");
+            while (!f && !diverged) {
+                check(safecoll_testall(1, &rq, &f, sts), "calls: safecoll_testall");
+                if (!f)
+                    usleep(100);
+            }
+            h = h * 33u ^ (unsigned long)(v[0] * 100 + v[1]);
+            expect(v[0] == st.MPI_SOURCE && sts[0].MPI_SOURCE == v[0] && v[1] >= 0 &&
+                       v[1] < NC && !seen[v[0]][v[1]]++,
+                   "calls: {%d, %d} from %d is not a message it sent once", v[0], v[1],
+                   st.MPI_SOURCE);
+        }
+        printf("out: calls %lx\n", h);
+        expect(path[0] == '\0' || (stat(path, &sb) == 0 && sb.st_size == 292),
+               "calls: before safecoll_replay_flush the log %s has %lld bytes, not the "
+               "292-byte header alone", path, path[0] ? (long long)sb.st_size : 0LL);
+        check(safecoll_replay_flush(), "calls: safecoll_replay_flush");
+        /* Records: n probes, n receives, one or more tests each. */
+        expect(path[0] == '\0' ||
+                   (stat(path, &sb) == 0 && sb.st_size >= 292 + 16 + 32 * 3 * n &&
+                    (sb.st_size - 292 - 16) % 32 == 0),
+               "calls: after safecoll_replay_flush the log %s has %lld bytes, not a block of "
+               "%d records or more", path, path[0] ? (long long)sb.st_size : 0LL, 3 * n);
+        for (int r = 1; r < size; r++)
+            for (int k = 0; k < NC; k++)
+                expect(seen[r][k] == 1, "calls: message %d of %d taken %d times", k, r,
+                       seen[r][k]);
+    } else {
+        int v[NC][2], f = 0;
+        MPI_Request rq[NC];
+        MPI_Status sts[NC];
+        delay_for(rank);
+        for (int k = 0; k < NC; k++) {
+            v[k][0] = rank;
+            v[k][1] = k;
+            check(safecoll_isend(v[k], 2, MPI_INT, 0, TAG_C, MPI_COMM_WORLD, &rq[k]),
+                  "calls: safecoll_isend");
+        }
+        while (!f && !diverged) {
+            check(safecoll_testall(NC, rq, &f, sts), "calls: safecoll_testall");
+            if (!f)
+                usleep(100);
+        }
+        check(safecoll_replay_flush(), "calls: safecoll_replay_flush");
+    }
+}
+
 /* Large payloads (2.5 MiB in all, 64 KiB each) completed by every blocking form. "out: big" is a
  * hash of the completion order and the data. */
 static void big_scenario(void)
@@ -731,6 +807,10 @@ int main(int argc, char **argv)
     if (strcmp(what, "big") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         big_scenario();
+    }
+    if (strcmp(what, "calls") == 0 || strcmp(what, "all") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        calls_scenario();
     }
     if (strcmp(what, "stage") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
