@@ -5,7 +5,9 @@
 # recorded output exactly (sum, master-worker with Waitany, the polled
 # master-worker with probes and *some, the combined mode with the safe
 # collectives on p2p strategies, 96 receives outstanding at once, and 64 KiB
-# messages through every blocking completion, and payloads from 100 B to
+# messages through every blocking completion, the wrappers no other
+# scenario calls (safecoll_isend, _imrecv, _testall, and
+# safecoll_replay_flush, checked on disk), and payloads from 100 B to
 # 70 KiB whose receive buffers are overwritten at once, over several log
 # blocks); every scenario checks its own results (each message taken once,
 # with its content) and exits 1 when one is wrong; the replay's premise,
@@ -179,6 +181,15 @@ bad "another rank's log" "was recorded by rank 1 of 3"
 rm -rf badlog && mkdir badlog && P=2 job rec2 SAFECOLL_REPLAY=record:badlog -- sum
 cp log.sum/rank-2.screp badlog/
 bad "a log of another P" "was recorded by rank [01] of 2"
+
+# A log that cannot be created: said by the rank, and the job ends.
+: >afile
+job bad SAFECOLL_REPLAY=record:afile/logs -- sum
+st=$?
+ok "an uncreatable record directory: the job fails (exit $st), no hang" \
+    test $st -ne 0 -a $st -ne 124
+ok "an uncreatable record directory: a rank says why" \
+    grep -q "libsafecoll: SAFECOLL_REPLAY: rank [0-2]: cannot make the directory afile/logs: Not a directory (MPI_Abort" bad
 
 job bad SAFECOLL_REPLAY=sideways -- sum
 st=$?
