@@ -4,9 +4,10 @@
 # runs without one MPI collective call, the first meeting of the
 # communicator, the agreement (SAFECOLL_AGREE=always) and the checking mode
 # (SAFECOLL_CHECK=1) included, and so does record and replay
-# (SAFECOLL_REPLAY), whose first wrapper call starts the mode alone. tests/p2ponly/app.c makes every safe
-# collective once each way with the PMPI counting library
-# tests/p2ponly/count.c preloaded, which prints each rank's count of MPI
+# (SAFECOLL_REPLAY), whose first wrapper call starts the mode alone.
+# tests/p2ponly/app.c makes every safe collective once each way, and a
+# wildcard exchange through the point-to-point wrappers, with the PMPI
+# counting library tests/p2ponly/count.c preloaded, which prints each rank's count of MPI
 # collective calls at MPI_Finalize; every count must be 0. The same
 # program without all=p2p must count some on every rank, or the counter
 # proves nothing. The communicator constructors the library makes

@@ -228,9 +228,9 @@ static int check_peers(const char *dir, int nprocs)
     if (nmissing > 0 && lowest == world_rank) {
         fprintf(stderr, "libsafecoll: replay: %s has no log of %d rank%s (%s%s): %s no "
                 "safecoll_ point-to-point call when recorded (or the file was removed), so "
-                "none of %s receives is replayed or checked\n", dir, nmissing, nmissing > 1 ? "s" : "", list,
-                nmissing > 8 ? ", ..." : "", nmissing > 1 ? "they made" : "it made",
-                nmissing > 1 ? "their" : "its");
+                "none of %s receives is replayed or checked\n",
+                dir, nmissing, nmissing > 1 ? "s" : "", list, nmissing > 8 ? ", ..." : "",
+                nmissing > 1 ? "they made" : "it made", nmissing > 1 ? "their" : "its");
         fflush(stderr);
     }
     return MPI_SUCCESS;
