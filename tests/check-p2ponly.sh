@@ -3,9 +3,11 @@
 # SAFECOLL_STRATEGY=all=p2p every safe collective, blocking and started,
 # runs without one MPI collective call, the first meeting of the
 # communicator, the agreement (SAFECOLL_AGREE=always) and the checking mode
-# (SAFECOLL_CHECK=1) included. tests/p2ponly/app.c makes every safe
-# collective once each way with the PMPI counting library
-# tests/p2ponly/count.c preloaded, which prints each rank's count of MPI
+# (SAFECOLL_CHECK=1) included, and so does record and replay
+# (SAFECOLL_REPLAY), whose first wrapper call starts the mode alone.
+# tests/p2ponly/app.c makes every safe collective once each way, and a
+# wildcard exchange through the point-to-point wrappers, with the PMPI
+# counting library tests/p2ponly/count.c preloaded, which prints each rank's count of MPI
 # collective calls at MPI_Finalize; every count must be 0. The same
 # program without all=p2p must count some on every rank, or the counter
 # proves nothing. The communicator constructors the library makes
@@ -49,12 +51,19 @@ run_app checked 3 SAFECOLL_STRATEGY=all=p2p SAFECOLL_CHECK=1 SAFECOLL_AGREE=alwa
 check "P=3 all=p2p, checking mode and agreement: every collective right" \
     grep -qx "p2ponly-app: P=3 ok" checked
 check "P=3 all=p2p, checking mode and agreement: no MPI collective" counted checked 3 -eq
+# Record and replay start at each rank's first wrapper call, alone.
+run_app rec 3 SAFECOLL_STRATEGY=all=p2p SAFECOLL_REPLAY=record:log
+check "P=3 all=p2p, recording: every collective right" grep -qx "p2ponly-app: P=3 ok" rec
+check "P=3 all=p2p, recording: no MPI collective" counted rec 3 -eq
+run_app rep 3 SAFECOLL_STRATEGY=all=p2p SAFECOLL_REPLAY=replay:log
+check "P=3 all=p2p, replay: every collective right" grep -qx "p2ponly-app: P=3 ok" rep
+check "P=3 all=p2p, replay: no MPI collective" counted rep 3 -eq
 run_app native 2 SAFECOLL_STRATEGY=
 check "P=2 default strategies: every collective right" grep -qx "p2ponly-app: P=2 ok" native
 check "P=2 default strategies: MPI collectives counted on every rank (the counter works)" \
     counted native 2 -gt
 if [ "$failed" -gt 0 ]; then
-    for f in p2p.1 p2p.2 p2p.3 checked native; do echo "  $f:"; show $f; done
+    for f in p2p.1 p2p.2 p2p.3 checked rec rep native; do echo "  $f:"; show $f; done
 fi
 echo "  p2ponly: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]

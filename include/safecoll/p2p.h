@@ -22,10 +22,14 @@
  * first divergence on a rank is reported (stderr and
  * safecoll_last_error(): rank, call number, source, tag, call site) and
  * the call returns MPI_ERR_OTHER through the communicator's error handler;
- * the rank then passes through. A missing, truncated or corrupted log, or
- * one of another process count or program, is an error on every rank: the
- * first wrapper call with `SAFECOLL_REPLAY` set is collective over
- * MPI_COMM_WORLD (every rank must make one). See doc/guide.md, "Record
+ * the rank then passes through. Each rank starts its mode alone, at its
+ * first wrapper call, with no message, so a rank that makes no wrapper
+ * call (plain MPI_Send, or no point-to-point at all) hangs nothing; it has
+ * no log, and the library says so (at its exit when recording; a replay
+ * names the ranks without a log). A missing, truncated or corrupted log,
+ * one of another process count or program, or a bad `SAFECOLL_REPLAY`
+ * value is said on stderr by the rank that finds it, which ends the job
+ * with MPI_Abort, so that no rank waits for it. See doc/guide.md, "Record
  * and replay".
  *
  * Requests of receives are followed only when posted with safecoll_irecv

@@ -161,9 +161,68 @@ int sc__rp_log_put(const sc__rp_rec *r)
     return MPI_SUCCESS;
 }
 
+/* Reads and checks the header of the log f (path, st_size bytes) of the
+ * rank `rank` of `nprocs`: MPI_SUCCESS or an error naming the file. */
+static int read_header(int f, const char *path, size_t size, int nprocs, int rank,
+                       sc__rp_header *h)
+{
+    char program[SC_RP_PROGRAM];
+
+    if (size < sizeof *h || read(f, h, sizeof *h) != (ssize_t)sizeof *h)
+        return sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
+                         "(no complete header)", rank, path);
+    if (memcmp(h->magic, "SCREPLAY", 8) != 0)
+        return sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: %s is not a libsafecoll "
+                         "record log", rank, path);
+    if (h->byteorder != 0x01020304u || h->version != SC_RP_VERSION ||
+        h->recsize != sizeof(sc__rp_rec))
+        return sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is of version "
+                         "%u (or another byte order); this library reads version %d", rank,
+                         path, (unsigned)h->version, SC_RP_VERSION);
+    if (h->crc != sc__rp_crc(0, h, offsetof(sc__rp_header, crc)))
+        return sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the header of the log %s "
+                         "is corrupted (bad CRC)", rank, path);
+    if (h->nprocs != nprocs || h->rank != rank)
+        return sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s was recorded "
+                         "by rank %d of %d processes; this run has %d", rank, path,
+                         (int)h->rank, (int)h->nprocs, nprocs);
+    h->program[SC_RP_PROGRAM - 1] = '\0';
+    sc__rp_program(program);
+    if (strcmp(program, h->program) != 0)
+        return sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s was recorded "
+                         "by the program %s; this is %s", rank, path, h->program, program);
+    return MPI_SUCCESS;
+}
+
+int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing)
+{
+    char path[4096];
+    sc__rp_header h;
+    struct stat sb;
+    int f, rc;
+
+    *missing = 0;
+    snprintf(path, sizeof path, "%s/rank-%d.screp", dir, rank);
+    f = open(path, O_RDONLY | O_CLOEXEC);
+    if (f < 0 && errno == ENOENT) {
+        *missing = 1;
+        return MPI_SUCCESS;
+    }
+    if (f < 0)
+        return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot open the log %s: %s",
+                         rank, path, strerror(errno));
+    if (fstat(f, &sb) != 0)
+        rc = sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot read %s: %s", rank, path,
+                       strerror(errno));
+    else
+        rc = read_header(f, path, (size_t)sb.st_size, nprocs, rank, &h);
+    close(f);
+    return rc;
+}
+
 int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n)
 {
-    char path[4096], program[SC_RP_PROGRAM];
+    char path[4096];
     sc__rp_header h;
     struct stat sb;
     sc__rp_rec *r = NULL;
@@ -175,46 +234,21 @@ int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, si
     *n = 0;
     snprintf(path, sizeof path, "%s/rank-%d.screp", dir, rank);
     f = open(path, O_RDONLY | O_CLOEXEC);
-    if (f < 0)
-        return sc__error(errno == ENOENT ? MPI_ERR_NO_SUCH_FILE : MPI_ERR_FILE,
-                         "SAFECOLL_REPLAY: rank %d: cannot open the log %s: %s", rank, path,
-                         strerror(errno));
-    if (fstat(f, &sb) != 0 || (size_t)sb.st_size < sizeof h ||
-        read(f, &h, sizeof h) != (ssize_t)sizeof h) {
-        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is truncated "
-                       "(no complete header)", rank, path);
+    if (f < 0) {
+        int e = errno;
+        return sc__error(e == ENOENT ? MPI_ERR_NO_SUCH_FILE : MPI_ERR_FILE,
+                         "SAFECOLL_REPLAY: rank %d: cannot open the log %s: %s%s", rank, path,
+                         strerror(e),
+                         e == ENOENT ? " (the rank made no safecoll_ point-to-point call "
+                                           "when recorded, or the file was removed)" : "");
+    }
+    if (fstat(f, &sb) != 0) {
+        rc = sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot read %s: %s", rank, path,
+                       strerror(errno));
         goto out;
     }
-    if (memcmp(h.magic, "SCREPLAY", 8) != 0) {
-        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: %s is not a libsafecoll "
-                       "record log", rank, path);
+    if ((rc = read_header(f, path, (size_t)sb.st_size, nprocs, rank, &h)) != MPI_SUCCESS)
         goto out;
-    }
-    if (h.byteorder != 0x01020304u || h.version != SC_RP_VERSION ||
-        h.recsize != sizeof(sc__rp_rec)) {
-        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s is of version %u "
-                       "(or another byte order); this library reads version %d", rank, path,
-                       (unsigned)h.version, SC_RP_VERSION);
-        goto out;
-    }
-    if (h.crc != sc__rp_crc(0, &h, offsetof(sc__rp_header, crc))) {
-        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the header of the log %s is "
-                       "corrupted (bad CRC)", rank, path);
-        goto out;
-    }
-    if (h.nprocs != nprocs || h.rank != rank) {
-        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s was recorded by "
-                       "rank %d of %d processes; this run has %d", rank, path, (int)h.rank,
-                       (int)h.nprocs, nprocs);
-        goto out;
-    }
-    h.program[SC_RP_PROGRAM - 1] = '\0';
-    sc__rp_program(program);
-    if (strcmp(program, h.program) != 0) {
-        rc = sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the log %s was recorded by "
-                       "the program %s; this is %s", rank, path, h.program, program);
-        goto out;
-    }
     rest = (size_t)sb.st_size - sizeof h;
     raw = malloc(rest > 0 ? rest : 1);
     r = malloc((rest / sizeof *r > 0 ? rest / sizeof *r : 1) * sizeof *r);

@@ -14,9 +14,16 @@
  *    are taken in order (`pos`): the call number and kind must be those
  *    logged, else the run has diverged.
  *
- * The first wrapper call with SAFECOLL_REPLAY set opens the log and agrees
- * over MPI_COMM_WORLD (an MPI_Allreduce) that every rank's log is usable,
- * so that a bad log is an error on every rank, not a hang.
+ * Each rank starts its mode alone, at its first wrapper call, with no
+ * message: a rank that makes no wrapper call (plain MPI_Send, or no
+ * point-to-point at all) must not leave the others waiting in an agreement
+ * it never joins. Record creates the rank's log; replay reads it whole and
+ * checks its peers' log headers (P, rank, program), so that a log of
+ * another run is found on every rank that reads it. A fault found there
+ * cannot be agreed on without a message, so it ends the job (stderr, then
+ * MPI_Abort): no rank waits for a rank that stopped. A rank that makes no
+ * wrapper call is told so at exit (a constructor arms the check), and a
+ * replay names the ranks the recording has no log of.
  */
 #define _GNU_SOURCE 1
 
@@ -26,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "replay.h"
 #include "safecoll/p2p.h"
@@ -175,10 +184,62 @@ static int open_log(const char *spec, int nprocs)
     return sc__error(MPI_ERR_ARG, "SAFECOLL_REPLAY='%s': expected record:DIR or replay:DIR", spec);
 }
 
+/* A set-up fault on this rank: said on stderr, then the job ends, since
+ * the other ranks cannot learn it without a message and would wait for
+ * this one. */
+static void fatal(int rc)
+{
+    snprintf(init_msg, sizeof init_msg, "%s", safecoll_last_error());
+    fprintf(stderr, "libsafecoll: %s (MPI_Abort: a rank that cannot record or replay ends the "
+            "job)\n", init_msg);
+    fflush(stderr);
+    sc__rp_log_flush(-1);
+    init_rc = rc;
+    mode = RP_BROKEN;
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* Replay: every peer's log header checked (a log of another run or size
+ * is found by every rank that reads the directory); the ranks without a
+ * log named once, by the lowest rank that has one. */
+static int check_peers(const char *dir, int nprocs)
+{
+    char list[160] = "";
+    int nmissing = 0, lowest = world_rank;
+
+    for (int r = 0; r < nprocs; r++) {
+        int missing, rc;
+        if (r == world_rank)
+            continue;
+        if ((rc = sc__rp_log_peek(dir, nprocs, r, &missing)) != MPI_SUCCESS) {
+            char why[SC_ERROR_MESSAGE];
+            snprintf(why, sizeof why, "%s", safecoll_last_error());
+            return sc__error(rc, "%s (found by rank %d)", why, world_rank);
+        }
+        if (!missing) {
+            lowest = r < lowest ? r : lowest;
+            continue;
+        }
+        if (nmissing++ < 8) {
+            size_t at = strlen(list);
+            snprintf(list + at, sizeof list - at, "%s%d", at > 0 ? ", " : "", r);
+        }
+    }
+    if (nmissing > 0 && lowest == world_rank) {
+        fprintf(stderr, "libsafecoll: replay: %s has no log of %d rank%s (%s%s): %s no "
+                "safecoll_ point-to-point call when recorded (or the file was removed), so "
+                "none of %s receives is replayed or checked\n",
+                dir, nmissing, nmissing > 1 ? "s" : "", list, nmissing > 8 ? ", ..." : "",
+                nmissing > 1 ? "they made" : "it made", nmissing > 1 ? "their" : "its");
+        fflush(stderr);
+    }
+    return MPI_SUCCESS;
+}
+
 static void init(void)
 {
     const char *spec = sc__env("SAFECOLL_REPLAY");
-    int nprocs = 0, rc, key = MPI_KEYVAL_INVALID, mine, worst;
+    int nprocs = 0, rc, key = MPI_KEYVAL_INVALID;
 
     if (spec == NULL) {
         mode = RP_OFF;
@@ -187,20 +248,10 @@ static void init(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     rc = open_log(spec, nprocs);
-    /* Every rank learns whether every log is usable: the lowest bad rank. */
-    mine = rc == MPI_SUCCESS ? nprocs : world_rank;
-    if (sc__tr_allreduce(&mine, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
-        worst = world_rank;
-    if (rc == MPI_SUCCESS && worst < nprocs)
-        rc = sc__error(MPI_ERR_OTHER, "SAFECOLL_REPLAY=%s: the log of rank %d is unusable (its "
-                       "message says why); no rank records or replays", spec, worst);
+    if (rc == MPI_SUCCESS && mode == RP_REPLAY)
+        rc = check_peers(spec + 7, nprocs);
     if (rc != MPI_SUCCESS) {
-        snprintf(init_msg, sizeof init_msg, "%s", safecoll_last_error());
-        fprintf(stderr, "libsafecoll: %s\n", init_msg);
-        fflush(stderr);
-        sc__rp_log_flush(-1);
-        init_rc = rc;
-        mode = RP_BROKEN;
+        fatal(rc);
         return;
     }
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &key, NULL) == MPI_SUCCESS) {
@@ -221,6 +272,62 @@ static void init(void)
             sigaction(sigs[i], &sa, NULL);
         }
     }
+}
+
+/* The rank number of this process as its launcher gave it (MPI is
+ * finalized by the time the exit check runs), or -1. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "MV2_COMM_WORLD_RANK", "SLURM_PROCID"};
+    long long r;
+
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && sc__parse_long(v, 0, 1LL << 30, &r) == 0)
+            return (int)r;
+    }
+    return -1;
+}
+
+/* At exit of an MPI process that made no wrapper call with
+ * SAFECOLL_REPLAY set: said on stderr, since no log stands for it
+ * (record), or its log was not used (replay). */
+static void no_call_check(void)
+{
+    const char *spec = sc__env("SAFECOLL_REPLAY");
+    int inited = 0, r;
+    char who[32];
+
+    if (mode != RP_UNKNOWN || spec == NULL || MPI_Initialized(&inited) != MPI_SUCCESS || !inited)
+        return;
+    r = launcher_rank();
+    if (r >= 0)
+        snprintf(who, sizeof who, "rank %d", r);
+    else
+        snprintf(who, sizeof who, "process %ld", (long)getpid());
+    if (strncmp(spec, "record:", 7) == 0) {
+        fprintf(stderr, "libsafecoll: SAFECOLL_REPLAY=%s: %s made no safecoll_ point-to-point "
+                "call, so it has no log: its receives are not recorded\n", spec, who);
+    } else if (strncmp(spec, "replay:", 7) == 0 && r >= 0) {
+        char path[4096];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/rank-%d.screp", spec + 7, r);
+        if (stat(path, &sb) == 0)
+            fprintf(stderr, "libsafecoll: SAFECOLL_REPLAY=%s: %s made no safecoll_ "
+                    "point-to-point call, but the recording did: its log %s was not "
+                    "replayed\n", spec, who, path);
+    }
+    fflush(stderr);
+}
+
+/* Arms no_call_check in every process that loads the library with
+ * SAFECOLL_REPLAY set: a rank that never reaches a wrapper has no other
+ * moment at which the library runs. */
+__attribute__((constructor)) static void arm_no_call_check(void)
+{
+    if (sc__env("SAFECOLL_REPLAY") != NULL)
+        atexit(no_call_check);
 }
 
 /* Entry of a wrapper call outside off mode: 1 to pass through, 0 to

@@ -4,7 +4,9 @@
  * (log.c) and the wrappers with their state (p2p.c, which calls log.c and
  * not the other way round).
  *
- * The log, one file per rank, DIR/rank-<r>.screp, native byte order:
+ * The log, one file per rank, DIR/rank-<r>.screp, made by the rank alone at
+ * its first wrapper call (a rank that makes none has no log), native byte
+ * order:
  * a header (sc__rp_header) then blocks, each a block header
  * (sc__rp_block: its record count, its sequence number and one CRC-32
  * over its records and these two) and that many fixed-size records
@@ -88,5 +90,10 @@ int sc__rp_log_flush(int end);
  * program, every block's CRC and sequence, every record's kind, the END). On success *recs / *n hold the
  * records (freed by the caller). */
 int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n);
+/* Replay: checks the header only of the log of `rank` (P, rank, program,
+ * version, CRC), as a rank does for its peers' logs. *missing = 1 (and
+ * MPI_SUCCESS) when the file does not exist: that rank made no wrapper
+ * call when recorded. */
+int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing);
 
 #endif /* SC_REPLAY_H */

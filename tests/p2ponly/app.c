@@ -105,6 +105,21 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     run(0, rank, p);
     run(1, rank, p);
+    /* Point-to-point through the wrappers, with a wildcard: under
+     * SAFECOLL_REPLAY their first call starts the mode, with no MPI
+     * collective either. */
+    if (rank == 0) {
+        for (int i = 1; i < p; i++) {
+            int v = -1;
+            MPI_Status st;
+            safecoll_recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, MPI_COMM_WORLD, &st);
+            expect(v == 100 + st.MPI_SOURCE, "safecoll_recv", rank);
+        }
+    } else {
+        int v = 100 + rank;
+        expect(safecoll_send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD) == MPI_SUCCESS,
+               "safecoll_send", rank);
+    }
     if (rank == 0 && !failed)
         printf("p2ponly-app: P=%d ok\n", p);
     MPI_Finalize();
