@@ -389,10 +389,16 @@ $(CXX_BIN): tests/cxx/test_header.cpp $(HEADERS) $(LIB_SO)
 # The tool is built like user code, but links the static library and may
 # use its internal headers ("probe/probe.h": the job launcher of
 # src/probe/launch.c, shared by `search` and `guideline`).
-$(TOOL_OBJS): $(B)obj/tools/%.o: tools/%.c
+# Its help names the installed documents, in $(docdir): a stamp holding
+# docdir makes them again when it changes (make install PREFIX=...).
+TOOL_DOCDIR_STAMP := $(B)obj/tools/docdir.stamp
+$(TOOL_DOCDIR_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(docdir)' | cmp -s - $@ || echo '$(docdir)' > $@
+$(TOOL_OBJS): $(B)obj/tools/%.o: tools/%.c $(TOOL_DOCDIR_STAMP)
 	$(call say,CC,$<)
 	@mkdir -p $(@D)
-	$(Q)$(MPICC) $(EX_CFLAGS) -Isrc/core -Isrc -MMD -MP -c -o $@ $<
+	$(Q)$(MPICC) $(EX_CFLAGS) -Isrc/core -Isrc -DSAFECOLL_DOCDIR='"$(docdir)"' -MMD -MP -c -o $@ $<
 
 $(TOOL_BIN): $(TOOL_OBJS) $(LIB_A)
 	$(call say,LD,$@)

@@ -38,6 +38,14 @@ for page in "$mandir/safecoll.1" "$mandir/libsafecoll.3"; do
     done
 done
 
+# safecoll(1) fits 80 columns as man(1) shows it on an 80-column terminal
+# (a line length of 78, the help texts in no-fill mode at an indent of 3).
+checks=$((checks + 1))
+"$GROFF" -man -Tutf8 -rLL=78n -P-cbou "$mandir/safecoll.1" 2>/dev/null |
+    awk 'length($0) > 80 { n++; if (n <= 5) print "    | " length($0) ": " $0 }
+         END { exit n > 0 }' > "$scratch/wide" ||
+    { fail "safecoll.1 has lines over 80 columns:"; cat "$scratch/wide"; }
+
 # Every command path: "" (the tool), then each name of a "Commands:" table,
 # depth first, as "bounds", "bounds list", ...
 commands_of() {
