@@ -227,6 +227,13 @@ CMAKE_VERSION_FILE := $(B)cmake/safecollConfigVersion.cmake
 MAN1      := $(B)man/safecoll.1
 MAN3      := $(B)man/libsafecoll.3
 MAN_PAGES := $(MAN1) $(MAN3)
+# One page per public function, $(B)man/man3/safecoll_*.3, from the Doxygen
+# comments of the public headers (Doxygen's XML through tools/man3.py);
+# made where doxygen and python3 are found, else left out with a message.
+PYTHON    ?= python3
+MAN3_OK   := $(and $(call on_path,$(DOXYGEN)),$(call on_path,$(PYTHON)))
+MAN3_DIR  := $(B)man/man3
+MAN3_STAMP := $(MAN3_DIR)/.stamp
 # What `make install` puts in $(docdir): the README, the documents of doc/
 # but the Doxygen main page, and the examples in $(docdir)/examples.
 DOC_FILES    := README.md CHANGELOG LICENSE $(filter-out doc/mainpage.md,$(sort $(wildcard doc/*.md)))
@@ -263,14 +270,14 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
         check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen check-p2ponly \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
-        check-big-run check-man check-mpi-names print-mpi man \
+        check-big-run check-man check-mpi-names print-mpi man man3 \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
 all: lib bin man fortran
 lib: $(LIBS_ALL)
 bin: $(TOOL_BIN)
-man: $(MAN_PAGES)
+man: $(MAN_PAGES) man3
 
 $(B)obj/%.o: src/%.c
 	$(call say,CC,$<)
@@ -421,6 +428,23 @@ $(MAN3): doc/man/libsafecoll.3.in include/safecoll.h Makefile
 	@mkdir -p $(@D)
 	$(Q)sed -e 's|@VERSION@|$(VERSION)|g' -e "s|@DATE@|$$($(man_date))|g" \
 	    -e 's|@DOCDIR@|$(subst -,\\-,$(docdir))|g' $< > $@.tmp && mv $@.tmp $@
+
+# Doxygen's XML in $(B)obj/doxy-man; its warnings are check-doc's business.
+ifneq ($(MAN3_OK),)
+man3: $(MAN3_STAMP)
+$(MAN3_STAMP): $(HEADERS) doc/Doxyfile tools/man3.py Makefile
+	$(call say,GEN,$(MAN3_DIR))
+	$(Q)rm -rf $(MAN3_DIR) $(B)obj/doxy-man && mkdir -p $(MAN3_DIR) $(B)obj/doxy-man
+	$(Q)(cat doc/Doxyfile; printf '%s\n' 'GENERATE_HTML = NO' 'GENERATE_XML = YES' \
+	    'XML_PROGRAMLISTING = NO' 'SEARCHENGINE = NO' 'WARNINGS = NO' 'WARN_AS_ERROR = NO' \
+	    'OUTPUT_DIRECTORY = $(B)obj/doxy-man' 'XML_OUTPUT = xml') | \
+	    SAFECOLL_VERSION=$(VERSION) SAFECOLL_EXAMPLE_PATH=$(wildcard examples) $(DOXYGEN) - >/dev/null
+	$(Q)$(PYTHON) tools/man3.py $(B)obj/doxy-man/xml $(MAN3_DIR) $(VERSION) "$$($(man_date))" >/dev/null
+	@touch $@
+else
+man3:
+	@echo "skipping the per-function man pages: $(DOXYGEN) or $(PYTHON) is not installed (Debian: doxygen python3)"
+endif
 
 tests: $(UNIT_BINS) $(MPI_BINS) $(CXX_BIN) $(if $(FORTRAN_OK),$(F08_TEST_BINS))
 
@@ -694,9 +718,10 @@ check-guideline: $(TOOL_BIN)
 
 # The man pages render without a warning and say what the tool's --help
 # says, every command included.  Skipped where groff is missing.
-check-man: $(MAN_PAGES) $(TOOL_BIN)
+check-man: $(MAN_PAGES) man3 $(TOOL_BIN) $(LIB_SO_V)
 	@printf '\n== man pages ==\n'
-	@$(call record_with,$(GROFF),man,GROFF='$(GROFF)' tests/check-man.sh $(TOOL_BIN) $(B)man,groff-base)
+	@$(call record_with,$(GROFF),man,GROFF='$(GROFF)' SAFECOLL_MAN3='$(if $(MAN3_OK),1)' \
+	    tests/check-man.sh $(TOOL_BIN) $(B)man $(LIB_SO_V),groff-base)
 
 # The default MPI wrappers: Debian's MPICH names when on PATH, else the
 # plain mpicc/mpiexec on PATH (modules, Spack), an explicit value first;
@@ -918,6 +943,10 @@ install: lib bin fortran
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir) $(DESTDIR)$(docdir)/examples
 	$(Q)$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(man1dir)/safecoll.1
 	$(Q)$(INSTALL) -m 644 $(MAN3) $(DESTDIR)$(man3dir)/libsafecoll.3
+ifneq ($(MAN3_OK),)
+	$(Q)$(MAKE) $(SILENT) man3
+	$(Q)$(INSTALL) -m 644 $(MAN3_DIR)/safecoll_*.3 $(DESTDIR)$(man3dir)/
+endif
 	$(Q)$(INSTALL) -m 644 $(filter-out README.md,$(DOC_FILES)) $(DESTDIR)$(docdir)/
 	$(Q)sed 's|](doc/|](|g' README.md > $(DESTDIR)$(docdir)/README.md && \
 	    chmod 644 $(DESTDIR)$(docdir)/README.md
@@ -949,6 +978,7 @@ uninstall:
 	          $(DESTDIR)$(includedir)/safecoll.h \
 	          $(DESTDIR)$(includedir)/safecoll/*.h \
 	          $(DESTDIR)$(man1dir)/safecoll.1 $(DESTDIR)$(man3dir)/libsafecoll.3 \
+	          $(DESTDIR)$(man3dir)/safecoll_*.3 \
 	          $(addprefix $(DESTDIR)$(docdir)/,$(notdir $(DOC_FILES))) \
 	          $(addprefix $(DESTDIR)$(docdir)/examples/,$(notdir $(EX_DOC_FILES)))
 	$(Q)for d in $(DESTDIR)$(docdir)/examples $(DESTDIR)$(docdir); do \
