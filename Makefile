@@ -220,6 +220,8 @@ TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(patsubst tools/%.c,$(B)obj/tools/%.o,$(TOOL_SRCS))
 TOOL_BIN  := $(B)bin/safecoll
 PC_FILE   := $(B)pkgconfig/safecoll.pc
+# The Fortran binding's, installed beside it when the binding is built.
+PC_F08_FILE := $(B)pkgconfig/safecoll_f08.pc
 CMAKE_CONFIG  := $(B)cmake/safecollConfig.cmake
 CMAKE_VERSION_FILE := $(B)cmake/safecollConfigVersion.cmake
 # safecoll(1) is made from the built tool's --help texts (tools/man.sh),
@@ -648,7 +650,7 @@ check-headers:
 check-install: lib
 	@printf '\n== install ==\n'
 	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' SAFECOLL_BUILD_LIB='$(abspath $(B)lib)' \
-	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' \
+	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' SAFECOLL_MAN3='$(if $(MAN3_OK),1)' \
 	    SAFECOLL_LIBS_PRIVATE='$(LIBS_PRIVATE)' tests/check-install.sh)
 
 # A CMake project out of the tree, against the CMake package of a DESTDIR
@@ -656,7 +658,7 @@ check-install: lib
 check-cmake: lib
 	@printf '\n== CMake package ==\n'
 	@$(call record_with,$(CMAKE),cmake,MAKE='$(MAKE)' MPICC='$(MPICC)' CMAKE='$(CMAKE)' \
-	    tests/check-cmake.sh,cmake)
+	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' tests/check-cmake.sh,cmake)
 
 check-cli: $(TOOL_BIN)
 	@printf '\n== command-line tool ==\n'
@@ -884,6 +886,14 @@ $(PC_FILE): pkgconfig/safecoll.pc.in include/safecoll.h Makefile
 	        -e 's|@INCLUDEDIR@|$(call pc_rel,$(includedir))|' \
 	        -e 's|@VERSION@|$(VERSION)|' \
 	        -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' $< > $@
+$(PC_F08_FILE): pkgconfig/safecoll_f08.pc.in include/safecoll.h Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@PREFIX@|$(prefix)|' \
+	        -e 's|@LIBDIR@|$(call pc_rel,$(libdir))|' \
+	        -e 's|@INCLUDEDIR@|$(call pc_rel,$(includedir))|' \
+	        -e 's|@FMODDIR@|$(call pc_rel,$(fmoddir))|' \
+	        -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # The CMake package finds the prefix from where its file lies
 # (${CMAKE_CURRENT_LIST_DIR}/../../.. for $(prefix)/lib/cmake/safecoll), so
@@ -900,10 +910,13 @@ $(CMAKE_CONFIG): cmake/safecollConfig.cmake.in include/safecoll.h Makefile
 	$(call say,GEN,$@)
 	@mkdir -p $(@D)
 	$(Q)wrapper=$$(command -v '$(MPICC)' || true); \
+	fwrapper=$(if $(FORTRAN_OK),$$(command -v '$(MPIFORT)' || true)); \
 	sed -e 's|@PREFIX_FROM_HERE@|$(call cmake_up,$(cmakedir)/safecoll)|' \
 	    -e 's|@LIBDIR@|$(call cmake_rel,$(libdir))|' \
 	    -e 's|@INCLUDEDIR@|$(call cmake_rel,$(includedir))|' \
 	    -e "s|@MPI_C_COMPILER@|$$wrapper|" \
+	    -e "s|@MPI_Fortran_COMPILER@|$$fwrapper|" \
+	    -e 's|@FMODDIR@|$(call cmake_rel,$(fmoddir))|' \
 	    -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(subst $(space),;,$(LIBS_PRIVATE))|' $< > $@.tmp && mv $@.tmp $@
@@ -924,8 +937,9 @@ $(CMAKE_VERSION_FILE): cmake/safecollConfigVersion.cmake.in include/safecoll.h M
 # for `safecoll bounds check` and as the base of an edited file to name in
 # SAFECOLL_KNOWN_BOUNDS.
 install: lib bin fortran
-	@rm -f $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
-	$(Q)$(MAKE) $(SILENT) $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
+	@rm -f $(PC_FILE) $(PC_F08_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
+	$(Q)$(MAKE) $(SILENT) $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES) \
+	    $(if $(FORTRAN_OK),$(PC_F08_FILE))
 	$(call say,INSTALL,$(DESTDIR)$(prefix))
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir) \
 	    $(DESTDIR)$(includedir)/safecoll $(DESTDIR)$(cmakedir)/safecoll
@@ -958,6 +972,7 @@ ifneq ($(FORTRAN_OK),)
 	$(Q)$(INSTALL) -m 755 $(F08_SO_V) $(DESTDIR)$(libdir)/$(notdir $(F08_SO_V))
 	$(Q)ln -sf $(notdir $(F08_SO_V)) $(DESTDIR)$(libdir)/$(notdir $(F08_SO_M))
 	$(Q)ln -sf $(notdir $(F08_SO_M)) $(DESTDIR)$(libdir)/$(notdir $(F08_SO))
+	$(Q)$(INSTALL) -m 644 $(PC_F08_FILE) $(DESTDIR)$(pkgconfigdir)/safecoll_f08.pc
 endif
 
 uninstall:
@@ -970,7 +985,7 @@ uninstall:
 	          $(DESTDIR)$(libdir)/libsafecoll_f08.so.$(VERSION_MAJOR) \
 	          $(DESTDIR)$(libdir)/libsafecoll_f08.so.$(VERSION) \
 	          $(DESTDIR)$(libdir)/libsafecoll_f08.a $(DESTDIR)$(fmoddir)/safecoll_f08.mod \
-	          $(DESTDIR)$(pkgconfigdir)/safecoll.pc \
+	          $(DESTDIR)$(pkgconfigdir)/safecoll.pc $(DESTDIR)$(pkgconfigdir)/safecoll_f08.pc \
 	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfig.cmake \
 	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfigVersion.cmake \
 	          $(DESTDIR)$(bindir)/safecoll \
@@ -998,6 +1013,7 @@ uninstall:
 clean:
 	$(call say,CLEAN,build outputs)
 	$(Q)rm -rf obj lib bin man mod tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc \
+	    pkgconfig/safecoll_f08.pc \
 	    cmake/safecollConfig.cmake cmake/safecollConfigVersion.cmake $(SANDIR) $(OMPI_BUILDDIR)
 
 help:
