@@ -48,13 +48,24 @@ for page in "$mandir/safecoll.1" "$mandir/libsafecoll.3"; do
     done
 done
 
-# safecoll(1) fits 80 columns as man(1) shows it on an 80-column terminal
-# (a line length of 78, the help texts in no-fill mode at an indent of 3).
-checks=$((checks + 1))
-"$GROFF" -man -Tutf8 -rLL=78n -P-cbou "$mandir/safecoll.1" 2>/dev/null |
-    awk 'length($0) > 80 { n++; if (n <= 5) print "    | " length($0) ": " $0 }
-         END { exit n > 0 }' > "$scratch/wide" ||
-    { fail "safecoll.1 has lines over 80 columns:"; cat "$scratch/wide"; }
+# Both fit 80 columns as man(1) shows them on an 80-column terminal (a
+# line length of 78; safecoll(1) has the help texts in no-fill mode at an
+# indent of 3).
+for page in safecoll.1 libsafecoll.3; do
+    checks=$((checks + 1))
+    "$GROFF" -man -Tutf8 -rLL=78n -P-cbou "$mandir/$page" 2>/dev/null |
+        awk 'length($0) > 80 { n++; if (n <= 5) print "    | " length($0) ": " $0 }
+             END { exit n > 0 }' > "$scratch/wide" ||
+        { fail "$page has lines over 80 columns:"; cat "$scratch/wide"; }
+done
+
+# libsafecoll(3) tells Fortran programs what to use and how to build.
+render "$mandir/libsafecoll.3" ascii > "$scratch/lib3.txt"
+for text in '^FORTRAN$' 'use safecoll_f08' 'pkg-config --cflags --libs safecoll_f08' \
+            'safecoll::safecoll_f08' 'COMPONENTS f08'; do
+    checks=$((checks + 1))
+    grep -q -- "$text" "$scratch/lib3.txt" || fail "libsafecoll.3 does not say '$text'"
+done
 
 # Every command path: "" (the tool), then each name of a "Commands:" table,
 # depth first, as "bounds", "bounds list", ...
