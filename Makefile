@@ -18,8 +18,10 @@
 #   make check-openmpi    deps-openmpi, then the checks of `make check` but the
 #                         doc against Open MPI, built in build-ompi/
 #   make fuzz             the bound-file parser under libFuzzer for 60 s (clang)
-#   make man              man/safecoll.1 (from the tool's --help) and
-#                         man/libsafecoll.3 (also part of `make`)
+#   make man              man/safecoll.1 (from the tool's --help),
+#                         man/libsafecoll.3 and man/man3/safecoll_*.3 (one
+#                         per function, from the Doxygen comments; needs
+#                         doxygen and python3) (also part of `make`)
 #   make bench | doc | demo | demo-native | install | uninstall | clean | deps |
 #        deps-openmpi | print-mpi
 #
