@@ -172,7 +172,7 @@ printf 'collective=gather class=X bound=1 note="supercalifragilistic expialidoci
 COLUMNS=60 run 0 bounds list --wrap words.bounds
 check "bounds list --wrap: no line longer than COLUMNS=60 (a long note)" \
     awk 'length($0) > 60 { exit 1 }' "$out"
-for word in supercalifragilistic expialidocious everywhere indeed, again; do
+for word in supercalifragilistic expialidocious everywhere 'indeed,' again; do
     check "bounds list --wrap: the note's word '$word' stays whole" grep -qw -- "$word" "$out"
 done
 check "bounds list --wrap: the note folded over 3 lines or more" \

@@ -143,9 +143,10 @@ check_man3() {
         squeeze <"$scratch/f.txt" >"$scratch/fs.txt"
         grep -q "^$f - [[:alnum:]]" "$scratch/fs.txt" ||
             { bad3=$((bad3 + 1)); echo "FAIL: $f.3: no NAME line '$f - ...'"; }
-        grep -q "^SYNOPSIS\$" "$scratch/fs.txt" && grep -q "#include <safecoll" "$scratch/fs.txt" &&
-            grep -q "[ *]$f(" "$scratch/fs.txt" ||
-            { bad3=$((bad3 + 1)); echo "FAIL: $f.3: no SYNOPSIS with its #include and prototype"; }
+        if ! grep -q "^SYNOPSIS\$" "$scratch/fs.txt" || ! grep -q "#include <safecoll" "$scratch/fs.txt" ||
+           ! grep -q "[ *]$f(" "$scratch/fs.txt"; then
+            bad3=$((bad3 + 1)); echo "FAIL: $f.3: no SYNOPSIS with its #include and prototype"
+        fi
     done
 }
 if [ -z "${SAFECOLL_MAN3:-}" ]; then
