@@ -179,6 +179,16 @@ check "bounds list --wrap: the note folded over 3 lines or more" \
     awk '/^      [^ ]/ { n++ } END { exit !(n >= 3) }' "$out"
 check "bounds list --wrap: the text is that of the unfolded list (long note)" \
     cmp -s <(tr -d ' \n' <"$out") <("$tool" bounds list words.bounds | tr -d ' \n')
+# The origin, a path longer than a line, breaks after a '/'
+deep=$scratch/a_directory_with_a_long_name/another_directory_too
+mkdir -p "$deep"
+cp words.bounds "$deep/words.bounds"
+COLUMNS=50 run 0 bounds list --wrap "$deep/words.bounds"
+check "bounds list --wrap: no line longer than COLUMNS=50 (a long path)" \
+    awk 'length($0) > 50 { exit 1 }' "$out"
+for word in a_directory_with_a_long_name another_directory_too words.bounds:1; do
+    check "bounds list --wrap: the path's part '$word' stays whole" grep -q -- "$word" "$out"
+done
 COLUMNS=60 run 0 bounds list good.bounds;  expect_lines "$out" 3
 if command -v script >/dev/null 2>&1; then
     COLUMNS=60 script -qec "'$tool' bounds list good.bounds" /dev/null >tty.out 2>&1

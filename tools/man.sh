@@ -97,6 +97,7 @@ cat <<EOF
 .BR libsafecoll (3),
 .BR mpiexec (1).
 .PP
+.ad l
 The user's guide and the testing guide, installed as
 .I $docdir_e/guide.md
 and

@@ -560,7 +560,8 @@ static int write_records(FILE *fp)
 
     fprintf(fp, "# libsafecoll bound registry, written by safecoll_bounds_save() of "
                 "libsafecoll %s.\n# One record per line; the format is described in "
-                "doc/bounds-format.md.\n",
+                "bounds-format.md, installed with libsafecoll's documentation\n# "
+                "(share/doc/safecoll).\n",
             safecoll_version_string());
     for (size_t i = 0; i < reg.n; i++) {
         sc__bound_write(&reg.v[i].b, line, sizeof line);
