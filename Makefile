@@ -18,8 +18,10 @@
 #   make check-openmpi    deps-openmpi, then the checks of `make check` but the
 #                         doc against Open MPI, built in build-ompi/
 #   make fuzz             the bound-file parser under libFuzzer for 60 s (clang)
-#   make man              man/safecoll.1 (from the tool's --help) and
-#                         man/libsafecoll.3 (also part of `make`)
+#   make man              man/safecoll.1 (from the tool's --help),
+#                         man/libsafecoll.3 and man/man3/safecoll_*.3 (one
+#                         per function, from the Doxygen comments; needs
+#                         doxygen and python3) (also part of `make`)
 #   make bench | doc | demo | demo-native | install | uninstall | clean | deps |
 #        deps-openmpi | print-mpi
 #
@@ -220,6 +222,8 @@ TOOL_SRCS := $(sort $(wildcard tools/*.c))
 TOOL_OBJS := $(patsubst tools/%.c,$(B)obj/tools/%.o,$(TOOL_SRCS))
 TOOL_BIN  := $(B)bin/safecoll
 PC_FILE   := $(B)pkgconfig/safecoll.pc
+# The Fortran binding's, installed beside it when the binding is built.
+PC_F08_FILE := $(B)pkgconfig/safecoll_f08.pc
 CMAKE_CONFIG  := $(B)cmake/safecollConfig.cmake
 CMAKE_VERSION_FILE := $(B)cmake/safecollConfigVersion.cmake
 # safecoll(1) is made from the built tool's --help texts (tools/man.sh),
@@ -227,6 +231,13 @@ CMAKE_VERSION_FILE := $(B)cmake/safecollConfigVersion.cmake
 MAN1      := $(B)man/safecoll.1
 MAN3      := $(B)man/libsafecoll.3
 MAN_PAGES := $(MAN1) $(MAN3)
+# One page per public function, $(B)man/man3/safecoll_*.3, from the Doxygen
+# comments of the public headers (Doxygen's XML through tools/man3.py);
+# made where doxygen and python3 are found, else left out with a message.
+PYTHON    ?= python3
+MAN3_OK   := $(and $(call on_path,$(DOXYGEN)),$(call on_path,$(PYTHON)))
+MAN3_DIR  := $(B)man/man3
+MAN3_STAMP := $(MAN3_DIR)/.stamp
 # What `make install` puts in $(docdir): the README, the documents of doc/
 # but the Doxygen main page, and the examples in $(docdir)/examples.
 DOC_FILES    := README.md CHANGELOG LICENSE $(filter-out doc/mainpage.md,$(sort $(wildcard doc/*.md)))
@@ -263,14 +274,14 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
         check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen check-p2ponly \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
-        check-big-run check-man check-mpi-names print-mpi man \
+        check-big-run check-man check-mpi-names print-mpi man man3 \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
 
 # ---------------------------------------------------------------- library
 all: lib bin man fortran
 lib: $(LIBS_ALL)
 bin: $(TOOL_BIN)
-man: $(MAN_PAGES)
+man: $(MAN_PAGES) man3
 
 $(B)obj/%.o: src/%.c
 	$(call say,CC,$<)
@@ -389,10 +400,16 @@ $(CXX_BIN): tests/cxx/test_header.cpp $(HEADERS) $(LIB_SO)
 # The tool is built like user code, but links the static library and may
 # use its internal headers ("probe/probe.h": the job launcher of
 # src/probe/launch.c, shared by `search` and `guideline`).
-$(TOOL_OBJS): $(B)obj/tools/%.o: tools/%.c
+# Its help names the installed documents, in $(docdir): a stamp holding
+# docdir makes them again when it changes (make install PREFIX=...).
+TOOL_DOCDIR_STAMP := $(B)obj/tools/docdir.stamp
+$(TOOL_DOCDIR_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(docdir)' | cmp -s - $@ || echo '$(docdir)' > $@
+$(TOOL_OBJS): $(B)obj/tools/%.o: tools/%.c $(TOOL_DOCDIR_STAMP)
 	$(call say,CC,$<)
 	@mkdir -p $(@D)
-	$(Q)$(MPICC) $(EX_CFLAGS) -Isrc/core -Isrc -MMD -MP -c -o $@ $<
+	$(Q)$(MPICC) $(EX_CFLAGS) -Isrc/core -Isrc -DSAFECOLL_DOCDIR='"$(docdir)"' -MMD -MP -c -o $@ $<
 
 $(TOOL_BIN): $(TOOL_OBJS) $(LIB_A)
 	$(call say,LD,$@)
@@ -415,6 +432,23 @@ $(MAN3): doc/man/libsafecoll.3.in include/safecoll.h Makefile
 	@mkdir -p $(@D)
 	$(Q)sed -e 's|@VERSION@|$(VERSION)|g' -e "s|@DATE@|$$($(man_date))|g" \
 	    -e 's|@DOCDIR@|$(subst -,\\-,$(docdir))|g' $< > $@.tmp && mv $@.tmp $@
+
+# Doxygen's XML in $(B)obj/doxy-man; its warnings are check-doc's business.
+ifneq ($(MAN3_OK),)
+man3: $(MAN3_STAMP)
+$(MAN3_STAMP): $(HEADERS) doc/Doxyfile tools/man3.py Makefile
+	$(call say,GEN,$(MAN3_DIR))
+	$(Q)rm -rf $(MAN3_DIR) $(B)obj/doxy-man && mkdir -p $(MAN3_DIR) $(B)obj/doxy-man
+	$(Q)(cat doc/Doxyfile; printf '%s\n' 'GENERATE_HTML = NO' 'GENERATE_XML = YES' \
+	    'XML_PROGRAMLISTING = NO' 'SEARCHENGINE = NO' 'WARNINGS = NO' 'WARN_AS_ERROR = NO' \
+	    'OUTPUT_DIRECTORY = $(B)obj/doxy-man' 'XML_OUTPUT = xml') | \
+	    SAFECOLL_VERSION=$(VERSION) SAFECOLL_EXAMPLE_PATH=$(wildcard examples) $(DOXYGEN) - >/dev/null
+	$(Q)$(PYTHON) tools/man3.py $(B)obj/doxy-man/xml $(MAN3_DIR) $(VERSION) "$$($(man_date))" >/dev/null
+	@touch $@
+else
+man3:
+	@echo "skipping the per-function man pages: $(DOXYGEN) or $(PYTHON) is not installed (Debian: doxygen python3)"
+endif
 
 tests: $(UNIT_BINS) $(MPI_BINS) $(CXX_BIN) $(if $(FORTRAN_OK),$(F08_TEST_BINS))
 
@@ -618,7 +652,7 @@ check-headers:
 check-install: lib
 	@printf '\n== install ==\n'
 	@$(call record,install,MAKE='$(MAKE)' MPICC='$(MPICC)' SAFECOLL_BUILD_LIB='$(abspath $(B)lib)' \
-	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' \
+	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' SAFECOLL_MAN3='$(if $(MAN3_OK),1)' \
 	    SAFECOLL_LIBS_PRIVATE='$(LIBS_PRIVATE)' tests/check-install.sh)
 
 # A CMake project out of the tree, against the CMake package of a DESTDIR
@@ -626,7 +660,7 @@ check-install: lib
 check-cmake: lib
 	@printf '\n== CMake package ==\n'
 	@$(call record_with,$(CMAKE),cmake,MAKE='$(MAKE)' MPICC='$(MPICC)' CMAKE='$(CMAKE)' \
-	    tests/check-cmake.sh,cmake)
+	    MPIFORT='$(MPIFORT)' SAFECOLL_FORTRAN='$(if $(FORTRAN_OK),1)' tests/check-cmake.sh,cmake)
 
 check-cli: $(TOOL_BIN)
 	@printf '\n== command-line tool ==\n'
@@ -688,9 +722,10 @@ check-guideline: $(TOOL_BIN)
 
 # The man pages render without a warning and say what the tool's --help
 # says, every command included.  Skipped where groff is missing.
-check-man: $(MAN_PAGES) $(TOOL_BIN)
+check-man: $(MAN_PAGES) man3 $(TOOL_BIN) $(LIB_SO_V)
 	@printf '\n== man pages ==\n'
-	@$(call record_with,$(GROFF),man,GROFF='$(GROFF)' tests/check-man.sh $(TOOL_BIN) $(B)man,groff-base)
+	@$(call record_with,$(GROFF),man,GROFF='$(GROFF)' SAFECOLL_MAN3='$(if $(MAN3_OK),1)' \
+	    tests/check-man.sh $(TOOL_BIN) $(B)man $(LIB_SO_V),groff-base)
 
 # The default MPI wrappers: Debian's MPICH names when on PATH, else the
 # plain mpicc/mpiexec on PATH (modules, Spack), an explicit value first;
@@ -853,6 +888,14 @@ $(PC_FILE): pkgconfig/safecoll.pc.in include/safecoll.h Makefile
 	        -e 's|@INCLUDEDIR@|$(call pc_rel,$(includedir))|' \
 	        -e 's|@VERSION@|$(VERSION)|' \
 	        -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' $< > $@
+$(PC_F08_FILE): pkgconfig/safecoll_f08.pc.in include/safecoll.h Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)sed -e 's|@PREFIX@|$(prefix)|' \
+	        -e 's|@LIBDIR@|$(call pc_rel,$(libdir))|' \
+	        -e 's|@INCLUDEDIR@|$(call pc_rel,$(includedir))|' \
+	        -e 's|@FMODDIR@|$(call pc_rel,$(fmoddir))|' \
+	        -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
 # The CMake package finds the prefix from where its file lies
 # (${CMAKE_CURRENT_LIST_DIR}/../../.. for $(prefix)/lib/cmake/safecoll), so
@@ -869,10 +912,13 @@ $(CMAKE_CONFIG): cmake/safecollConfig.cmake.in include/safecoll.h Makefile
 	$(call say,GEN,$@)
 	@mkdir -p $(@D)
 	$(Q)wrapper=$$(command -v '$(MPICC)' || true); \
+	fwrapper=$(if $(FORTRAN_OK),$$(command -v '$(MPIFORT)' || true)); \
 	sed -e 's|@PREFIX_FROM_HERE@|$(call cmake_up,$(cmakedir)/safecoll)|' \
 	    -e 's|@LIBDIR@|$(call cmake_rel,$(libdir))|' \
 	    -e 's|@INCLUDEDIR@|$(call cmake_rel,$(includedir))|' \
 	    -e "s|@MPI_C_COMPILER@|$$wrapper|" \
+	    -e "s|@MPI_Fortran_COMPILER@|$$fwrapper|" \
+	    -e 's|@FMODDIR@|$(call cmake_rel,$(fmoddir))|' \
 	    -e 's|@VERSION@|$(VERSION)|g' \
 	    -e 's|@VERSION_MAJOR@|$(VERSION_MAJOR)|g' \
 	    -e 's|@LIBS_PRIVATE@|$(subst $(space),;,$(LIBS_PRIVATE))|' $< > $@.tmp && mv $@.tmp $@
@@ -893,8 +939,9 @@ $(CMAKE_VERSION_FILE): cmake/safecollConfigVersion.cmake.in include/safecoll.h M
 # for `safecoll bounds check` and as the base of an edited file to name in
 # SAFECOLL_KNOWN_BOUNDS.
 install: lib bin fortran
-	@rm -f $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
-	$(Q)$(MAKE) $(SILENT) $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
+	@rm -f $(PC_FILE) $(PC_F08_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES)
+	$(Q)$(MAKE) $(SILENT) $(PC_FILE) $(CMAKE_CONFIG) $(CMAKE_VERSION_FILE) $(MAN_PAGES) \
+	    $(if $(FORTRAN_OK),$(PC_F08_FILE))
 	$(call say,INSTALL,$(DESTDIR)$(prefix))
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(libdir) $(DESTDIR)$(pkgconfigdir) \
 	    $(DESTDIR)$(includedir)/safecoll $(DESTDIR)$(cmakedir)/safecoll
@@ -912,6 +959,10 @@ install: lib bin fortran
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir) $(DESTDIR)$(docdir)/examples
 	$(Q)$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(man1dir)/safecoll.1
 	$(Q)$(INSTALL) -m 644 $(MAN3) $(DESTDIR)$(man3dir)/libsafecoll.3
+ifneq ($(MAN3_OK),)
+	$(Q)$(MAKE) $(SILENT) man3
+	$(Q)$(INSTALL) -m 644 $(MAN3_DIR)/safecoll_*.3 $(DESTDIR)$(man3dir)/
+endif
 	$(Q)$(INSTALL) -m 644 $(filter-out README.md,$(DOC_FILES)) $(DESTDIR)$(docdir)/
 	$(Q)sed 's|](doc/|](|g' README.md > $(DESTDIR)$(docdir)/README.md && \
 	    chmod 644 $(DESTDIR)$(docdir)/README.md
@@ -923,6 +974,7 @@ ifneq ($(FORTRAN_OK),)
 	$(Q)$(INSTALL) -m 755 $(F08_SO_V) $(DESTDIR)$(libdir)/$(notdir $(F08_SO_V))
 	$(Q)ln -sf $(notdir $(F08_SO_V)) $(DESTDIR)$(libdir)/$(notdir $(F08_SO_M))
 	$(Q)ln -sf $(notdir $(F08_SO_M)) $(DESTDIR)$(libdir)/$(notdir $(F08_SO))
+	$(Q)$(INSTALL) -m 644 $(PC_F08_FILE) $(DESTDIR)$(pkgconfigdir)/safecoll_f08.pc
 endif
 
 uninstall:
@@ -935,7 +987,7 @@ uninstall:
 	          $(DESTDIR)$(libdir)/libsafecoll_f08.so.$(VERSION_MAJOR) \
 	          $(DESTDIR)$(libdir)/libsafecoll_f08.so.$(VERSION) \
 	          $(DESTDIR)$(libdir)/libsafecoll_f08.a $(DESTDIR)$(fmoddir)/safecoll_f08.mod \
-	          $(DESTDIR)$(pkgconfigdir)/safecoll.pc \
+	          $(DESTDIR)$(pkgconfigdir)/safecoll.pc $(DESTDIR)$(pkgconfigdir)/safecoll_f08.pc \
 	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfig.cmake \
 	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfigVersion.cmake \
 	          $(DESTDIR)$(bindir)/safecoll \
@@ -943,6 +995,7 @@ uninstall:
 	          $(DESTDIR)$(includedir)/safecoll.h \
 	          $(DESTDIR)$(includedir)/safecoll/*.h \
 	          $(DESTDIR)$(man1dir)/safecoll.1 $(DESTDIR)$(man3dir)/libsafecoll.3 \
+	          $(DESTDIR)$(man3dir)/safecoll_*.3 \
 	          $(addprefix $(DESTDIR)$(docdir)/,$(notdir $(DOC_FILES))) \
 	          $(addprefix $(DESTDIR)$(docdir)/examples/,$(notdir $(EX_DOC_FILES)))
 	$(Q)for d in $(DESTDIR)$(docdir)/examples $(DESTDIR)$(docdir); do \
@@ -962,6 +1015,7 @@ uninstall:
 clean:
 	$(call say,CLEAN,build outputs)
 	$(Q)rm -rf obj lib bin man mod tests/bin examples/bin bench/bin doc/html pkgconfig/safecoll.pc \
+	    pkgconfig/safecoll_f08.pc \
 	    cmake/safecollConfig.cmake cmake/safecollConfigVersion.cmake $(SANDIR) $(OMPI_BUILDDIR)
 
 help:

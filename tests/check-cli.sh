@@ -71,6 +71,35 @@ run 2 bisect --timeout -1 -- true; expect err "--timeout is not a positive numbe
 run 2 bisect --colls gatherv,frob -- true; expect err "'frob' is no collective with a p2p strategy"
 run 2 bisect extra -- true;       expect err "unknown option or missing value: extra"
 
+# --- every help text fits 80 columns with the margin safecoll(1) indents
+# it by (77 + 3), for every command and subcommand, found by walking the
+# "Commands:" tables as tools/man.sh does; and it names the installed
+# documents, not the source tree's doc/
+help_paths() {
+    local sub
+    printf '%s\n' "$*"
+    # shellcheck disable=SC2068 # the words are the command path
+    for sub in $("$tool" $@ --help | awk '/^Commands:$/ { on = 1; next }
+            on && /^  [^ ]/ { print $1; next } on { exit }'); do
+        help_paths "$@" "$sub"
+    done
+}
+mapfile -t cmd_paths < <(help_paths)
+check "the help texts walked: at least the tool and 8 commands (${#cmd_paths[@]})" \
+    test "${#cmd_paths[@]}" -ge 9
+for path in "${cmd_paths[@]}"; do
+    # shellcheck disable=SC2086 # the words are the command path
+    "$tool" $path --help >help.out 2>&1
+    check "'safecoll${path:+ $path} --help' fits 77 columns: $(awk 'length($0) > 77 \
+            { printf "%d: %s|", length($0), $0 }' help.out)" \
+        awk 'length($0) > 77 { exit 1 }' help.out
+    check "'safecoll${path:+ $path} --help' names no source-tree doc/ path" \
+        bash -c "! grep -qE '(^|[ (\`])doc/[a-z-]+\\.md' help.out"
+done
+run 0 bounds --help
+check "bounds --help names the installed bounds-format.md (an absolute path)" \
+    grep -qE ' /[^ ]*/share/doc/safecoll/bounds-format\.md' "$out"
+
 # --- check
 run 0 bounds check good.bounds;   expect out "good.bounds: ok: 2 records"
 n=$(grep -c '^collective=' "$shipped")
@@ -137,6 +166,29 @@ expect out "   2  collective=gather class=X bound=1 source=user"
 expect out '      note="a long note with blanks that goes on past the'
 check "bounds list --wrap: the text is that of the unfolded list" \
     cmp -s <(tr -d ' \n' <"$out") <(COLUMNS=60 "$tool" bounds list good.bounds | tr -d ' \n')
+# A note longer than a line breaks between its words, never inside one
+# (nor does a path: it breaks after a '/')
+printf 'collective=gather class=X bound=1 note="supercalifragilistic expialidocious words everywhere in a note that is long indeed, again and again"\n' >words.bounds
+COLUMNS=60 run 0 bounds list --wrap words.bounds
+check "bounds list --wrap: no line longer than COLUMNS=60 (a long note)" \
+    awk 'length($0) > 60 { exit 1 }' "$out"
+for word in supercalifragilistic expialidocious everywhere 'indeed,' again; do
+    check "bounds list --wrap: the note's word '$word' stays whole" grep -qw -- "$word" "$out"
+done
+check "bounds list --wrap: the note folded over 3 lines or more" \
+    awk '/^      [^ ]/ { n++ } END { exit !(n >= 3) }' "$out"
+check "bounds list --wrap: the text is that of the unfolded list (long note)" \
+    cmp -s <(tr -d ' \n' <"$out") <("$tool" bounds list words.bounds | tr -d ' \n')
+# The origin, a path longer than a line, breaks after a '/'
+deep=$scratch/a_directory_with_a_long_name/another_directory_too
+mkdir -p "$deep"
+cp words.bounds "$deep/words.bounds"
+COLUMNS=50 run 0 bounds list --wrap "$deep/words.bounds"
+check "bounds list --wrap: no line longer than COLUMNS=50 (a long path)" \
+    awk 'length($0) > 50 { exit 1 }' "$out"
+for word in a_directory_with_a_long_name another_directory_too words.bounds:1; do
+    check "bounds list --wrap: the path's part '$word' stays whole" grep -q -- "$word" "$out"
+done
 COLUMNS=60 run 0 bounds list good.bounds;  expect_lines "$out" 3
 if command -v script >/dev/null 2>&1; then
     COLUMNS=60 script -qec "'$tool' bounds list good.bounds" /dev/null >tty.out 2>&1

@@ -4,12 +4,15 @@
 # find_package(safecoll CONFIG), run its programs (the shared and the static
 # target) under mpiexec, and check the version rules, the MPI the package
 # points FindMPI to, an install whose directories lie outside the prefix,
-# and that uninstall removes the package.  The sibling of check-install.sh,
-# which does the same for pkg-config.
+# and that uninstall removes the package.  Where the Fortran binding was
+# built (SAFECOLL_FORTRAN=1), the Fortran project of tests/cmake/f08/ too,
+# through safecoll::safecoll_f08, and an unknown component must fail.  The
+# sibling of check-install.sh, which does the same for pkg-config.
 #
 #   tests/check-cmake.sh            (run from the top of the tree; `make check`
 #                                    and `make check-cmake` do it)
-# Environment: MAKE, MPICC, MPIEXEC, MPIEXEC_FLAGS, CMAKE, SAFECOLL_TEST_TIMEOUT;
+# Environment: MAKE, MPICC, MPIEXEC, MPIEXEC_FLAGS, CMAKE, SAFECOLL_TEST_TIMEOUT,
+# MPIFORT and SAFECOLL_FORTRAN (1: the Fortran binding was built);
 # KEEP=1 keeps the scratch directory.
 set -euo pipefail
 
@@ -79,7 +82,7 @@ configure() {
     local name=$1
     shift
     rm -rf "${scratch:?}/$name"
-    timeout -k 5 "$timeout_s" "$CMAKE" -S "$project" -B "$scratch/$name" "$@" \
+    timeout -k 5 "$timeout_s" "$CMAKE" -S "${source:-$project}" -B "$scratch/$name" "$@" \
         </dev/null >"$scratch/$name.log" 2>&1
 }
 
@@ -183,6 +186,39 @@ timeout -k 5 "$timeout_s" "$CMAKE" --build "$scratch/outside" --target app-share
 resolved=$(ldd "$scratch/outside/app-shared" | awk '$1 ~ /^libsafecoll/ { print $3 }')
 [ "$resolved" = "$scratch/lib64/libsafecoll.so.$major" ] || fail "app-shared finds libsafecoll at '$resolved'"
 run "$scratch/outside/app-shared" 2
+
+# ---- the Fortran binding: safecoll::safecoll_f08, FindMPI pointed to the
+# MPI Fortran wrapper the binding was built with (no MPI_Fortran_COMPILER
+# given), and a component the package has not refused
+if [ "${SAFECOLL_FORTRAN:-}" = 1 ]; then
+    fwrapper=$(command -v "$MPIFORT") || fail "$MPIFORT is not installed"
+    step "tests/cmake/f08: find_package(safecoll COMPONENTS f08), safecoll::safecoll_f08"
+    source=$project/f08 configure f08 -DCMAKE_PREFIX_PATH="$root$prefix" -DMPI_C_COMPILER="$MPICC" ||
+        { show "$scratch/f08.log"; fail "configure of the Fortran project failed"; }
+    grep -q "^-- safecoll $version in $pkg, f08: TRUE\$" "$scratch/f08.log" ||
+        { show "$scratch/f08.log"; fail "find_package did not find safecoll $version with f08"; }
+    grep -q "^MPI_Fortran_COMPILER:FILEPATH=$fwrapper\$" "$scratch/f08/CMakeCache.txt" ||
+        { grep MPI_Fortran_COMPILER "$scratch/f08/CMakeCache.txt"; fail "FindMPI did not get $fwrapper"; }
+    if grep -q 'CMake Warning' "$scratch/f08.log"; then show "$scratch/f08.log"; fail "configure warned"; fi
+    timeout -k 5 "$timeout_s" "$CMAKE" --build "$scratch/f08" >"$scratch/make-f08.log" 2>&1 ||
+        { show "$scratch/make-f08.log"; fail "build of the Fortran project failed"; }
+    needed=$(readelf -d "$scratch/f08/app-f08" | sed -n 's/.*(NEEDED).*\[\(libsafecoll_f08[^]]*\)\].*/\1/p')
+    [ "$needed" = "libsafecoll_f08.so.$major" ] || fail "app-f08 needs '$needed', not libsafecoll_f08.so.$major"
+    step "run app-f08 under $MPIEXEC -n 3"
+    timeout -k 5 "$timeout_s" "$MPIEXEC" $MPIEXEC_FLAGS -n 3 "$scratch/f08/app-f08" </dev/null \
+        >"$scratch/run.log" 2>&1 || { show "$scratch/run.log"; fail "app-f08 failed under $MPIEXEC -n 3"; }
+    grep -qxF "safecoll $version: 3 ranks, allreduce 6, gatherv 6 ints: ok" "$scratch/run.log" ||
+        { show "$scratch/run.log"; fail "app-f08: not the expected line"; }
+    step "find_package(safecoll COMPONENTS f77) fails and says why"
+    if source=$project/f08 configure f77 -DCMAKE_PREFIX_PATH="$root$prefix" -DMPI_C_COMPILER="$MPICC" \
+            -DSAFECOLL_COMPONENT=f77; then
+        show "$scratch/f77.log"; fail "find_package(safecoll COMPONENTS f77) succeeded"
+    fi
+    grep -q "has no component 'f77'" "$scratch/f77.log" ||
+        { show "$scratch/f77.log"; fail "find_package(safecoll COMPONENTS f77) failed for another reason"; }
+else
+    lib_skip "cmake: safecoll::safecoll_f08" "the Fortran binding was not built (no MPI Fortran wrapper $MPIFORT)"
+fi
 
 # ---- uninstall
 step "make uninstall"

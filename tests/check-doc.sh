@@ -28,6 +28,11 @@ expect "$html/index.html" "MPI collectives that keep working at scale" "the main
 expect "$html/index.html" "The API, by module" "the main page's text"
 expect "$html/index.html" "group__displs.html" "the main page's link to a module"
 expect "$html/index.html" "custom_displs_8c-example.html" "the main page's link to an example"
+# Fortran programs find their module, its pkg-config file and CMake target.
+for text in "safecoll_f08" "pkg-config --cflags --libs safecoll_f08" "safecoll::safecoll_f08" \
+            "man safecoll_gatherv"; do
+    expect "$html/index.html" "$text" "the main page on Fortran and the man pages"
+done
 for page in guide bounds_format testing performance architecture papers debugging; do
     expect "$html/index.html" "href=\"${page}.html\"" "the main page's link to the page ${page}"
 done

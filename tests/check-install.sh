@@ -12,7 +12,8 @@
 #   tests/check-install.sh          (run from the top of the tree; `make check`
 #                                    does it)
 # Environment: MAKE, MPICC, MPIEXEC, MPIEXEC_FLAGS, PKG_CONFIG, MPIFORT and
-# SAFECOLL_FORTRAN=1 (the Fortran binding was built: check its install),
+# SAFECOLL_FORTRAN=1 (the Fortran binding was built: check its install and
+# safecoll_f08.pc), SAFECOLL_MAN3=1 (the per-function man pages were made),
 # SAFECOLL_TEST_TIMEOUT, SAFECOLL_BUILD_LIB (the build tree's lib/, default
 # ./lib; `make check` gives that of its BUILDDIR); KEEP=1 keeps the scratch
 # directory.
@@ -79,6 +80,10 @@ grep -qF "$prefix/share/doc/safecoll/guide.md" "$root$prefix/share/man/man3/libs
     fail "libsafecoll.3 does not name $prefix/share/doc/safecoll/guide.md"
 grep -q '\\-\\-help' "$root$prefix/share/man/man1/safecoll.1" ||
     fail "safecoll.1 does not hold the --help texts"
+# The tool's help names the installed bounds-format.md, which is there.
+"$root$prefix/bin/safecoll" bounds --help | grep -qF "$prefix/share/doc/safecoll/bounds-format.md" ||
+    fail "safecoll bounds --help does not name $prefix/share/doc/safecoll/bounds-format.md"
+[ -s "$docdir/bounds-format.md" ] || fail "bounds-format.md, named by the tool's help, is not installed"
 grep -q '](doc/' "$docdir/README.md" && fail "the installed README.md links into doc/"
 grep -q '](guide.md)' "$docdir/README.md" || fail "the installed README.md does not link guide.md"
 if command -v man >/dev/null 2>&1; then
@@ -88,6 +93,25 @@ if command -v man >/dev/null 2>&1; then
             fail "man -w $p does not find the page under MANPATH=$prefix/share/man"
     done
     step "man finds safecoll(1) and libsafecoll(3) under ${root#"$scratch"}$prefix/share/man"
+fi
+# One page per exported function, where they were made (doxygen, python3).
+if [ "${SAFECOLL_MAN3:-}" = 1 ]; then
+    n=0
+    for f in $(nm -D --defined-only "$lib/libsafecoll.so.$version" |
+               awk '$2 == "T" && $3 ~ /^safecoll_/ { print $3 }'); do
+        [ -s "$root$prefix/share/man/man3/$f.3" ] || fail "no man page installed for $f"
+        n=$((n + 1))
+    done
+    [ "$n" -ge 100 ] || fail "only $n exported functions found"
+    if command -v man >/dev/null 2>&1; then
+        MANPATH=$root$prefix/share/man man -w safecoll_gatherv >/dev/null 2>&1 ||
+            fail "man -w safecoll_gatherv does not find its page under MANPATH=$prefix/share/man"
+        MANPATH=$root$prefix/share/man man safecoll_gatherv 2>/dev/null | grep -q 'MPI_Gatherv' ||
+            fail "man safecoll_gatherv does not show the page of safecoll_gatherv"
+    fi
+    step "installed a man page per exported function ($n), man safecoll_gatherv finds its page"
+else
+    echo "  SKIP: man3: the per-function pages were not made (doxygen or python3 missing)"
 fi
 
 # The .pc holds the real prefix (/usr/local); PKG_CONFIG_SYSROOT_DIR makes
@@ -161,15 +185,35 @@ run ./app-static
 # installed, and the Fortran test builds against them alone and passes.
 if [ "${SAFECOLL_FORTRAN:-}" = 1 ]; then
     for f in "$inc/safecoll_f08.mod" "$lib/libsafecoll_f08.a" "$lib/libsafecoll_f08.so.$version" \
-             "$lib/libsafecoll_f08.so.$major" "$lib/libsafecoll_f08.so"; do
+             "$lib/libsafecoll_f08.so.$major" "$lib/libsafecoll_f08.so" \
+             "$lib/pkgconfig/safecoll_f08.pc"; do
         [ -e "$f" ] || fail "not installed: ${f#"$root"}"
     done
+    grep -q "$root" "$lib/pkgconfig/safecoll_f08.pc" && fail "safecoll_f08.pc contains the DESTDIR"
+    f_version=$($PKG_CONFIG --modversion safecoll_f08) || fail "pkg-config does not find safecoll_f08"
+    [ "$f_version" = "$version" ] || fail "pkg-config says safecoll_f08 $f_version, header $version"
+    f_cflags=$($PKG_CONFIG --cflags safecoll_f08)
+    f_libs=$($PKG_CONFIG --libs safecoll_f08)
+    case " $f_cflags " in *" -I$inc "*) ;; *) fail "safecoll_f08 --cflags has not the module's directory: $f_cflags" ;; esac
+    case " $f_libs " in *" -lsafecoll_f08 "*"-lsafecoll "*) ;;
+        *) fail "safecoll_f08 --libs lacks -lsafecoll_f08 -lsafecoll (in this order): $f_libs" ;; esac
+    # The test of the binding and a user's small program, built with nothing
+    # but what pkg-config says.
     cp "$top/tests/fortran/test_f08.f90" "$app/main_f08.f90"
-    step "build tests/fortran/test_f08.f90 out of tree with $MPIFORT -I${inc#"$root"} -lsafecoll_f08 -lsafecoll"
-    "$MPIFORT" -I"$inc" -o app-f08 main_f08.f90 -L"$lib" -lsafecoll_f08 -lsafecoll ||
-        fail "out-of-tree Fortran build failed"
-    step "run it under $MPIEXEC -n 2"
+    cp "$top/tests/cmake/f08/app.f90" "$app/small_f08.f90"
+    step "build tests/fortran/test_f08.f90 and tests/cmake/f08/app.f90 out of tree: $MPIFORT \$(pkg-config --cflags --libs safecoll_f08)"
+    # shellcheck disable=SC2086 # the flags are meant to split
+    "$MPIFORT" $f_cflags -o app-f08 main_f08.f90 $f_libs || fail "out-of-tree Fortran build failed"
+    # shellcheck disable=SC2086
+    "$MPIFORT" $f_cflags -o small-f08 small_f08.f90 $f_libs || fail "out-of-tree Fortran build failed"
+    step "run them under $MPIEXEC -n 2"
     LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} run ./app-f08
+    LD_LIBRARY_PATH=$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} run ./small-f08
+    grep -qxF "safecoll $version: 2 ranks, allreduce 3, gatherv 3 ints: ok" "$scratch/run.log" ||
+        { sed 's/^/    | /' "$scratch/run.log"; fail "small-f08: not the expected line"; }
+else
+    echo "  SKIP: fortran: the binding was not built (no MPI Fortran wrapper $MPIFORT)"
+    [ ! -e "$lib/pkgconfig/safecoll_f08.pc" ] || fail "safecoll_f08.pc installed without the binding"
 fi
 cd "$top"
 

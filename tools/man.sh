@@ -22,6 +22,10 @@ date=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" +%Y-%m-%d)
 # options must); quotes are the ASCII ones (\(aq \(ga), not typographic;
 # a line starting with '.' (or ' before the replacement) would be a
 # request, so \& goes in front.
+#
+# The help texts go in at an indent of 3 (that of the section headings),
+# not the 7 of the prose, so that the page fits 80 columns wherever the
+# help does (77, checked by tests/check-cli.sh).
 escape() {
     sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/'/\\\\(aq/g" -e 's/`/\\(ga/g' \
         -e 's/^\./\\\&./'
@@ -47,7 +51,7 @@ help() {
 section() {
     local text sub
     text=$(help "$@")
-    printf '.SS "safecoll %s"\n.nf\n' "$*"
+    printf '.SS "safecoll %s"\n.nf\n.in 3n\n' "$*"
     printf '%s\n' "$text" | escape
     printf '.fi\n'
     for sub in $(printf '%s\n' "$text" | commands_of); do
@@ -80,6 +84,7 @@ application fail (\fBbisect\fR).
 Each section below is the text that the command prints with \fB\-\-help\fR.
 .PP
 .nf
+.in 3n
 EOF
 printf '%s\n' "$top" | escape
 printf '.fi\n.SH COMMANDS\n'
@@ -92,6 +97,7 @@ cat <<EOF
 .BR libsafecoll (3),
 .BR mpiexec (1).
 .PP
+.ad l
 The user's guide and the testing guide, installed as
 .I $docdir_e/guide.md
 and

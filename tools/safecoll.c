@@ -127,9 +127,34 @@ static void registry_files_only(void)
     setenv("SAFECOLL_BOUNDS", "", 1);
 }
 
+/* Where a word of len characters that does not fit the room left (room > 0)
+ * is broken: after its last blank in that room (a quoted value, such as a
+ * note, breaks between its words), else after its last '/' (a path), else
+ * at the room itself, never between a backslash and what it escapes.  The
+ * characters to print before the line ends; *skip is 1 when the break
+ * swallows a blank. */
+static int fold_point(const char *w, int len, int room, int *skip)
+{
+    int cut = len < room ? len : room;
+
+    *skip = 0;
+    for (int i = cut; i > 0; i--)
+        if (i < len && w[i] == ' ') {
+            *skip = 1;
+            return i;
+        }
+    for (int i = cut; i > 1; i--)
+        if (w[i - 1] == '/')
+            return i;
+    if (cut > 1 && w[cut - 1] == '\\')
+        cut--;
+    return cut;
+}
+
 /* Prints text from column `indent` on, folded to `width` columns at the
  * blanks outside double quotes, the next lines indented by `indent`; a
- * word longer than a line is cut. */
+ * word longer than a line is broken where fold_point() says, so that the
+ * words of a note stay whole. */
 static void print_folded(const char *text, int indent, int width)
 {
     int room = width - indent > 10 ? width - indent : 10, col = 0;
@@ -157,10 +182,10 @@ static void print_folded(const char *text, int indent, int width)
             col++;
         }
         while (len > room - col) {
-            int cut = room - col;
+            int skip, cut = fold_point(w, len, room - col, &skip);
             printf("%.*s\n%*s", cut, w, indent, "");
-            w += cut;
-            len -= cut;
+            w += cut + skip;
+            len -= cut + skip;
             col = 0;
         }
         printf("%.*s", len, w);
@@ -211,7 +236,7 @@ static const char bounds_list_usage[] =
     "On a terminal a long record is folded to its width (COLUMNS, else the\n"
     "terminal's) at the blanks between keys, the next lines indented; elsewhere\n"
     "(a pipe, a file) each record stays one line, for scripts.\n"
-    "  --wrap      fold to the width even when not on a terminal (COLUMNS, else 80)\n"
+    "  --wrap      fold even when not on a terminal, to COLUMNS (else 80)\n"
     "  --no-wrap   one line per record even on a terminal\n"
     "Exit status: 0, or 1 when a file is missing or malformed.\n";
 
@@ -293,8 +318,8 @@ static const char bounds_add_usage[] =
     "  collective class bound (required), s P mpi source n_s delta date note;\n"
     "  for a performance record also kind=performance, use=STRATEGY (the\n"
     "  equivalent the calls past the bound take) and the conditions it was\n"
-    "  measured under, oversubscribed=yes|no|any and nodes=1|many|any\n"
-    "  (doc/bounds-format.md)\n"
+    "  measured under, oversubscribed=yes|no|any and nodes=1|many|any; see\n"
+    "  " SAFECOLL_DOCDIR "/bounds-format.md\n"
     "Each argument is one key=value; no quotes are needed, and \\t \\n \\\\ \\\"\n"
     "are read as in a quoted value, e.g.\n"
     "  safecoll bounds add --out my.bounds collective=scatter class=G_elements \\\n"
@@ -433,7 +458,7 @@ static int bounds_add(int argc, char **argv)
 }
 
 static const command bounds_commands[] = {
-    {"list", "[--wrap] [FILE...]", "print the records of the registry or of files", bounds_list},
+    {"list", "[--wrap] [FILE...]", "print the records of the registry or files", bounds_list},
     {"check", "FILE...", "check bound files", bounds_check},
     {"add", "--out FILE key=value...", "check a record and append it to FILE", bounds_add},
 };
@@ -446,7 +471,7 @@ static const dispatcher bounds_dispatcher = {
     bounds_commands,
     sizeof bounds_commands / sizeof *bounds_commands,
     "'safecoll bounds COMMAND --help' tells more. The file format is\n"
-    "described in doc/bounds-format.md.\n",
+    "described in " SAFECOLL_DOCDIR "/bounds-format.md.\n",
 };
 
 static int cmd_bounds(int argc, char **argv)

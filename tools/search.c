@@ -99,20 +99,21 @@ static void print_decision(safecoll_coll coll)
 }
 
 static const char probe_usage[] =
-    "usage: safecoll probe --coll NAME --n COUNT [--type T] [--time-limit S] [--report PREFIX]\n"
-    "                      [--safe]\n"
+    "usage: safecoll probe --coll NAME --n COUNT [--type T] [--time-limit S]\n"
+    "                      [--report PREFIX] [--safe]\n"
     "\n"
     "Run one native collective once in this MPI job (rank 0 the root) and check\n"
     "every element on every receiving rank. Started by `safecoll search`; by hand:\n"
     "  mpiexec -n 4 safecoll probe --coll gather --n 1000\n"
-    "--safe runs the safe collective (safecoll_gather, ...) instead, with the bound\n"
-    "registry of this process, and says whether it avoided the native call.\n"
-    "Collectives: as `safecoll search --help` lists (gather ... exscan, igather ...\n"
-    "iexscan).\n"
+    "--safe runs the safe collective (safecoll_gather, ...) instead, with the\n"
+    "bound registry of this process, and says whether it avoided the native\n"
+    "call. Collectives: as `safecoll search --help` lists (gather ... exscan,\n"
+    "igather ... iexscan).\n"
     "Exit status of each rank: 0 pass, 65 wrong data, 66 MPI error, 67 timeout\n"
     "(watchdog), 68 out of memory, 2 wrong usage. mpiexec's own status may differ\n"
     "when it ends the other ranks of a job whose rank timed out (MPICH's may be\n"
-    "the signal it sent); --report PREFIX writes each rank's outcome to PREFIX.RANK.\n"
+    "the signal it sent); --report PREFIX writes each rank's outcome to\n"
+    "PREFIX.RANK.\n"
     "SAFECOLL_PROBE_FAULT injects a bug.\n";
 
 int tool_probe(int argc, char **argv)
@@ -199,10 +200,11 @@ static const char search_usage[] =
     "refines at delta = n'_s/f; then the bound is verified at 2P and at twice\n"
     "the type size and classified by Table IX into a bound record.\n"
     "\n"
-    "Collectives (--coll): gather scatter allgather alltoall bcast reduce allreduce\n"
-    "gatherv scatterv allgatherv alltoallv reduce_scatter_block reduce_scatter scan\n"
-    "exscan, and their i-forms (igather ... iexscan). n is the count of one\n"
-    "message: one rank's block for reduce_scatter(_block) (all counts n).\n"
+    "Collectives (--coll): gather scatter allgather alltoall bcast reduce\n"
+    "allreduce gatherv scatterv allgatherv alltoallv reduce_scatter_block\n"
+    "reduce_scatter scan exscan, and their i-forms (igather ... iexscan). n is\n"
+    "the count of one message: one rank's block for reduce_scatter(_block) (all\n"
+    "counts n).\n"
     "\n"
     "Options:\n"
     "  --type T          char (default) short int long float double\n"
@@ -211,7 +213,8 @@ static const char search_usage[] =
     "  --n-max N         count limit (default INT_MAX; the v forms stop at\n"
     "                    INT_MAX/(P-1), where their int displacements end)\n"
     "  --mem-limit B     bytes, e.g. 8Gi (default half of MemAvailable)\n"
-    "  --launcher CMD    words with {P} (default '$MPIEXEC -n {P}', or 'mpiexec -n {P}')\n"
+    "  --launcher CMD    words with {P} (default '$MPIEXEC -n {P}', else\n"
+    "                    'mpiexec -n {P}')\n"
     "  --time-limit S    first time limit (default 60)\n"
     "  --time-factor X   next limit = X * last run's time (default 10)\n"
     "  --time-floor S    smallest limit (default 10)\n"
@@ -220,7 +223,8 @@ static const char search_usage[] =
     "                    limit; only a second timeout is a hang (default: off)\n"
     "  --no-classify     only search, no verification at 2P and 2s\n"
     "  --safe            probe the safe collectives instead of MPI's (the\n"
-    "                    effectiveness check: the bound after avoidance); no records\n"
+    "                    effectiveness check: the bound after avoidance); no\n"
+    "                    records\n"
     "  --out FILE        append the bound records to FILE\n"
     "  --probe-cmd PATH  the program run as 'PATH probe ...' (default: this one)\n"
     "  --dry-run         print the plan and the memory estimate; run nothing\n"
@@ -230,9 +234,10 @@ static const char search_usage[] =
     "a line per probe; SAFECOLL_PROGRESS=tty|plain|off forces a display.\n"
     "Exit status: 0 done (bugs found or not), 1 the launcher failed or FILE\n"
     "could not be written, 2 wrong usage.\n"
-    "SAFECOLL_PROBE_FAULT=coll=NAME,kind=crash|hang|wrong|error|kill|slow|jitter,... makes\n"
-    "the probes simulate a buggy MPI, to try the search itself (doc/testing.md,\n"
-    "\"Testing the search itself\").\n";
+    "SAFECOLL_PROBE_FAULT=coll=NAME,kind=KIND,... (KIND crash, hang, wrong,\n"
+    "error, kill, slow or jitter) makes the probes simulate a buggy MPI, to try\n"
+    "the search itself (\"Testing the search itself\" in\n"
+    SAFECOLL_DOCDIR "/testing.md).\n";
 
 typedef struct display {
     tool_progress p;

@@ -4,6 +4,13 @@
 #ifndef SAFECOLL_TOOL_H
 #define SAFECOLL_TOOL_H
 
+/* Where `make install` puts the documents the help texts name (the
+ * Makefile's docdir, passed by the compiler), so that the help points at
+ * the installed bounds-format.md and testing.md, not at the source tree. */
+#ifndef SAFECOLL_DOCDIR
+#define SAFECOLL_DOCDIR "/usr/local/share/doc/safecoll"
+#endif
+
 /* `safecoll probe ...`: the in-job worker of a search (an MPI program). */
 int tool_probe(int argc, char **argv);
 

@@ -559,8 +559,8 @@ static int write_records(FILE *fp)
     char line[SAFECOLL_BOUND_LINE_MAX];
 
     fprintf(fp, "# libsafecoll bound registry, written by safecoll_bounds_save() of "
-                "libsafecoll %s.\n# One record per line; the format is described in "
-                "doc/bounds-format.md.\n",
+                "libsafecoll %s.\n# One record per line, in the format of bounds-format.md "
+                "(libsafecoll's documentation, share/doc/safecoll).\n",
             safecoll_version_string());
     for (size_t i = 0; i < reg.n; i++) {
         sc__bound_write(&reg.v[i].b, line, sizeof line);
