@@ -12,6 +12,7 @@
 #   tests/check-generated.sh
 set -uo pipefail
 
+# shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 checks=0 failed=0
@@ -37,16 +38,17 @@ p = root + '/src/core/colls.h'
 s = open(p).read()
 last = '(Exscan, ALLREDUCE, 1, 1, 1, 1, BELOW))'
 assert last in s, 'exscan is no longer the last row'
-s = s.replace(last, last + ' \\\n  X(NEIGHBOR_ALLGATHER, neighbor_allgather, 1, 0, ALLGATHER, SC_SET_BASE, '
-              '(0, 0, 0, 0, 0), (Neighbor_allgather, ALL, 1, 1, P, P, NONE))')
+s = s.replace(last, last + ' \\\n  X(NEIGHBOR_ALLGATHER, neighbor_allgather, 1, 0, ALLGATHER, '
+              'SC_SET_BASE, (0, 0, 0, 0, 0), (Neighbor_allgather, ALL, 1, 1, P, P, NONE))')
 open(p, 'w').write(s)
 p = root + '/include/safecoll/coll.h'
 s = open(p).read()
 decl = ''
 for i in ('', 'i'):
     for c, t in (('', 'int'), ('_c', 'MPI_Count')):
-        decl += ('SAFECOLL_API int safecoll_%sneighbor_allgather%s(const void *sendbuf, %s sendcount, '
-                 'MPI_Datatype sendtype, void *recvbuf, %s recvcount, MPI_Datatype recvtype, '
+        decl += ('SAFECOLL_API int safecoll_%sneighbor_allgather%s(const void *sendbuf, '
+                 '%s sendcount, MPI_Datatype sendtype, void *recvbuf, %s recvcount, '
+                 'MPI_Datatype recvtype, '
                  'MPI_Comm comm%s);\n' % (i, c, t, t, ', MPI_Request *request' if i else ''))
 k = s.rindex('#endif')
 open(p, 'w').write(s[:k] + decl + s[k:])
@@ -93,6 +95,7 @@ int use(void *s, void *r, MPI_Request *q)
            MPI_Ineighbor_allgather_c(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD, q);
 }
 C
+    # shellcheck disable=SC2086 # MPICC may carry flags
     check "a call of the new collective through switch.h compiles" \
         $cc -std=c11 -Wall -Wextra -Werror -fsyntax-only -I"$tmp/include" "$tmp/use.c"
 else

@@ -54,9 +54,14 @@
  * collective takes the next two free numbers there and one row here. The
  * rows are in the order of the values; the order carries no meaning.
  *
- * Core reads the columns up to tv; the call column is the toolkit's
- * (src/probe/), which core never references: a name in it becomes code
- * only where the toolkit expands the rows.
+ * Core reads the columns up to tv. The call column is the toolkit's
+ * (src/probe/) and, for the reductions, the facts and MPI calls of
+ * src/coll/reduce.c and src/avoid/reduce.c (SC_RED_* below): a name in it
+ * becomes code only where those expand the rows. The generators
+ * (src/core/gen.py: the switch header's mappings; src/fortran/gen.py: the
+ * Fortran binding) read the rows and the declarations of coll.h through
+ * src/core/colls.py, which parses the macro below: keep one X(...) a row,
+ * its columns as they are.
  */
 #ifndef SC_COLLS_H
 #define SC_COLLS_H
@@ -233,7 +238,8 @@ static inline unsigned sc__red_facts(safecoll_coll kind)
 #define SC_RED_CASE_PAT_C_BCAST SC_RED_NOCASE_
 #define SC_RED_CASE_PAT_C_ALLTOALLW SC_RED_NOCASE_
 #define SC_RED_CASE_PAT_C_BARRIER SC_RED_NOCASE_
-#define SC_RED_ROW_(S, name, c, v, pattern, strategies, tv, call) SC_RED_CASE_(S, name, pattern, call)
+#define SC_RED_ROW_(S, name, c, v, pattern, strategies, tv, call)                                 \
+    SC_RED_CASE_(S, name, pattern, call)
 #define SC_RED_ROW_C_(S, name, c, v, pattern, strategies, tv, call)                               \
     SC_RED_CASE_C_(S, name, pattern, call)
 #define SC_RED_CALLS SC_COLLS(SC_RED_ROW_)
