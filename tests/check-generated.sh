@@ -74,6 +74,9 @@ for f in safecoll_neighbor_allgather_f08 safecoll_neighbor_allgather_c_f08 \
     check "coll_body.inc defines $f" grep -q "^subroutine $f(sendbuf, sendcount" \
         "$tmp/src/fortran/coll_body.inc"
 done
+check "coll_spec.inc makes safecoll_neighbor_allgather and its i-form public" \
+    bash -c "sed -n '/^public ::/,/^\$/p' '$tmp/src/fortran/coll_spec.inc' | tr -d '&\n' |
+             grep -Eq 'safecoll_neighbor_allgather, +safecoll_ineighbor_allgather'"
 check "coll_spec.inc names the generic safecoll_ineighbor_allgather" \
     grep -qx "interface safecoll_ineighbor_allgather" "$tmp/src/fortran/coll_spec.inc"
 check "shim.c calls safecoll_neighbor_allgather_c" \
