@@ -7,9 +7,13 @@
 Every safe collective gets a C function taking Fortran handles (MPI_Fint)
 and buffers as C descriptors (ISO_Fortran_binding.h), and a Fortran
 wrapper with mpi_f08 types and an optional ierror; the int and the
-INTEGER(MPI_COUNT_KIND) wrappers share one generic name.  The outputs are
-committed, so that building needs no Python; `make check-fortran` checks
-that they are what this script writes.
+INTEGER(MPI_COUNT_KIND) wrappers share one generic name, which the module
+makes public.  Its input is the collective table (src/core/colls.h) and
+the C declarations (include/safecoll/coll.h), read by src/core/colls.py:
+a collective added there is bound without an edit here.  The outputs are
+committed, so that building needs no Python; `make check-fortran` and
+`make check-switch` (tests/check-generated.sh) check that they are what
+this script writes.
 """
 import os
 import sys
