@@ -18,6 +18,7 @@ this script writes.
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'core'))
 import colls  # noqa: E402  (src/core/colls.py: the one table)
 
