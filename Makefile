@@ -677,10 +677,13 @@ check-bisect: $(TOOL_BIN) $(LIB_SO) $(LIB_A)
 	@printf '\n== bisect (fault injection) ==\n'
 	@$(call record,bisect,MPICC='$(MPICC)' SAFECOLL_LIBS_PRIVATE='$(LIBS_PRIVATE)' tests/check-bisect.sh $(TOOL_BIN) $(B)lib)
 
-# An unmodified MPI program compiled with <safecoll/switch.h> forced in.
+# An unmodified MPI program compiled with <safecoll/switch.h> forced in;
+# and the parts written from the collective table (src/core/gen.py,
+# src/fortran/gen.py) are what the generators write, a new row included.
 check-switch: $(LIB_SO)
 	@printf '\n== switch header ==\n'
 	@$(call record,switch,MPICC='$(MPICC)' tests/check-switch.sh $(B)lib)
+	@$(call record_with,python3,generated,MPICC='$(MPICC)' tests/check-generated.sh,python3)
 
 # libsafecoll.so loaded with dlopen() (tests/dlopen/).
 check-dlopen: $(LIB_SO)

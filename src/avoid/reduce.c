@@ -25,10 +25,15 @@
 #define SC_TAG_RED_OUT (SC_TAG_P2P + 0x11)
 #define SC_TAG_RED_SELF (SC_TAG_P2P + 0x12)
 
+/* What the collective is, from its row (colls.h, sc__red_facts). */
+static int has(const sc__call *call, unsigned fact)
+{
+    return (sc__red_facts(call->red.kind) & fact) != 0;
+}
+
 static int is_scatter(const sc__call *call)
 {
-    return call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER ||
-           call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK;
+    return has(call, SC_RED_SCATTERS);
 }
 
 /* buf advanced by n elements; MPI_IN_PLACE and NULL stay what they are. */
@@ -145,8 +150,7 @@ static int reduce_local(sc__call *call, const char *in, char *inout, MPI_Count n
 /* The per-rank recvcounts of reduce_scatter(_block), 64-bit. */
 static MPI_Count block_count(const sc__call *call, int i)
 {
-    return call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER ? call->red.counts[i]
-                                                          : call->red.count;
+    return has(call, SC_RED_COUNTS) ? call->red.counts[i] : call->red.count;
 }
 
 static int reduce_feasible(sc__call *call)
@@ -157,8 +161,7 @@ static int reduce_feasible(sc__call *call)
     /* MPI_Op_create's function takes an int length: a user op cannot be
      * handed more than INT_MAX elements at once, and MPI-4 does not
      * promise that its _c reductions cut them for it. */
-    MPI_Count most = call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER ? call->red.max
-                                                                     : call->red.count;
+    MPI_Count most = has(call, SC_RED_COUNTS) ? call->red.max : call->red.count;
     if (!call->red.predefined_op && most > INT_MAX)
         call->ag[SC_AG_NOFIT + SAFECOLL_STRATEGY_LARGECOUNT] = 1;
 #endif
@@ -167,37 +170,69 @@ static int reduce_feasible(sc__call *call)
 
 /* ---- native: the MPI call on the caller's communicator ---- */
 
-static int exec_native(sc__call *call)
+/* The MPI calls of the reductions (colls.h, SC_RED_CALLS) on comm, with
+ * the caller's sb, rb, n, t, op and counts: reduce's blocking call is
+ * sc__mpi_reduce (SC_COLL_OWN). */
+#define SC_RED_CALL_REDUCE(blocking, nonblocking, own)                                         \
+    SC_COLL_OWN(own, nonblocking, sb, rb, n, t, op, call->root, comm)
+#define SC_RED_CALL_ALLREDUCE(blocking, nonblocking, own)                                      \
+    SC_COLL(blocking, nonblocking, sb, rb, n, t, op, comm)
+#define SC_RED_CALL_REDUCE_SCATTER(blocking, nonblocking, own)                                 \
+    SC_COLL(blocking, nonblocking, sb, rb, counts, t, op, comm)
+
+/* The reduction on comm: n elements (a block of them for
+ * reduce_scatter_block, counts for reduce_scatter) from sb into rb. */
+static int red_call(sc__call *call, const void *sb, void *rb, int n, const int *counts,
+                    MPI_Comm comm)
 {
-    const char *sb = call->red.sendbuf;
-    char *rb = call->red.recvbuf;
-    const int n = (int)call->red.count;
     const MPI_Datatype t = call->red.type;
     const MPI_Op op = call->red.op;
-    int *counts;
 
     switch (call->red.kind) {
-    case SAFECOLL_COLL_REDUCE:
-        return SC_COLL_OWN(sc__mpi_reduce, MPI_Ireduce, sb, rb, n, t, op, call->root, call->comm);
-    case SAFECOLL_COLL_ALLREDUCE:
-        return SC_COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, n, t, op, call->comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return SC_COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, sb, rb, n, t, op,
-                       call->comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER:
+        SC_RED_CALLS
+    default:
+        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
+    }
+}
+
+#if SC_HAVE_MPI4
+#undef SC_RED_CALL_REDUCE
+#undef SC_RED_CALL_REDUCE_SCATTER
+#define SC_RED_CALL_REDUCE(blocking, nonblocking, own)                                         \
+    SC_COLL_OWN(own, nonblocking, sb, rb, n, t, op, call->root, comm)
+#define SC_RED_CALL_REDUCE_SCATTER(blocking, nonblocking, own)                                 \
+    SC_COLL(blocking, nonblocking, sb, rb, call->red.counts, t, op, comm)
+
+/* The same with MPI-4's _c calls (SC_RED_CALLS_C) and the call's counts. */
+static int red_call_c(sc__call *call, const void *sb, void *rb, MPI_Count n, MPI_Comm comm)
+{
+    const MPI_Datatype t = call->red.type;
+    const MPI_Op op = call->red.op;
+
+    switch (call->red.kind) {
+        SC_RED_CALLS_C
+    default:
+        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
+    }
+}
+#endif
+#undef SC_RED_CALL_REDUCE
+#undef SC_RED_CALL_ALLREDUCE
+#undef SC_RED_CALL_REDUCE_SCATTER
+
+static int exec_native(sc__call *call)
+{
+    int *counts = NULL;
+
+    if (has(call, SC_RED_COUNTS)) {
         /* The array belongs to the call, so it outlives a non-blocking one. */
         if ((counts = sc__scratch(call, sizeof(int) * (size_t)call->size)) == NULL)
             return no_mem(call);
         for (int i = 0; i < call->size; i++)
             counts[i] = (int)call->red.counts[i];
-        return SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, counts, t, op, call->comm);
-    case SAFECOLL_COLL_SCAN:
-        return SC_COLL(MPI_Scan, MPI_Iscan, sb, rb, n, t, op, call->comm);
-    case SAFECOLL_COLL_EXSCAN:
-        return SC_COLL(MPI_Exscan, MPI_Iexscan, sb, rb, n, t, op, call->comm);
-    default:
-        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
     }
+    return red_call(call, call->red.sendbuf, call->red.recvbuf, (int)call->red.count, counts,
+                    call->comm);
 }
 
 /* ---- largecount: MPI-4's _c call ---- */
@@ -205,31 +240,7 @@ static int exec_native(sc__call *call)
 #if SC_HAVE_MPI4
 static int exec_largecount(sc__call *call)
 {
-    const char *sb = call->red.sendbuf;
-    char *rb = call->red.recvbuf;
-    const MPI_Count n = call->red.count;
-    const MPI_Datatype t = call->red.type;
-    const MPI_Op op = call->red.op;
-
-    switch (call->red.kind) {
-    case SAFECOLL_COLL_REDUCE:
-        return SC_COLL_OWN(sc__mpi_reduce_c, MPI_Ireduce_c, sb, rb, n, t, op, call->root,
-                           call->priv);
-    case SAFECOLL_COLL_ALLREDUCE:
-        return SC_COLL(MPI_Allreduce_c, MPI_Iallreduce_c, sb, rb, n, t, op, call->priv);
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return SC_COLL(MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, sb, rb, n, t, op,
-                       call->priv);
-    case SAFECOLL_COLL_REDUCE_SCATTER:
-        return SC_COLL(MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, sb, rb, call->red.counts, t, op,
-                       call->priv);
-    case SAFECOLL_COLL_SCAN:
-        return SC_COLL(MPI_Scan_c, MPI_Iscan_c, sb, rb, n, t, op, call->priv);
-    case SAFECOLL_COLL_EXSCAN:
-        return SC_COLL(MPI_Exscan_c, MPI_Iexscan_c, sb, rb, n, t, op, call->priv);
-    default:
-        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
-    }
+    return red_call_c(call, call->red.sendbuf, call->red.recvbuf, call->red.count, call->priv);
 }
 #endif
 
@@ -245,7 +256,6 @@ static int chunk_scatter(sc__call *call)
 {
     const int p = call->size;
     const MPI_Count w = width(call, 1);
-    const int block = call->red.kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK;
     const char *in = input(call);
     MPI_Count most = 0, len_me;
     MPI_Aint *displs;
@@ -277,14 +287,9 @@ static int chunk_scatter(sc__call *call)
         if (rc != MPI_SUCCESS)
             break;
         len_me = counts[call->rank];
-        if (block)
-            rc = SC_COLL(MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, tmp,
-                         at(call, call->red.recvbuf, off), counts[0], call->red.type, call->red.op,
-                         call->priv);
-        else
-            rc = SC_COLL(MPI_Reduce_scatter, MPI_Ireduce_scatter, tmp,
-                         len_me > 0 ? at(call, call->red.recvbuf, off) : call->red.recvbuf, counts,
-                         call->red.type, call->red.op, call->priv);
+        /* One count a block (reduce_scatter_block) is every rank's. */
+        rc = red_call(call, tmp, len_me > 0 ? at(call, call->red.recvbuf, off) : call->red.recvbuf,
+                      counts[0], counts, call->priv);
     }
     return rc;
 }
@@ -292,8 +297,6 @@ static int chunk_scatter(sc__call *call)
 static int exec_chunk(sc__call *call)
 {
     const MPI_Count n = call->red.count, w = width(call, 0);
-    const MPI_Datatype t = call->red.type;
-    const MPI_Op op = call->red.op;
     int rc = MPI_SUCCESS;
 
     if (is_scatter(call))
@@ -304,25 +307,9 @@ static int exec_chunk(sc__call *call)
         char *rb = call->red.recvbuf;
 
         /* At a non-root of reduce, recvbuf is not significant: as given. */
-        if (call->red.kind != SAFECOLL_COLL_REDUCE || call->rank == call->root)
+        if (!has(call, SC_RED_ROOTED) || call->rank == call->root)
             rb = at(call, rb, off);
-        switch (call->red.kind) {
-        case SAFECOLL_COLL_REDUCE:
-            rc = SC_COLL_OWN(sc__mpi_reduce, MPI_Ireduce, sb, rb, len, t, op, call->root,
-                             call->priv);
-            break;
-        case SAFECOLL_COLL_ALLREDUCE:
-            rc = SC_COLL(MPI_Allreduce, MPI_Iallreduce, sb, rb, len, t, op, call->priv);
-            break;
-        case SAFECOLL_COLL_SCAN:
-            rc = SC_COLL(MPI_Scan, MPI_Iscan, sb, rb, len, t, op, call->priv);
-            break;
-        case SAFECOLL_COLL_EXSCAN:
-            rc = SC_COLL(MPI_Exscan, MPI_Iexscan, sb, rb, len, t, op, call->priv);
-            break;
-        default:
-            rc = sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
-        }
+        rc = red_call(call, sb, rb, len, NULL, call->priv);
     }
     return rc;
 }
@@ -375,7 +362,7 @@ static int p2p_scan(sc__call *call)
     char *rb = call->red.recvbuf, *tmp;
     int rc = MPI_SUCCESS;
 
-    if (call->red.kind == SAFECOLL_COLL_SCAN) {
+    if (has(call, SC_RED_UPTO)) {
         /* recvbuf = v_r, then prefix(r-1) op v_r, passed on to r+1. */
         if (!call->in_place)
             rc = copy_local(call, call->red.sendbuf, rb, n);
@@ -415,23 +402,17 @@ static int exec_p2p(sc__call *call)
     MPI_Count n = call->red.count, off = 0;
     int rc;
 
-    switch (call->red.kind) {
-    case SAFECOLL_COLL_REDUCE:
+    /* What the collective folds and where the result goes, from its row
+     * (colls.h, sc__red_facts). */
+    if (has(call, SC_RED_UPTO | SC_RED_BELOW))
+        return p2p_scan(call);
+    if (has(call, SC_RED_ROOTED)) {
         rc = fold_at(call, call->root, input(call), n, &acc);
         if (rc == MPI_SUCCESS && r == call->root)
             rc = copy_local(call, acc, rb, n);
         return rc;
-    case SAFECOLL_COLL_ALLREDUCE:
-        /* Rank 0 folds and sends the result to the others. */
-        if ((rc = fold_at(call, 0, input(call), n, &acc)) != MPI_SUCCESS)
-            return rc;
-        if (r != 0)
-            return recv_n(call, rb, n, 0, SC_TAG_RED_OUT);
-        for (int i = 1; i < p && rc == MPI_SUCCESS; i++)
-            rc = send_n(call, acc, n, i, SC_TAG_RED_OUT);
-        return rc == MPI_SUCCESS ? copy_local(call, acc, rb, n) : rc;
-    case SAFECOLL_COLL_REDUCE_SCATTER:
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
+    }
+    if (is_scatter(call)) {
         /* Rank 0 folds the whole vector and sends each rank its block. */
         n = 0;
         for (int i = 0; i < p; i++)
@@ -445,12 +426,16 @@ static int exec_p2p(sc__call *call)
             rc = send_n(call, at(call, acc, off), block_count(call, i), i, SC_TAG_RED_OUT);
         }
         return rc == MPI_SUCCESS ? copy_local(call, acc, rb, block_count(call, 0)) : rc;
-    case SAFECOLL_COLL_SCAN:
-    case SAFECOLL_COLL_EXSCAN:
-        return p2p_scan(call);
-    default:
-        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", call->fn);
     }
+    /* Every rank gets the fold of all: rank 0 folds and sends the result
+     * to the others. */
+    if ((rc = fold_at(call, 0, input(call), n, &acc)) != MPI_SUCCESS)
+        return rc;
+    if (r != 0)
+        return recv_n(call, rb, n, 0, SC_TAG_RED_OUT);
+    for (int i = 1; i < p && rc == MPI_SUCCESS; i++)
+        rc = send_n(call, acc, n, i, SC_TAG_RED_OUT);
+    return rc == MPI_SUCCESS ? copy_local(call, acc, rb, n) : rc;
 }
 
 const sc__pattern_ops sc__reduce_ops = {

@@ -77,7 +77,7 @@ static int named_check(const red_args *a, int rank, sc__side *side, int how, cha
 {
     int rc = sc__side_check(a->fn, rank, side, how);
 
-    if (rc == MPI_SUCCESS || a->kind != SAFECOLL_COLL_REDUCE_SCATTER ||
+    if (rc == MPI_SUCCESS || !(sc__red_facts(a->kind) & SC_RED_COUNTS) ||
         strcmp(side->countname, "recvcounts") != 0)
         return rc;
     snprintf(name, len, "recvcounts[%d]", rank);
@@ -96,18 +96,20 @@ static int named_check(const red_args *a, int rank, sc__side *side, int how, cha
 static int check(const red_args *a, int rank, int size, int inter, MPI_Count *total,
                  MPI_Count *most, MPI_Count *type_size)
 {
-    const int rooted = a->kind == SAFECOLL_COLL_REDUCE;
-    const int scatters =
-        a->kind == SAFECOLL_COLL_REDUCE_SCATTER || a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK;
+    const unsigned facts = sc__red_facts(a->kind);
+    const int rooted = (facts & SC_RED_ROOTED) != 0;
+    const int scatters = (facts & SC_RED_SCATTERS) != 0;
+    /* One count for the whole input, each rank's block (reduce_scatter_block). */
+    const int block = scatters && !(facts & SC_RED_COUNTS);
     const int in_place = a->sendbuf == MPI_IN_PLACE;
     /* Which buffers hold data on this rank. */
     const int send_sig = !inter || !rooted || (a->root != MPI_ROOT && a->root != MPI_PROC_NULL);
     const int recv_sig = inter ? !rooted || a->root == MPI_ROOT
                                : !(rooted && rank != a->root) &&
-                                     !(a->kind == SAFECOLL_COLL_EXSCAN && rank == 0);
+                                     !((facts & SC_RED_BELOW) && rank == 0);
     MPI_Count n = a->count, mine = a->count;
     sc__side recv = {a->recvbuf, a->count,  a->type, "recvbuf",
-                     a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK ? "recvcount" : "count",
+                     block ? "recvcount" : "count",
                      "datatype",  0, 0, 0};
     sc__side send = {a->sendbuf, 0, a->type, "sendbuf", "count", "datatype", 0, 0, 0};
     char mine_name[32];
@@ -115,7 +117,7 @@ static int check(const red_args *a, int rank, int size, int inter, MPI_Count *to
 
     if (a->op == MPI_OP_NULL)
         return sc__error(MPI_ERR_OP, "%s: op is MPI_OP_NULL", a->fn);
-    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER) {
+    if (facts & SC_RED_COUNTS) {
         if (a->irecvcounts == NULL && a->crecvcounts == NULL)
             return sc__error(MPI_ERR_ARG, "%s: rank %d: recvcounts is NULL", a->fn, rank);
         n = *most = 0;
@@ -141,7 +143,7 @@ static int check(const red_args *a, int rank, int size, int inter, MPI_Count *to
     if (rc != MPI_SUCCESS)
         return rc;
     *type_size = recv.size;
-    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK) {
+    if (block) {
         n = a->count > LLONG_MAX / (size ? size : 1) ? LLONG_MAX : a->count * size;
         *most = a->count;
     }
@@ -151,7 +153,7 @@ static int check(const red_args *a, int rank, int size, int inter, MPI_Count *to
     send.count = n;
     send.size = recv.size;
     if (scatters)
-        send.countname = a->kind == SAFECOLL_COLL_REDUCE_SCATTER ? "recvcounts" : "the input";
+        send.countname = block ? "the input" : "recvcounts";
     rc = sc__side_check(a->fn, rank, &send,
                         (inter                     ? SC_IN_PLACE_INTER
                          : rooted && rank != a->root ? SC_IN_PLACE_ROOT
@@ -169,51 +171,97 @@ static int check(const red_args *a, int rank, int size, int inter, MPI_Count *to
     return named_check(a, rank, &recv, SC_SIDE_TYPE_KNOWN, mine_name, sizeof mine_name);
 }
 
-/* The call as MPI has it, untriggered: the _c entry converts its counts,
- * which fit (the trigger says so). */
-static int native(const red_args *a, int size)
+/* The int copy of a _c call's recvcounts, which fit (the trigger says
+ * so): small when P <= 64, else allocated (freed with free_counts). */
+static int *int_counts(const red_args *a, int size, int small[64])
+{
+    int *counts = a->irecvcounts != NULL ? (int *)a->irecvcounts
+                  : size <= 64           ? small
+                                         : malloc(sizeof(int) * (size_t)size);
+
+    for (int i = 0; counts != NULL && a->irecvcounts == NULL && i < size; i++)
+        counts[i] = (int)a->crecvcounts[i];
+    return counts;
+}
+
+static void free_counts(const red_args *a, int *counts, const int small[64])
+{
+    if (counts != a->irecvcounts && counts != small)
+        free(counts);
+}
+
+/* The MPI calls of the reductions (colls.h, SC_RED_CALLS), with a's
+ * arguments: sb, rb, n, counts and req are the caller's. reduce's
+ * blocking call is sc__mpi_reduce, which goes through the traffic layer
+ * itself. */
+#define SC_RED_CALL_REDUCE(blocking, nonblocking, own)                                         \
+    (req ? sc__tr_posted(SC_TR_CALL(SC_TR_NATIVE, nonblocking, sb, rb, n, a->type, a->op,        \
+                                    a->root, a->comm, req),                                      \
+                         req)                                                                    \
+         : own(sb, rb, n, a->type, a->op, a->root, a->comm))
+#define SC_RED_CALL_ALLREDUCE(blocking, nonblocking, own)                                      \
+    SC_TR_COLL(req, blocking, nonblocking, sb, rb, n, a->type, a->op, a->comm)
+#define SC_RED_CALL_REDUCE_SCATTER(blocking, nonblocking, own)                                 \
+    SC_TR_COLL(req, blocking, nonblocking, sb, rb, counts, a->type, a->op, a->comm)
+
+static int native_call(const red_args *a, int *counts)
 {
     const void *sb = a->sendbuf;
     void *rb = a->recvbuf;
     const int n = (int)a->count;
     MPI_Request *req = a->request;
-    int rc, *counts = NULL, small[64];
 
     switch (a->kind) {
-    case SAFECOLL_COLL_REDUCE:
-        /* sc__mpi_reduce goes through the traffic layer itself. */
-        return req ? sc__tr_posted(SC_TR_CALL(SC_TR_NATIVE, MPI_Ireduce, sb, rb, n, a->type,
-                                              a->op, a->root, a->comm, req),
-                                   req)
-                   : sc__mpi_reduce(sb, rb, n, a->type, a->op, a->root, a->comm);
-    case SAFECOLL_COLL_ALLREDUCE:
-        return SC_TR_COLL(req, MPI_Allreduce, MPI_Iallreduce, sb, rb, n, a->type, a->op, a->comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-        return SC_TR_COLL(req, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, sb, rb, n,
-                          a->type, a->op, a->comm);
-    case SAFECOLL_COLL_REDUCE_SCATTER:
-        if (a->irecvcounts != NULL)
-            return SC_TR_COLL(req, MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, a->irecvcounts,
-                              a->type, a->op, a->comm);
-        /* Blocking only: an i-form with _c counts goes through the
-         * pipeline, whose call owns the converted array until it ends. */
-        counts = size <= 64 ? small : malloc(sizeof(int) * (size_t)size);
-        if (counts == NULL)
-            return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn);
-        for (int i = 0; i < size; i++)
-            counts[i] = (int)a->crecvcounts[i];
-        rc = SC_TR_CALL(SC_TR_NATIVE, MPI_Reduce_scatter, sb, rb, counts, a->type, a->op,
-                        a->comm);
-        if (counts != small)
-            free(counts);
-        return rc;
-    case SAFECOLL_COLL_SCAN:
-        return SC_TR_COLL(req, MPI_Scan, MPI_Iscan, sb, rb, n, a->type, a->op, a->comm);
-    case SAFECOLL_COLL_EXSCAN:
-        return SC_TR_COLL(req, MPI_Exscan, MPI_Iexscan, sb, rb, n, a->type, a->op, a->comm);
+        SC_RED_CALLS
     default:
         return sc__error(MPI_ERR_INTERN, "%s: not a reduction", a->fn);
     }
+}
+
+#if SC_HAVE_MPI4
+/* The same with MPI-4's _c calls (colls.h, SC_RED_CALLS_C), for an
+ * intercommunicator's counts past INT_MAX (intercomm). */
+#undef SC_RED_CALL_REDUCE
+#undef SC_RED_CALL_ALLREDUCE
+#undef SC_RED_CALL_REDUCE_SCATTER
+#define SC_RED_CALL_REDUCE(blocking, nonblocking, own)                                         \
+    SC_TR_COLL(req, blocking, nonblocking, sb, rb, a->count, a->type, a->op, a->root, a->comm)
+#define SC_RED_CALL_ALLREDUCE(blocking, nonblocking, own)                                      \
+    SC_TR_COLL(req, blocking, nonblocking, sb, rb, a->count, a->type, a->op, a->comm)
+#define SC_RED_CALL_REDUCE_SCATTER(blocking, nonblocking, own)                                 \
+    SC_TR_COLL(req, blocking, nonblocking, sb, rb, a->crecvcounts, a->type, a->op, a->comm)
+
+static int native_call_c(const red_args *a)
+{
+    const void *sb = a->sendbuf;
+    void *rb = a->recvbuf;
+    MPI_Request *req = a->request;
+
+    switch (a->kind) {
+        SC_RED_CALLS_C
+    default:
+        return sc__error(MPI_ERR_INTERN, "%s: not a reduction", a->fn);
+    }
+}
+#endif
+#undef SC_RED_CALL_REDUCE
+#undef SC_RED_CALL_ALLREDUCE
+#undef SC_RED_CALL_REDUCE_SCATTER
+
+/* The call as MPI has it, untriggered: the _c entry converts its counts,
+ * which fit (the trigger says so). An i-form with _c recvcounts never
+ * comes here: it goes through the pipeline, whose call owns the converted
+ * array until it ends. */
+static int native(const red_args *a, int size)
+{
+    int small[64], *counts = NULL, rc;
+
+    if ((sc__red_facts(a->kind) & SC_RED_COUNTS) &&
+        (counts = int_counts(a, size, small)) == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn);
+    rc = native_call(a, counts);
+    free_counts(a, counts, small);
+    return rc;
 }
 
 /* A triggered or forced call: describe it and run the pipeline; direct
@@ -227,7 +275,7 @@ static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size
     int rc;
 
     rc = sc__begin(&call, a->coll, a->fn, a->large, a->comm,
-                   a->kind == SAFECOLL_COLL_REDUCE ? a->root : -1);
+                   (sc__red_facts(a->kind) & SC_RED_ROOTED) ? a->root : -1);
     if (rc != MPI_SUCCESS)
         return sc__fail_early(&call, rc);
     call.direct = direct;
@@ -250,7 +298,7 @@ static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size
                                         a->fn, call.rank));
     call.red.type_size = s > INT_MAX ? INT_MAX : (int)s;
     call.red.basic = sc__basic_size(a->type);
-    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER) {
+    if (sc__red_facts(a->kind) & SC_RED_COUNTS) {
         call.red.counts = sc__scratch(&call, sizeof(MPI_Count) * (size_t)size);
         if (call.red.counts == NULL)
             return sc__fail_early(&call, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
@@ -264,9 +312,7 @@ static int pipeline(const red_args *a, MPI_Count total, MPI_Count most, int size
      * the recvcounts for reduce_scatter(_block)) and the largest message,
      * in basic elements, the unit of the regular trigger. */
     m = call.red.basic > 0 ? call.red.type_size / call.red.basic : 1;
-    n = a->kind == SAFECOLL_COLL_REDUCE_SCATTER || a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK
-            ? most
-            : a->count;
+    n = (sc__red_facts(a->kind) & SC_RED_SCATTERS) ? most : a->count;
     call.lay.type_size = call.red.basic;
     call.lay.total = total * m;
     call.lay.max_count = n * m;
@@ -361,75 +407,33 @@ static SC_COLD int intercomm(const red_args *a)
     MPI_Comm_remote_size(a->comm, &rsize);
     if ((rc = sc__inter_forced(a->coll, a->fn, a->comm)) != MPI_SUCCESS)
         return fail(a, rc);
-    if (a->kind == SAFECOLL_COLL_SCAN || a->kind == SAFECOLL_COLL_EXSCAN)
+    if (sc__red_facts(a->kind) & (SC_RED_UPTO | SC_RED_BELOW))
         return fail(a, sc__error(MPI_ERR_COMM, "%s: %s is not defined on intercommunicators",
-                                 a->fn, a->kind == SAFECOLL_COLL_SCAN ? "scan" : "exscan"));
-    if (a->kind == SAFECOLL_COLL_REDUCE && a->root != MPI_ROOT && a->root != MPI_PROC_NULL &&
-        (a->root < 0 || a->root >= rsize))
+                                 a->fn, safecoll_coll_name(a->kind)));
+    if ((sc__red_facts(a->kind) & SC_RED_ROOTED) && a->root != MPI_ROOT &&
+        a->root != MPI_PROC_NULL && (a->root < 0 || a->root >= rsize))
         return fail(a, sc__error(MPI_ERR_ROOT,
                                  "%s: root %d is not MPI_ROOT, MPI_PROC_NULL or a rank of the "
                                  "remote group of size %d",
                                  a->fn, a->root, rsize));
     if ((rc = check(a, rank, size, 1, &total, &most, &type_size)) != MPI_SUCCESS)
         return fail(a, rc);
-    if (a->kind != SAFECOLL_COLL_REDUCE_SCATTER)
+    if (!(sc__red_facts(a->kind) & SC_RED_COUNTS))
         most = a->count;
     if (most <= INT_MAX && (a->crecvcounts == NULL || a->request == NULL)) {
-        const void *sb = a->sendbuf;
-        void *rb = a->recvbuf;
-        const int n = (int)a->count;
-        MPI_Request *req = a->request;
-        int *counts = (int *)a->irecvcounts;
-        switch (a->kind) {
-        case SAFECOLL_COLL_REDUCE:
-            rc = SC_TR_COLL(req, MPI_Reduce, MPI_Ireduce, sb, rb, n, a->type, a->op, a->root,
-                            a->comm);
-            break;
-        case SAFECOLL_COLL_ALLREDUCE:
-            rc = SC_TR_COLL(req, MPI_Allreduce, MPI_Iallreduce, sb, rb, n, a->type, a->op, a->comm);
-            break;
-        case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-            rc = SC_TR_COLL(req, MPI_Reduce_scatter_block, MPI_Ireduce_scatter_block, sb, rb, n,
-                            a->type, a->op, a->comm);
-            break;
-        default:
-            /* A blocking _c call converts its recvcounts, which fit. */
-            if (counts == NULL && (counts = malloc(sizeof(int) * (size_t)size)) == NULL)
-                return fail(a, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
-            for (int i = 0; a->irecvcounts == NULL && i < size; i++)
-                counts[i] = (int)a->crecvcounts[i];
-            rc = SC_TR_COLL(req, MPI_Reduce_scatter, MPI_Ireduce_scatter, sb, rb, counts, a->type,
-                            a->op, a->comm);
-            if (a->irecvcounts == NULL)
-                free(counts);
-            break;
-        }
+        /* A blocking _c call converts its recvcounts, which fit. */
+        int small[64], *counts = NULL;
+        if ((sc__red_facts(a->kind) & SC_RED_COUNTS) &&
+            (counts = int_counts(a, size, small)) == NULL)
+            return fail(a, sc__error(MPI_ERR_NO_MEM, "%s: out of memory", a->fn));
+        rc = native_call(a, counts);
+        free_counts(a, counts, small);
     } else {
 #if SC_HAVE_MPI4
         /* Past INT_MAX, or the i-form of the _c reduce_scatter, whose int
          * copy of recvcounts would have to outlive this call: the
          * large-count call is the native call of the _c entry. */
-        const void *sb = a->sendbuf;
-        void *rb = a->recvbuf;
-        MPI_Request *req = a->request;
-        switch (a->kind) {
-        case SAFECOLL_COLL_REDUCE:
-            rc = SC_TR_COLL(req, MPI_Reduce_c, MPI_Ireduce_c, sb, rb, a->count, a->type, a->op,
-                            a->root, a->comm);
-            break;
-        case SAFECOLL_COLL_ALLREDUCE:
-            rc = SC_TR_COLL(req, MPI_Allreduce_c, MPI_Iallreduce_c, sb, rb, a->count, a->type,
-                            a->op, a->comm);
-            break;
-        case SAFECOLL_COLL_REDUCE_SCATTER_BLOCK:
-            rc = SC_TR_COLL(req, MPI_Reduce_scatter_block_c, MPI_Ireduce_scatter_block_c, sb, rb,
-                            a->count, a->type, a->op, a->comm);
-            break;
-        default:
-            rc = SC_TR_COLL(req, MPI_Reduce_scatter_c, MPI_Ireduce_scatter_c, sb, rb,
-                            a->crecvcounts, a->type, a->op, a->comm);
-            break;
-        }
+        rc = native_call_c(a);
 #else
         if (most <= INT_MAX)
             return inter_ireduce_scatter(a, size);
@@ -478,7 +482,7 @@ static int reduction(const red_args *a)
         MPI_Comm_rank(a->comm, &rank);
         MPI_Comm_size(a->comm, &size);
     }
-    if (a->kind == SAFECOLL_COLL_REDUCE && (a->root < 0 || a->root >= size))
+    if ((sc__red_facts(a->kind) & SC_RED_ROOTED) && (a->root < 0 || a->root >= size))
         rc = sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                        a->fn, a->root, size);
     else
@@ -499,7 +503,7 @@ static int reduction(const red_args *a)
      * largest, and ceil(sum / largest) of them make at least the global
      * buffer, so the trigger errs on the safe side and the pipeline, which
      * compares the exact sum, decides. */
-    if (a->kind == SAFECOLL_COLL_REDUCE_SCATTER || a->kind == SAFECOLL_COLL_REDUCE_SCATTER_BLOCK) {
+    if (sc__red_facts(a->kind) & SC_RED_SCATTERS) {
         per_msg = most * size_x;
         msgs = most > 0 ? (total + most - 1) / most : 0;
     } else {

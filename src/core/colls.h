@@ -54,9 +54,14 @@
  * collective takes the next two free numbers there and one row here. The
  * rows are in the order of the values; the order carries no meaning.
  *
- * Core reads the columns up to tv; the call column is the toolkit's
- * (src/probe/), which core never references: a name in it becomes code
- * only where the toolkit expands the rows.
+ * Core reads the columns up to tv. The call column is the toolkit's
+ * (src/probe/) and, for the reductions, the facts and MPI calls of
+ * src/coll/reduce.c and src/avoid/reduce.c (SC_RED_* below): a name in it
+ * becomes code only where those expand the rows. The generators
+ * (src/core/gen.py: the switch header's mappings; src/fortran/gen.py: the
+ * Fortran binding) read the rows and the declarations of coll.h through
+ * src/core/colls.py, which parses the macro below: keep one X(...) a row,
+ * its columns as they are.
  */
 #ifndef SC_COLLS_H
 #define SC_COLLS_H
@@ -138,5 +143,106 @@ _Static_assert(2 * SC_NBLOCKING == SAFECOLL_NCOLL,
 
 /* Expands a parenthesized column, tv: SC_COLLS_ARGS tv. */
 #define SC_COLLS_ARGS(...) __VA_ARGS__
+
+/* ---- the reductions, from their rows ----
+ *
+ * What the reductions' code (src/coll/reduce.c, src/avoid/reduce.c) needs
+ * to know of one is read from its call column, so that a reduction with
+ * one of the three parameter lists below is a row, not a case in a switch:
+ *
+ *   SC_RED_ROOTED    one root receives (shape REDUCE: reduce)
+ *   SC_RED_COUNTS    a recvcounts array, one a rank (shape REDUCE_SCATTER)
+ *   SC_RED_SCATTERS  the input is the whole vector, n*P, and rank r
+ *                    receives its block r (s_root P: reduce_scatter(_block))
+ *   SC_RED_UPTO      rank r receives the fold of ranks 0..r (fold UPTO: scan)
+ *   SC_RED_BELOW     rank r receives the fold of ranks 0..r-1, rank 0
+ *                    nothing (fold BELOW: exscan)
+ *
+ * sc__red_facts(kind) gives the set of a blocking collective's (0 for a
+ * collective that is not a reduction). A prefix fold (UPTO, BELOW) is not
+ * defined on an intercommunicator. */
+enum {
+    SC_RED_ROOTED = 1,
+    SC_RED_COUNTS = 2,
+    SC_RED_SCATTERS = 4,
+    SC_RED_UPTO = 8,
+    SC_RED_BELOW = 16,
+};
+#define SC_RED_SHAPE_REDUCE SC_RED_ROOTED
+#define SC_RED_SHAPE_ALLREDUCE 0
+#define SC_RED_SHAPE_REDUCE_SCATTER SC_RED_COUNTS
+#define SC_RED_IN_1 0
+#define SC_RED_IN_P SC_RED_SCATTERS
+#define SC_RED_FOLD_ALL 0
+#define SC_RED_FOLD_UPTO SC_RED_UPTO
+#define SC_RED_FOLD_BELOW SC_RED_BELOW
+/* Only the rows of pattern REDUCE are expanded: SC_RED_PAT_<pattern>. */
+#define SC_RED_FACTS_(Name, shape, sr, so, rr, ro, fold)                                         \
+    (SC_RED_SHAPE_##shape | SC_RED_IN_##sr | SC_RED_FOLD_##fold)
+#define SC_RED_PAT_REDUCE(call) SC_RED_FACTS_ call
+#define SC_RED_PAT_GATHER(call) 0
+#define SC_RED_PAT_SCATTER(call) 0
+#define SC_RED_PAT_ALLGATHER(call) 0
+#define SC_RED_PAT_ALLTOALL(call) 0
+#define SC_RED_PAT_BCAST(call) 0
+#define SC_RED_PAT_ALLTOALLW(call) 0
+#define SC_RED_PAT_BARRIER(call) 0
+#define SC_RED_FACTS_ROW_(S, name, c, v, pattern, strategies, tv, call)                           \
+    [SAFECOLL_COLL_##S] = SC_RED_PAT_##pattern(call),
+
+static inline unsigned sc__red_facts(safecoll_coll kind)
+{
+    static const unsigned char facts[SAFECOLL_NCOLL] = {SC_COLLS(SC_RED_FACTS_ROW_)};
+
+    return (unsigned)kind < SAFECOLL_NCOLL ? facts[kind] : 0;
+}
+
+/* The reductions' MPI calls, one case a reduction:
+ *
+ *   switch (kind) { SC_RED_CALLS default: ... }       (the int calls)
+ *   switch (kind) { SC_RED_CALLS_C default: ... }     (MPI-4's _c calls)
+ *
+ * expand, for every row of pattern REDUCE, to
+ *
+ *   case SAFECOLL_COLL_<S>: return SC_RED_CALL_<shape>(blocking, i-form, own);
+ *
+ * with blocking MPI_<Name> (or MPI_<Name>_c), i-form MPI_I<name>(_c) and
+ * own sc__mpi_<name>(_c), the library's own blocking call where MPI's has
+ * a known fault to avoid (call.h: reduce). The file that expands them
+ * defines SC_RED_CALL_REDUCE, SC_RED_CALL_ALLREDUCE and
+ * SC_RED_CALL_REDUCE_SCATTER, one a parameter list, with the arguments of
+ * its call (the names are tokens: those it does not use name nothing). */
+#define SC_RED_CASE_(S, name, pattern, call) SC_RED_CASE_PAT_##pattern(S, name, SC_COLLS_ARGS call)
+#define SC_RED_CASE_PAT_(S, name, Name, shape, ...)                                              \
+    case SAFECOLL_COLL_##S:                                                                       \
+        return SC_RED_CALL_##shape(MPI_##Name, MPI_I##name, sc__mpi_##name);
+#define SC_RED_CASE_PAT_C_(S, name, Name, shape, ...)                                            \
+    case SAFECOLL_COLL_##S:                                                                       \
+        return SC_RED_CALL_##shape(MPI_##Name##_c, MPI_I##name##_c, sc__mpi_##name##_c);
+#define SC_RED_CASE_PAT_REDUCE(...) SC_RED_CASE_PAT_(__VA_ARGS__)
+#define SC_RED_CASE_PAT_C_REDUCE(...) SC_RED_CASE_PAT_C_(__VA_ARGS__)
+#define SC_RED_CASE_C_(S, name, pattern, call)                                                   \
+    SC_RED_CASE_PAT_C_##pattern(S, name, SC_COLLS_ARGS call)
+#define SC_RED_NOCASE_(...)
+#define SC_RED_CASE_PAT_GATHER SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_SCATTER SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_ALLGATHER SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_ALLTOALL SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_BCAST SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_ALLTOALLW SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_BARRIER SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_C_GATHER SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_C_SCATTER SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_C_ALLGATHER SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_C_ALLTOALL SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_C_BCAST SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_C_ALLTOALLW SC_RED_NOCASE_
+#define SC_RED_CASE_PAT_C_BARRIER SC_RED_NOCASE_
+#define SC_RED_ROW_(S, name, c, v, pattern, strategies, tv, call)                                 \
+    SC_RED_CASE_(S, name, pattern, call)
+#define SC_RED_ROW_C_(S, name, c, v, pattern, strategies, tv, call)                               \
+    SC_RED_CASE_C_(S, name, pattern, call)
+#define SC_RED_CALLS SC_COLLS(SC_RED_ROW_)
+#define SC_RED_CALLS_C SC_COLLS(SC_RED_ROW_C_)
 
 #endif

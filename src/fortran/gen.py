@@ -7,64 +7,51 @@
 Every safe collective gets a C function taking Fortran handles (MPI_Fint)
 and buffers as C descriptors (ISO_Fortran_binding.h), and a Fortran
 wrapper with mpi_f08 types and an optional ierror; the int and the
-INTEGER(MPI_COUNT_KIND) wrappers share one generic name.  The outputs are
-committed, so that building needs no Python; `make check-fortran` checks
-that they are what this script writes.
+INTEGER(MPI_COUNT_KIND) wrappers share one generic name, which the module
+makes public.  Its input is the collective table (src/core/colls.h) and
+the C declarations (include/safecoll/coll.h), read by src/core/colls.py:
+a collective added there is bound without an edit here.  The outputs are
+committed, so that building needs no Python; `make check-fortran` and
+`make check-switch` (tests/check-generated.sh) check that they are what
+this script writes.
 """
 import os
 import sys
 
-# Argument kinds: sbuf (send buffer), rbuf (receive buffer), buf (bcast),
-# cnt (one count), cnts (counts array), dsp (displacements array), type,
-# types (one datatype a peer), op, root, comm, req (request out).
-SIGS = {
-    'gatherv': 'sbuf:sendbuf cnt:sendcount type:sendtype rbuf:recvbuf cnts:recvcounts '
-               'dsp:displs type:recvtype root:root comm:comm',
-    'scatterv': 'sbuf:sendbuf cnts:sendcounts dsp:displs type:sendtype rbuf:recvbuf '
-                'cnt:recvcount type:recvtype root:root comm:comm',
-    'allgatherv': 'sbuf:sendbuf cnt:sendcount type:sendtype rbuf:recvbuf cnts:recvcounts '
-                  'dsp:displs type:recvtype comm:comm',
-    'alltoallv': 'sbuf:sendbuf cnts:sendcounts dsp:sdispls type:sendtype rbuf:recvbuf '
-                 'cnts:recvcounts dsp:rdispls type:recvtype comm:comm',
-    'gather': 'sbuf:sendbuf cnt:sendcount type:sendtype rbuf:recvbuf cnt:recvcount '
-              'type:recvtype root:root comm:comm',
-    'scatter': 'sbuf:sendbuf cnt:sendcount type:sendtype rbuf:recvbuf cnt:recvcount '
-               'type:recvtype root:root comm:comm',
-    'allgather': 'sbuf:sendbuf cnt:sendcount type:sendtype rbuf:recvbuf cnt:recvcount '
-                 'type:recvtype comm:comm',
-    'alltoall': 'sbuf:sendbuf cnt:sendcount type:sendtype rbuf:recvbuf cnt:recvcount '
-                'type:recvtype comm:comm',
-    'bcast': 'buf:buffer cnt:count type:datatype root:root comm:comm',
-    'barrier': 'comm:comm',
-    'alltoallw': 'sbuf:sendbuf cnts:sendcounts dsp:sdispls types:sendtypes rbuf:recvbuf '
-                 'cnts:recvcounts dsp:rdispls types:recvtypes comm:comm',
-    'reduce': 'sbuf:sendbuf rbuf:recvbuf cnt:count type:datatype op:op root:root comm:comm',
-    'allreduce': 'sbuf:sendbuf rbuf:recvbuf cnt:count type:datatype op:op comm:comm',
-    'reduce_scatter_block': 'sbuf:sendbuf rbuf:recvbuf cnt:recvcount type:datatype op:op '
-                            'comm:comm',
-    'reduce_scatter': 'sbuf:sendbuf rbuf:recvbuf cnts:recvcounts type:datatype op:op '
-                      'comm:comm',
-    'scan': 'sbuf:sendbuf rbuf:recvbuf cnt:count type:datatype op:op comm:comm',
-    'exscan': 'sbuf:sendbuf rbuf:recvbuf cnt:count type:datatype op:op comm:comm',
-}
-# The forms made: (blocking?, large?).  barrier has no counts; ialltoallw
-# is left out: its datatype arrays would have to be converted to C handles
-# that live until the request completes, which a shim cannot know.
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'core'))
+import colls  # noqa: E402  (src/core/colls.py: the one table)
+
+# The collectives, their forms and their parameters come from the table
+# (src/core/colls.h) and the C declarations (include/safecoll/coll.h):
+# this file holds no list of its own.  The argument kinds are colls.py's.
+ROWS = colls.rows()
+NAMES = [r.name for r in ROWS]
+DECLS = colls.declarations()
+
+
 def forms(name):
-    if name == 'barrier':
-        return [(False, False), (True, False)]
-    if name == 'alltoallw':
-        return [(False, False), (False, True)]
-    return [(False, False), (False, True), (True, False), (True, True)]
+    """The forms made: (non-blocking?, large-count?), those coll.h declares.
+    The i-forms with datatype arrays (ialltoallw) are left out: their
+    arrays would have to be converted to C handles that live until the
+    request completes, which a shim cannot know."""
+    row = next(r for r in ROWS if r.name == name)
+    out = []
+    for nb, big in row.forms():
+        c = colls.cname(name, nb, big)
+        if c not in DECLS:
+            raise SystemExit('gen.py: %s has a row in colls.h but no declaration in coll.h' % c)
+        if nb and any(k == 'types' for k, _ in DECLS[c]):
+            continue
+        out.append((nb, big))
+    return out
+
 
 BUFS = ('sbuf', 'rbuf', 'buf')
 
 
-def args_of(name, nb):
-    a = [tuple(x.split(':')) for x in SIGS[name].split()]
-    if nb:
-        a.append(('req', 'request'))
-    return a
+def args_of(name, nb, big=False):
+    return DECLS[colls.cname(name, nb, big)]
 
 
 def cname(name, nb, big):
@@ -111,7 +98,7 @@ def wrap(head, items, indent, close, width=99):
 
 
 def c_func(name, nb, big, proto):
-    a = args_of(name, nb)
+    a = args_of(name, nb, big)
     params = [c_param(k, n, big) for k, n in a] + ['const CFI_cdesc_t *in_place',
                                                      'const CFI_cdesc_t *bottom']
     head = 'int ' + shim_name(name, nb, big) + '('
@@ -239,7 +226,7 @@ static int sc__f08_types(MPI_Comm c, const MPI_Fint *fs, const MPI_Fint *fr,
 
 def gen_c():
     protos, bodies = [], []
-    for name in SIGS:
+    for name in NAMES:
         for nb, big in forms(name):
             protos.append(c_func(name, nb, big, True))
             bodies.append(c_func(name, nb, big, False))
@@ -299,8 +286,13 @@ def f_actual(kind, n):
 
 def gen_spec():
     s = ['! Generated by src/fortran/gen.py: do not edit.', '',
-         '! The generic names: the int and the MPI_COUNT_KIND forms of a call.']
-    for name in SIGS:
+         '! The safe collectives the module offers, one generic name a call.']
+    names = ['safecoll_' + ('i' if nb else '') + name for name in NAMES
+             for nb in (False, True) if any(f[0] == nb for f in forms(name))]
+    s.append(f_wrap('public :: ', names, 4, ''))
+    s.append('')
+    s.append('! The generic names: the int and the MPI_COUNT_KIND forms of a call.')
+    for name in NAMES:
         for nb in (False, True):
             fs = [f for f in forms(name) if f[0] == nb]
             if not fs:
@@ -312,9 +304,9 @@ def gen_spec():
     s.append('')
     s.append('! The C functions of src/fortran/shim.c.')
     s.append('interface')
-    for name in SIGS:
+    for name in NAMES:
         for nb, big in forms(name):
-            a = args_of(name, nb)
+            a = args_of(name, nb, big)
             sn = shim_name(name, nb, big)
             names = [n for _, n in a] + ['in_place', 'bottom']
             s.append(f_wrap('  function %s(' % sn, names, 6, ') &'))
@@ -332,9 +324,9 @@ def gen_spec():
 
 def gen_body():
     s = ['! Generated by src/fortran/gen.py: do not edit.']
-    for name in SIGS:
+    for name in NAMES:
         for nb, big in forms(name):
-            a = args_of(name, nb)
+            a = args_of(name, nb, big)
             fn = fname(name, nb, big)
             s.append('')
             s.append('!> ' + cname(name, nb, big) + ' with mpi_f08 arguments.')

@@ -26,14 +26,8 @@ module safecoll_f08
   implicit none
   private
 
-  public :: safecoll_gatherv, safecoll_igatherv, safecoll_scatterv, safecoll_iscatterv, &
-      safecoll_allgatherv, safecoll_iallgatherv, safecoll_alltoallv, safecoll_ialltoallv, &
-      safecoll_gather, safecoll_igather, safecoll_scatter, safecoll_iscatter, &
-      safecoll_allgather, safecoll_iallgather, safecoll_alltoall, safecoll_ialltoall, &
-      safecoll_bcast, safecoll_ibcast, safecoll_barrier, safecoll_ibarrier, safecoll_alltoallw, &
-      safecoll_reduce, safecoll_ireduce, safecoll_allreduce, safecoll_iallreduce, &
-      safecoll_reduce_scatter_block, safecoll_ireduce_scatter_block, safecoll_reduce_scatter, &
-      safecoll_ireduce_scatter, safecoll_scan, safecoll_iscan, safecoll_exscan, safecoll_iexscan
+  ! The collectives' public names are in coll_spec.inc, with their
+  ! interfaces (generated from the collective table by gen.py).
   public :: safecoll_version, safecoll_version_string, safecoll_last_error
   public :: safecoll_displs_check, safecoll_displs_check_blocks, safecoll_displs_recover, &
       safecoll_displs_believable, safecoll_displs_segments, safecoll_displs_gcd

@@ -148,6 +148,19 @@ int sc__f08_ialltoallv_c(const CFI_cdesc_t *sendbuf, const MPI_Count sendcounts[
                          const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Fint recvtype,
                          MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
                          const CFI_cdesc_t *bottom);
+int sc__f08_barrier(MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
+int sc__f08_ibarrier(MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
+                     const CFI_cdesc_t *bottom);
+int sc__f08_bcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, MPI_Fint root,
+                  MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
+int sc__f08_bcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatype, MPI_Fint root,
+                    MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
+int sc__f08_ibcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, MPI_Fint root,
+                   MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
+                   const CFI_cdesc_t *bottom);
+int sc__f08_ibcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatype, MPI_Fint root,
+                     MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
+                     const CFI_cdesc_t *bottom);
 int sc__f08_gather(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint sendtype,
                    const CFI_cdesc_t *recvbuf, MPI_Fint recvcount, MPI_Fint recvtype,
                    MPI_Fint root, MPI_Fint comm, const CFI_cdesc_t *in_place,
@@ -208,19 +221,6 @@ int sc__f08_ialltoall_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fin
                         const CFI_cdesc_t *recvbuf, MPI_Count recvcount, MPI_Fint recvtype,
                         MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
                         const CFI_cdesc_t *bottom);
-int sc__f08_bcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, MPI_Fint root,
-                  MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
-int sc__f08_bcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatype, MPI_Fint root,
-                    MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
-int sc__f08_ibcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, MPI_Fint root,
-                   MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
-                   const CFI_cdesc_t *bottom);
-int sc__f08_ibcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatype, MPI_Fint root,
-                     MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
-                     const CFI_cdesc_t *bottom);
-int sc__f08_barrier(MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
-int sc__f08_ibarrier(MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
-                     const CFI_cdesc_t *bottom);
 int sc__f08_alltoallw(const CFI_cdesc_t *sendbuf, const int sendcounts[], const int sdispls[],
                       const MPI_Fint sendtypes[], const CFI_cdesc_t *recvbuf,
                       const int recvcounts[], const int rdispls[], const MPI_Fint recvtypes[],
@@ -254,6 +254,20 @@ int sc__f08_iallreduce(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, M
 int sc__f08_iallreduce_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_Count count,
                          MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, MPI_Fint *request,
                          const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
+int sc__f08_reduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
+                           const int recvcounts[], MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
+                           const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
+int sc__f08_reduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
+                             const MPI_Count recvcounts[], MPI_Fint datatype, MPI_Fint op,
+                             MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
+int sc__f08_ireduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
+                            const int recvcounts[], MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
+                            MPI_Fint *request, const CFI_cdesc_t *in_place,
+                            const CFI_cdesc_t *bottom);
+int sc__f08_ireduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
+                              const MPI_Count recvcounts[], MPI_Fint datatype, MPI_Fint op,
+                              MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
+                              const CFI_cdesc_t *bottom);
 int sc__f08_reduce_scatter_block(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
                                  MPI_Fint recvcount, MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
                                  const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
@@ -269,20 +283,6 @@ int sc__f08_ireduce_scatter_block_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_
                                     MPI_Count recvcount, MPI_Fint datatype, MPI_Fint op,
                                     MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
                                     const CFI_cdesc_t *bottom);
-int sc__f08_reduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
-                           const int recvcounts[], MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
-                           const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
-int sc__f08_reduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
-                             const MPI_Count recvcounts[], MPI_Fint datatype, MPI_Fint op,
-                             MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom);
-int sc__f08_ireduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
-                            const int recvcounts[], MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
-                            MPI_Fint *request, const CFI_cdesc_t *in_place,
-                            const CFI_cdesc_t *bottom);
-int sc__f08_ireduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
-                              const MPI_Count recvcounts[], MPI_Fint datatype, MPI_Fint op,
-                              MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
-                              const CFI_cdesc_t *bottom);
 int sc__f08_scan(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_Fint count,
                  MPI_Fint datatype, MPI_Fint op, MPI_Fint comm, const CFI_cdesc_t *in_place,
                  const CFI_cdesc_t *bottom);
@@ -598,6 +598,83 @@ int sc__f08_ialltoallv_c(const CFI_cdesc_t *sendbuf, const MPI_Count sendcounts[
     return rc;
 }
 
+/* safecoll_barrier */
+int sc__f08_barrier(MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    (void)in_place;
+    (void)bottom;
+    return safecoll_barrier(c);
+}
+
+/* safecoll_ibarrier */
+int sc__f08_ibarrier(MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
+                     const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    MPI_Request r = MPI_REQUEST_NULL;
+    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
+    (void)in_place;
+    (void)bottom;
+    int rc = safecoll_ibarrier(c, &r);
+    *request = MPI_Request_c2f(r);
+    return rc;
+}
+
+/* safecoll_bcast */
+int sc__f08_bcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, MPI_Fint root,
+                  MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    void *b_buffer;
+    if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
+        return sc__f08_not_contiguous(c);
+    return safecoll_bcast(b_buffer, count, MPI_Type_f2c(datatype), root, c);
+}
+
+/* safecoll_bcast_c */
+int sc__f08_bcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatype, MPI_Fint root,
+                    MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    void *b_buffer;
+    if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
+        return sc__f08_not_contiguous(c);
+    return safecoll_bcast_c(b_buffer, count, MPI_Type_f2c(datatype), root, c);
+}
+
+/* safecoll_ibcast */
+int sc__f08_ibcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, MPI_Fint root,
+                   MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
+                   const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    void *b_buffer;
+    MPI_Request r = MPI_REQUEST_NULL;
+    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
+    if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
+        return sc__f08_not_contiguous(c);
+    int rc = safecoll_ibcast(b_buffer, count, MPI_Type_f2c(datatype), root, c, &r);
+    *request = MPI_Request_c2f(r);
+    return rc;
+}
+
+/* safecoll_ibcast_c */
+int sc__f08_ibcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatype, MPI_Fint root,
+                     MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
+                     const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    void *b_buffer;
+    MPI_Request r = MPI_REQUEST_NULL;
+    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
+    if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
+        return sc__f08_not_contiguous(c);
+    int rc = safecoll_ibcast_c(b_buffer, count, MPI_Type_f2c(datatype), root, c, &r);
+    *request = MPI_Request_c2f(r);
+    return rc;
+}
+
 /* safecoll_gather */
 int sc__f08_gather(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint sendtype,
                    const CFI_cdesc_t *recvbuf, MPI_Fint recvcount, MPI_Fint recvtype,
@@ -882,83 +959,6 @@ int sc__f08_ialltoall_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fin
     return rc;
 }
 
-/* safecoll_bcast */
-int sc__f08_bcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, MPI_Fint root,
-                  MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    void *b_buffer;
-    if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
-        return sc__f08_not_contiguous(c);
-    return safecoll_bcast(b_buffer, count, MPI_Type_f2c(datatype), root, c);
-}
-
-/* safecoll_bcast_c */
-int sc__f08_bcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatype, MPI_Fint root,
-                    MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    void *b_buffer;
-    if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
-        return sc__f08_not_contiguous(c);
-    return safecoll_bcast_c(b_buffer, count, MPI_Type_f2c(datatype), root, c);
-}
-
-/* safecoll_ibcast */
-int sc__f08_ibcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, MPI_Fint root,
-                   MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
-                   const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    void *b_buffer;
-    MPI_Request r = MPI_REQUEST_NULL;
-    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
-        return sc__f08_not_contiguous(c);
-    int rc = safecoll_ibcast(b_buffer, count, MPI_Type_f2c(datatype), root, c, &r);
-    *request = MPI_Request_c2f(r);
-    return rc;
-}
-
-/* safecoll_ibcast_c */
-int sc__f08_ibcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatype, MPI_Fint root,
-                     MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
-                     const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    void *b_buffer;
-    MPI_Request r = MPI_REQUEST_NULL;
-    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
-        return sc__f08_not_contiguous(c);
-    int rc = safecoll_ibcast_c(b_buffer, count, MPI_Type_f2c(datatype), root, c, &r);
-    *request = MPI_Request_c2f(r);
-    return rc;
-}
-
-/* safecoll_barrier */
-int sc__f08_barrier(MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    (void)in_place;
-    (void)bottom;
-    return safecoll_barrier(c);
-}
-
-/* safecoll_ibarrier */
-int sc__f08_ibarrier(MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
-                     const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    MPI_Request r = MPI_REQUEST_NULL;
-    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    (void)in_place;
-    (void)bottom;
-    int rc = safecoll_ibarrier(c, &r);
-    *request = MPI_Request_c2f(r);
-    return rc;
-}
-
 /* safecoll_alltoallw */
 int sc__f08_alltoallw(const CFI_cdesc_t *sendbuf, const int sendcounts[], const int sdispls[],
                       const MPI_Fint sendtypes[], const CFI_cdesc_t *recvbuf,
@@ -1144,6 +1144,76 @@ int sc__f08_iallreduce_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
     return rc;
 }
 
+/* safecoll_reduce_scatter */
+int sc__f08_reduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
+                           const int recvcounts[], MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
+                           const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    void *b_sendbuf;
+    void *b_recvbuf;
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
+        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c);
+    return safecoll_reduce_scatter(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
+                                   MPI_Op_f2c(op), c);
+}
+
+/* safecoll_reduce_scatter_c */
+int sc__f08_reduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
+                             const MPI_Count recvcounts[], MPI_Fint datatype, MPI_Fint op,
+                             MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    void *b_sendbuf;
+    void *b_recvbuf;
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
+        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c);
+    return safecoll_reduce_scatter_c(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
+                                     MPI_Op_f2c(op), c);
+}
+
+/* safecoll_ireduce_scatter */
+int sc__f08_ireduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
+                            const int recvcounts[], MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
+                            MPI_Fint *request, const CFI_cdesc_t *in_place,
+                            const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    void *b_sendbuf;
+    void *b_recvbuf;
+    MPI_Request r = MPI_REQUEST_NULL;
+    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
+        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c);
+    int rc = safecoll_ireduce_scatter(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
+                                      MPI_Op_f2c(op), c, &r);
+    *request = MPI_Request_c2f(r);
+    return rc;
+}
+
+/* safecoll_ireduce_scatter_c */
+int sc__f08_ireduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
+                              const MPI_Count recvcounts[], MPI_Fint datatype, MPI_Fint op,
+                              MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
+                              const CFI_cdesc_t *bottom)
+{
+    MPI_Comm c = MPI_Comm_f2c(comm);
+    void *b_sendbuf;
+    void *b_recvbuf;
+    MPI_Request r = MPI_REQUEST_NULL;
+    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
+        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c);
+    int rc = safecoll_ireduce_scatter_c(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
+                                        MPI_Op_f2c(op), c, &r);
+    *request = MPI_Request_c2f(r);
+    return rc;
+}
+
 /* safecoll_reduce_scatter_block */
 int sc__f08_reduce_scatter_block(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
                                  MPI_Fint recvcount, MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
@@ -1211,76 +1281,6 @@ int sc__f08_ireduce_scatter_block_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_
         return sc__f08_not_contiguous(c);
     int rc = safecoll_ireduce_scatter_block_c(b_sendbuf, b_recvbuf, recvcount,
                                               MPI_Type_f2c(datatype), MPI_Op_f2c(op), c, &r);
-    *request = MPI_Request_c2f(r);
-    return rc;
-}
-
-/* safecoll_reduce_scatter */
-int sc__f08_reduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
-                           const int recvcounts[], MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
-                           const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    void *b_sendbuf;
-    void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
-    return safecoll_reduce_scatter(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
-                                   MPI_Op_f2c(op), c);
-}
-
-/* safecoll_reduce_scatter_c */
-int sc__f08_reduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
-                             const MPI_Count recvcounts[], MPI_Fint datatype, MPI_Fint op,
-                             MPI_Fint comm, const CFI_cdesc_t *in_place, const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    void *b_sendbuf;
-    void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
-    return safecoll_reduce_scatter_c(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
-                                     MPI_Op_f2c(op), c);
-}
-
-/* safecoll_ireduce_scatter */
-int sc__f08_ireduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
-                            const int recvcounts[], MPI_Fint datatype, MPI_Fint op, MPI_Fint comm,
-                            MPI_Fint *request, const CFI_cdesc_t *in_place,
-                            const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    void *b_sendbuf;
-    void *b_recvbuf;
-    MPI_Request r = MPI_REQUEST_NULL;
-    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
-    int rc = safecoll_ireduce_scatter(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
-                                      MPI_Op_f2c(op), c, &r);
-    *request = MPI_Request_c2f(r);
-    return rc;
-}
-
-/* safecoll_ireduce_scatter_c */
-int sc__f08_ireduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
-                              const MPI_Count recvcounts[], MPI_Fint datatype, MPI_Fint op,
-                              MPI_Fint comm, MPI_Fint *request, const CFI_cdesc_t *in_place,
-                              const CFI_cdesc_t *bottom)
-{
-    MPI_Comm c = MPI_Comm_f2c(comm);
-    void *b_sendbuf;
-    void *b_recvbuf;
-    MPI_Request r = MPI_REQUEST_NULL;
-    *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
-    int rc = safecoll_ireduce_scatter_c(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
-                                        MPI_Op_f2c(op), c, &r);
     *request = MPI_Request_c2f(r);
     return rc;
 }
