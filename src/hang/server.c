@@ -22,6 +22,9 @@
 
 enum { MAX_CLIENTS = 64, LINE = 128 };
 
+/* The server looks at its rank's state at least this often (seconds). */
+static const double LOOK = 0.1;
+
 typedef struct client {
     int fd;
     int authed;
@@ -44,33 +47,55 @@ static void field(char *out, size_t len, const char *s)
     out[i] = '\0';
 }
 
-/* The answer to "S": state, how long (as seen by these questions). */
-static void answer_state(int fd, int *last_inside, unsigned *last_seq, double *since)
+/* Looks at the watched thread's state: in or out of MPI, and its sequence
+ * number, which moves at every entry and exit. *since is when this thread
+ * first saw the state it has now; the server looks at every question and
+ * at least every LOOK seconds, so the age it reports trails the true one
+ * by at most LOOK, and never exceeds it. */
+static void look(int *last_inside, unsigned *last_seq, double *since, int *inside_out,
+                 unsigned *seq_out)
 {
     sc__tr_mark *m = sc__hang.watched;
     const int depth = atomic_load_explicit(&m->depth, memory_order_acquire);
     const int region = atomic_load_explicit(&m->region, memory_order_acquire);
     const unsigned seq = atomic_load_explicit(&m->seq, memory_order_relaxed);
     const int inside = depth > 0 || region > 0;
+
+    if (inside != *last_inside || seq != *last_seq) {
+        *last_inside = inside;
+        *last_seq = seq;
+        *since = sc__now();
+    }
+    if (inside_out != NULL)
+        *inside_out = inside;
+    if (seq_out != NULL)
+        *seq_out = seq;
+}
+
+/* The answer to "S": state, how long it has not changed, the sequence
+ * number (the sampler tells "the same wait" from "another one" by it). */
+static void answer_state(int fd, int *last_inside, unsigned *last_seq, double *since)
+{
+    sc__tr_mark *m = sc__hang.watched;
+    const int region = atomic_load_explicit(&m->region, memory_order_acquire);
+    const int depth = atomic_load_explicit(&m->depth, memory_order_acquire);
     char what[512], op[128], file[256], line[1024];
-    double now = sc__now();
-    int n;
+    double now;
+    unsigned seq;
+    int n, inside;
 
     field(what, sizeof what,
           region > 0 ? atomic_load_explicit(&m->region_what, memory_order_relaxed) : "");
     field(op, sizeof op, depth > 0 ? atomic_load_explicit(&m->what, memory_order_relaxed) : "");
     field(file, sizeof file,
           region > 0 ? atomic_load_explicit(&m->file, memory_order_relaxed) : "");
-    if (inside != *last_inside || seq != *last_seq) {
-        *last_inside = inside;
-        *last_seq = seq;
-        *since = now;
-    }
+    look(last_inside, last_seq, since, &inside, &seq);
+    now = sc__now();
     /* 2: this rank is stopping its monitor (its samples say nothing). */
-    n = snprintf(line, sizeof line, "%d %.3f %d\t%s\t%s\t%s\n",
+    n = snprintf(line, sizeof line, "%d %.3f %d %u\t%s\t%s\t%s\n",
                  atomic_load(&sc__hang.stopping) ? 2 : inside, now - *since,
-                 region > 0 ? atomic_load_explicit(&m->line, memory_order_relaxed) : 0, what,
-                 op, file);
+                 region > 0 ? atomic_load_explicit(&m->line, memory_order_relaxed) : 0, seq,
+                 what, op, file);
     if (n > 0)
         (void)!send(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1,
                     MSG_NOSIGNAL);
@@ -158,6 +183,10 @@ void *sc__hang_server_main(void *arg)
     double since = sc__now();
 
     (void)arg;
+    /* The state at start counts from start: a rank frozen from the first
+     * second shows its whole age. */
+    look(&last_inside, &last_seq, &since, NULL, NULL);
+    since = sc__hang.t0;
     for (;;) {
         int np = 0;
 
@@ -165,8 +194,9 @@ void *sc__hang_server_main(void *arg)
         p[np++] = (struct pollfd){.fd = sc__hang.listen_fd, .events = POLLIN};
         for (int i = 0; i < n; i++)
             p[np++] = (struct pollfd){.fd = cl[i].fd, .events = POLLIN};
-        if (poll(p, (nfds_t)np, 200) < 0 && errno != EINTR)
+        if (poll(p, (nfds_t)np, (int)(LOOK * 1000)) < 0 && errno != EINTR)
             break;
+        look(&last_inside, &last_seq, &since, NULL, NULL);
         if (p[0].revents)
             break;
         if (p[1].revents & POLLIN)
