@@ -1,10 +1,12 @@
 /*
  * Rank 0's sampler: at random steps rand(I) + I/2 it asks the monitored
  * ranks where they are, feeds S_out (the fraction outside MPI) to the
- * detector (detect.c), doubles I when the runs test finds the samples not
- * random, rotates one monitored rank now and then (so one slow rank cannot
- * hide), and on a hang asks every rank, writes the report and runs the
- * actions. No MPI call: everything goes over the side channel.
+ * detector (detect.c), doubles I (up to 8 I) when the runs test finds the
+ * samples not random, rotates one monitored rank now and then (so one slow
+ * rank cannot hide), tells whether the state is frozen and applies the
+ * frozen-state rules (detect.h), and on a hang asks every rank, confirms
+ * that none of them moved, writes the report and runs the actions. No MPI
+ * call: everything goes over the side channel.
  */
 #define _DEFAULT_SOURCE 1
 
@@ -434,6 +436,7 @@ void *sc__hang_sampler_main(void *arg)
     const double max_interval = 8 * I0;
     long long samples = 0;
     FILE *trace = NULL;
+    int declared = 0;
 
     (void)arg;
     s.rng = sc__hang.opts.seed;
@@ -456,7 +459,9 @@ void *sc__hang_sampler_main(void *arg)
      * interval frozen age load inside" (time: CLOCK_MONOTONIC seconds;
      * frozen, age, inside: the state's, detect.h; load: the load factor
      * while frozen, else 0), for bench/bench_hang.c, which replays the
-     * detector and the timeout baseline on it. */
+     * detector and the timeout baseline on it. With a trace, sampling goes
+     * on after the declaration (made once, as always) until the monitor
+     * stops, so that the trace covers the whole run. */
     if (getenv("SAFECOLL_HANG_TRACE") != NULL && *getenv("SAFECOLL_HANG_TRACE") != '\0')
         trace = fopen(getenv("SAFECOLL_HANG_TRACE"), "w");
     while (!pause_for(sc__hang_step(interval, &s.rng))) {
@@ -492,11 +497,14 @@ void *sc__hang_sampler_main(void *arg)
         if (v == SC_HANG_NOT_RANDOM && interval * 2 <= max_interval)
             interval *= 2;
         sc__hang_det_stats(&det, &st);
-        if (frozen && inside && v == SC_HANG_HUNG && age >= ts)
+        if (declared)
+            ;
+        else if (frozen && inside && v == SC_HANG_HUNG && age >= ts)
             hung = declare(&s, &st, interval, ts, "statistics");
         else if (frozen && inside && age >= tf)
             hung = declare(&s, &st, interval, tf, "frozen state");
-        if (hung)
+        declared |= hung;
+        if (hung && trace == NULL)
             break;
         /* Rotate only when no suspicion streak is running, so that a hang's
          * streak is judged on the same ranks. */
