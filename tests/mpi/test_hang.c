@@ -602,6 +602,10 @@ START_TEST(hang_while_building)
     int one = 1, sum = 0, released = 1;
 
     tc_begin(&t, "hang_while_building");
+    if (size != 4) {
+        tc_skip(&t, "the issue's case has 4 ranks (it runs with -n 4)");
+        return;
+    }
     o.interval = 0.4;
     if (!start_healthy(&t, "building", &o, 1.2)) {
         tc_end(&t);
