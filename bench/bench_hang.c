@@ -521,7 +521,7 @@ typedef struct judge {
     long samples, mismatch, diverged;
     double I0;         /* the monitor's initial interval */
     int fz_on, fz_inside; /* the frozen state of the last sample, as the monitor */
-    double fz_age, fz_load, longest;
+    double fz_age, longest;
     double inject;     /* injection time, for the state at injection below */
     int n_at_inject, k_at_inject;
     double interval_at_inject, last_interval;
@@ -563,9 +563,9 @@ static void judge_feed(judge *j, const sample *s)
     if (s->frozen) {
         double tf, ts;
 
-        j->fz_load = j->fz_on && j->fz_load > s->load ? j->fz_load : s->load;
-        tf = sc__hang_frozen_limit(j->I0, j->fz_load, j->longest);
-        ts = sc__hang_confirm_limit(s->interval, j->I0, j->fz_load, j->longest);
+        /* The trace's load is the freeze's L, as the monitor used it. */
+        tf = sc__hang_frozen_limit(j->I0, s->load, j->longest);
+        ts = sc__hang_confirm_limit(s->interval, j->I0, s->load, j->longest);
         rule = s->inside && ((v == SC_HANG_HUNG && s->age >= ts) || s->age >= tf);
     } else if (j->fz_on && j->fz_inside && j->fz_age > j->longest) {
         j->longest = j->fz_age;

@@ -514,21 +514,20 @@ double sc__hang_confirm_limit(double I, double I0, double load, double longest)
     return fmin(own, sc__hang_frozen_limit(I0, load, longest));
 }
 
-double sc__hang_load_parse(const char *text, int ncpu)
+int sc__hang_load_parse(const char *text, int ncpu, double *avg, double *now)
 {
-    double load1, L = 1;
+    double load1;
     long running, total;
 
+    *avg = *now = 0;
     if (ncpu < 1)
         ncpu = 1;
     if (text == NULL || sscanf(text, "%lf %*f %*f %ld/%ld", &load1, &running, &total) != 3 ||
-        !isfinite(load1) || load1 < 0 || running < 0)
-        return 1;
-    if (load1 / ncpu > L)
-        L = load1 / ncpu;
-    if ((double)(running - 1) / ncpu > L)
-        L = (double)(running - 1) / ncpu;
-    return L;
+        !isfinite(load1) || load1 < 0 || running < 1)
+        return -1;
+    *avg = load1 / ncpu;
+    *now = (double)(running - 1) / ncpu;
+    return 0;
 }
 
 /* ------------------------------------------------------------ baseline */

@@ -335,20 +335,24 @@ double sc__hang_frozen_limit(double I, double load, double longest);
 double sc__hang_confirm_limit(double I, double I0, double load, double longest);
 
 /**
- * \brief The load factor L from the text of /proc/loadavg: how many tasks
- *        want each CPU, at least 1.
+ * \brief The load per CPU from the text of /proc/loadavg.
  *
- * L = max(1, load1 / ncpu, (running - 1) / ncpu), with load1 the first
- * field (the one-minute average) and running the count before the '/' of
- * the fourth (the tasks runnable now, the reader included, hence - 1):
- * the average lags a load that just started, the count is noisy; the
- * larger of the two is the safe side (a longer limit).
+ * *avg = load1 / ncpu, with load1 the first field (the one-minute
+ * average); *now = (running - 1) / ncpu, with running the count before
+ * the '/' of the fourth field (the tasks runnable now, the reader
+ * included, hence - 1). The monitor's load factor over a freeze is
+ * L = max(1, the largest *avg, the mean of *now) over its samples: the
+ * average lags a load that just started, the count is noisy, and its mean
+ * over the freeze follows the load the frozen ranks really had.
  *
  * \param[in] text the file's text, or NULL
  * \param[in] ncpu the CPUs this process may use; below 1 counts as 1
- * \return L; 1 when text is NULL or not in that form
+ * \param[out] avg the one-minute average per CPU (0 on failure)
+ * \param[out] now the tasks runnable now per CPU, the reader left out
+ *             (0 on failure)
+ * \return 0, or -1 when text is NULL or not in that form
  */
-double sc__hang_load_parse(const char *text, int ncpu);
+int sc__hang_load_parse(const char *text, int ncpu, double *avg, double *now);
 
 /**
  * \brief The paper's timeout baseline: a hang after K samples in a row

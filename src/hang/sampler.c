@@ -52,7 +52,10 @@ typedef struct freeze {
     int on;         /* the last sample found the state frozen */
     double age;     /* and its age (the least over the ranks asked) */
     int inside;     /* with a rank inside MPI */
-    double load;    /* the largest load factor seen during this freeze */
+    double load;    /* the load factor L of this freeze (detect.h) */
+    double avg;     /* the largest one-minute load per CPU during it */
+    double sum_now; /* the sum of the runnable tasks per CPU at its samples */
+    int n;          /* and how many */
     double longest; /* W: the longest freeze with a rank inside that ended */
 } freeze;
 
@@ -112,20 +115,33 @@ static int pause_for(double seconds)
     return stop;
 }
 
-/* The load factor of this node (detect.h); 1 where /proc/loadavg is not. */
-static double load_now(void)
+/* Adds this node's load to the freeze's and updates its load factor L =
+ * max(1, the largest one-minute average, the mean runnable count), per
+ * CPU (detect.h). Where /proc/loadavg cannot be read, L stays 1. */
+static void load_add(freeze *fz)
 {
     char text[128];
     FILE *fp = fopen("/proc/loadavg", "r");
     size_t n;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    double avg, now;
 
-    if (fp == NULL)
-        return 1;
-    n = fread(text, 1, sizeof text - 1, fp);
-    fclose(fp);
-    text[n] = '\0';
-    return sc__hang_load_parse(text, ncpu > 0 && ncpu < INT_MAX ? (int)ncpu : 1);
+    if (fp != NULL) {
+        n = fread(text, 1, sizeof text - 1, fp);
+        fclose(fp);
+        text[n] = '\0';
+        if (sc__hang_load_parse(text, ncpu > 0 && ncpu < INT_MAX ? (int)ncpu : 1, &avg,
+                                &now) == 0) {
+            fz->avg = avg > fz->avg ? avg : fz->avg;
+            fz->sum_now += now;
+            fz->n++;
+        }
+    }
+    fz->load = 1;
+    if (fz->avg > fz->load)
+        fz->load = fz->avg;
+    if (fz->n > 0 && fz->sum_now / fz->n > fz->load)
+        fz->load = fz->sum_now / fz->n;
 }
 
 static void pick(sampler *s)
@@ -475,9 +491,9 @@ void *sc__hang_sampler_main(void *arg)
             continue;
         }
         if (frozen) {
-            const double L = load_now();
-
-            fz.load = fz.on && fz.load > L ? fz.load : L;
+            if (!fz.on)
+                fz.avg = fz.sum_now = fz.n = 0;
+            load_add(&fz);
             tf = sc__hang_frozen_limit(I0, fz.load, fz.longest);
             ts = sc__hang_confirm_limit(interval, I0, fz.load, fz.longest);
         } else if (fz.on && fz.inside && fz.age > fz.longest) {

@@ -978,15 +978,23 @@ END_TEST
 
 START_TEST(load_parse)
 {
-    ck_assert_double_eq_tol(sc__hang_load_parse("0.50 0.40 0.30 1/456 789\n", 2), 1, 1e-12);
-    ck_assert_double_eq_tol(sc__hang_load_parse("6.00 3.00 1.00 2/456 789\n", 2), 3, 1e-12);
-    /* The runnable count now, the reader left out, when the average lags. */
-    ck_assert_double_eq_tol(sc__hang_load_parse("1.00 1.00 1.00 17/456 789\n", 2), 8, 1e-12);
-    ck_assert_double_eq_tol(sc__hang_load_parse("3.00 1.00 1.00 17/456 789\n", 0), 16, 1e-12);
-    ck_assert_double_eq_tol(sc__hang_load_parse(NULL, 2), 1, 1e-12);
-    ck_assert_double_eq_tol(sc__hang_load_parse("", 2), 1, 1e-12);
-    ck_assert_double_eq_tol(sc__hang_load_parse("x 1 1 1/2 3", 2), 1, 1e-12);
-    ck_assert_double_eq_tol(sc__hang_load_parse("-4 1 1 1/2 3", 2), 1, 1e-12);
+    double avg, now;
+
+    ck_assert_int_eq(sc__hang_load_parse("0.50 0.40 0.30 1/456 789\n", 2, &avg, &now), 0);
+    ck_assert_double_eq_tol(avg, 0.25, 1e-12);
+    ck_assert_double_eq_tol(now, 0, 1e-12); /* the reader left out */
+    ck_assert_int_eq(sc__hang_load_parse("6.00 3.00 1.00 17/456 789\n", 2, &avg, &now), 0);
+    ck_assert_double_eq_tol(avg, 3, 1e-12);
+    ck_assert_double_eq_tol(now, 8, 1e-12);
+    ck_assert_int_eq(sc__hang_load_parse("3.00 1.00 1.00 17/456 789\n", 0, &avg, &now), 0);
+    ck_assert_double_eq_tol(avg, 3, 1e-12); /* ncpu below 1 counts as 1 */
+    ck_assert_double_eq_tol(now, 16, 1e-12);
+    const char *bad[] = {NULL, "", "x 1 1 1/2 3", "-4 1 1 1/2 3", "1 1 1 0/2 3", "1 1 1"};
+    for (int i = 0; i < NELEMS(bad); i++) {
+        avg = now = 5;
+        ck_assert_int_eq(sc__hang_load_parse(bad[i], 2, &avg, &now), -1);
+        ck_assert(avg == 0 && now == 0);
+    }
 }
 END_TEST
 
