@@ -30,7 +30,7 @@ static const double ASK_TIMEOUT = 2.0;
 
 typedef struct where {
     int reached, inside, line;
-    unsigned seq;
+    unsigned changes;
     double seconds;
     char what[512], op[128], file[256];
 } where;
@@ -44,7 +44,7 @@ typedef struct sampler {
     /* Per rank, what the previous sample saw (valid: it saw the rank). */
     char *valid;
     int *last_inside;
-    unsigned *last_seq;
+    unsigned *last_changes;
 } sampler;
 
 /* How the state moves, for the frozen-state rules (detect.h). */
@@ -82,7 +82,7 @@ static void ask(sampler *s, int r, where *w)
         s->fds[r] = -1;
         return;
     }
-    if (sscanf(line, "%d %lf %d %u", &w->inside, &w->seconds, &w->line, &w->seq) != 4 ||
+    if (sscanf(line, "%d %lf %d %u", &w->inside, &w->seconds, &w->line, &w->changes) != 4 ||
         (tab1 = strchr(line, '\t')) == NULL || (tab2 = strchr(tab1 + 1, '\t')) == NULL ||
         (tab3 = strchr(tab2 + 1, '\t')) == NULL)
         return;
@@ -422,11 +422,11 @@ static int sample(sampler *s, double *s_out, int *frozen, double *age, int *insi
         outside += !w.inside;
         stopping |= w.inside == 2;
         *inside |= w.inside == 1;
-        if (!s->valid[r] || w.inside != s->last_inside[r] || w.seq != s->last_seq[r])
+        if (!s->valid[r] || w.inside != s->last_inside[r] || w.changes != s->last_changes[r])
             moved = 1;
         s->valid[r] = 1;
         s->last_inside[r] = w.inside;
-        s->last_seq[r] = w.seq;
+        s->last_changes[r] = w.changes;
         if (w.seconds < *age)
             *age = w.seconds;
     }
@@ -461,9 +461,9 @@ void *sc__hang_sampler_main(void *arg)
     s.is_mon = calloc((size_t)P, 1);
     s.valid = calloc((size_t)P, 1);
     s.last_inside = calloc((size_t)P, sizeof(int));
-    s.last_seq = calloc((size_t)P, sizeof(unsigned));
+    s.last_changes = calloc((size_t)P, sizeof(unsigned));
     if (s.fds == NULL || s.monitored == NULL || s.is_mon == NULL || s.valid == NULL ||
-        s.last_inside == NULL || s.last_seq == NULL ||
+        s.last_inside == NULL || s.last_changes == NULL ||
         sc__hang_det_init(&det, sc__hang.opts.alpha, 20) != 0) {
         fprintf(stderr, "libsafecoll: hang monitor: out of memory; not monitoring\n");
         goto out;
@@ -540,6 +540,6 @@ out:
     free(s.is_mon);
     free(s.valid);
     free(s.last_inside);
-    free(s.last_seq);
+    free(s.last_changes);
     return NULL;
 }
