@@ -25,7 +25,7 @@
  *     blocks beyond what they took in plain ones (the monitor's threads),
  *     per second of the block.
  *
- * --scenario compute|deadlock|none
+ * --scenario compute|early|deadlock|none
  *     --runs runs in this one job, one after the other. A run starts the
  *     monitor (callback action only, I = --interval, seed --seed + run)
  *     with SAFECOLL_HANG_TRACE naming a file of its own, runs a healthy
@@ -33,6 +33,9 @@
  *     --healthy seconds, then:
  *       compute   the last rank sleeps outside MPI while the others wait
  *                 in safecoll_allreduce (injection: the sleep's start);
+ *       early     the same hang 1 s after the start, whatever --healthy
+ *                 says: before the model can judge (11 samples), so
+ *                 found by the frozen-state rule (detect.h);
  *       deadlock  every rank spins in MPI_Test on a receive that no rank
  *                 has sent, inside a marked region (injection: the last
  *                 rank's entry);
@@ -46,9 +49,14 @@
  *     nothing.
  *
  *     Evaluation, on rank 0 after each run, on the trace ("time s_out
- *     verdict interval" per sample; CLOCK_MONOTONIC, the clock the ranks of
- *     this node share): the samples go through a fresh ParaStack detector
- *     (sc__hang_det_feed) at --alpha (0.001) and through the paper's
+ *     verdict interval frozen age load inside" per sample; CLOCK_MONOTONIC,
+ *     the clock the ranks of this node share): the samples go through a
+ *     fresh detector with the monitor's rules (sc__hang_det_feed_frozen,
+ *     a streak of k suspicions with the state frozen for T_s, or the
+ *     state frozen for T_f, from the trace's frozen flag, age and load;
+ *     every rank is monitored at P <= 10, so the monitor's confirmation by
+ *     asking every rank adds nothing but its 0.1 s granularity) at
+ *     --alpha (0.001) and through the paper's
  *     timeout baseline (sc__hang_timeout_feed: K samples in a row with
  *     S_out <= 0) for K = 5 and 10. Each detector's first hang in a run is
  *     a detection when it falls between the injection and the end of the
@@ -57,8 +65,10 @@
  *     a miss when there is none.
  *
  *     The live monitor runs at --live-alpha, 1e-300 by default, and not at
- *     0.001: it must never declare, because a declaration ends its
- *     sampling, and the baseline must see the whole run. This changes
+ *     0.001, so that its statistics never declare; its frozen-state rule
+ *     may (the callback notes the time), and with a trace the monitor
+ *     samples on after a declaration, so the baseline sees the whole run.
+ *     The alpha changes
  *     nothing else: which samples are suspicions, which enter the model,
  *     and the runs test that doubles I do not depend on alpha (only the
  *     streak k that makes a hang does), so up to its first hang the 0.001
@@ -442,11 +452,14 @@ static int overhead(double interval, int pairs, double block, unsigned long long
 
 /* ================================================================ scenarios */
 
-enum { SC_COMPUTE, SC_DEADLOCK, SC_NONE };
-static const char *const scenario_name[] = {"compute", "deadlock", "none"};
+enum { SC_COMPUTE, SC_EARLY, SC_DEADLOCK, SC_NONE, NSCENARIO };
+static const char *const scenario_name[NSCENARIO] = {"compute", "early", "deadlock", "none"};
+/* The early hang's healthy phase, seconds. */
+#define EARLY_HEALTHY 1.0
 
 enum { D_PARASTACK, D_K5, D_K10, NDET };
-static const char *const det_name[NDET] = {"ParaStack", "timeout K=5", "timeout K=10"};
+static const char *const det_name[NDET] = {"ParaStack + frozen state", "timeout K=5",
+                                            "timeout K=10"};
 static const int det_k[NDET] = {0, 5, 10};
 
 typedef struct config {
@@ -459,8 +472,8 @@ typedef struct config {
 
 /* One line of a trace. */
 typedef struct sample {
-    double t, s_out, interval;
-    int verdict;
+    double t, s_out, interval, age, load;
+    int verdict, frozen, inside;
 } sample;
 
 /* Reads a trace as it grows: complete lines only. */
@@ -483,8 +496,9 @@ static int reader_next(reader *r, sample *s)
             int ok;
 
             *nl = '\0';
-            ok = sscanf(r->buf, "%lf %lf %d %lf", &s->t, &s->s_out, &s->verdict,
-                        &s->interval) == 4;
+            ok = sscanf(r->buf, "%lf %lf %d %lf %d %lf %lf %d", &s->t, &s->s_out,
+                        &s->verdict, &s->interval, &s->frozen, &s->age, &s->load,
+                        &s->inside) == 8;
             memmove(r->buf, r->buf + used, r->len - used);
             r->len -= used;
             return ok ? 1 : -1;
@@ -505,6 +519,9 @@ typedef struct judge {
     int count[NDET];   /* the baseline's samples in a row with S_out <= 0 */
     double fired[NDET]; /* each detector's first hang (trace time), NAN: none */
     long samples, mismatch, diverged;
+    double I0;         /* the monitor's initial interval */
+    int fz_on, fz_inside; /* the frozen state of the last sample, as the monitor */
+    double fz_age, longest;
     double inject;     /* injection time, for the state at injection below */
     int n_at_inject, k_at_inject;
     double interval_at_inject, last_interval;
@@ -520,6 +537,7 @@ static void judge_init(judge *j, const config *c, double inject)
         j->fired[d] = NAN;
     j->inject = inject;
     j->interval_at_inject = NAN;
+    j->I0 = c->interval;
 }
 
 static void judge_free(judge *j)
@@ -536,15 +554,31 @@ static int alpha_free(int v)
 
 static void judge_feed(judge *j, const sample *s)
 {
-    sc__hang_verdict v = sc__hang_det_feed(&j->ps, s->s_out);
-    sc__hang_verdict lv = sc__hang_det_feed(&j->live, s->s_out);
+    sc__hang_verdict v = sc__hang_det_feed_frozen(&j->ps, s->s_out, s->frozen);
+    sc__hang_verdict lv = sc__hang_det_feed_frozen(&j->live, s->s_out, s->frozen);
+    int rule = 0;
 
+    /* The monitor's rules (sampler.c), on what the trace says of the
+     * frozen state. */
+    if (s->frozen) {
+        double tf, ts;
+
+        /* The trace's load is the freeze's L, as the monitor used it. */
+        tf = sc__hang_frozen_limit(j->I0, s->load, j->longest);
+        ts = sc__hang_confirm_limit(s->interval, j->I0, s->load, j->longest);
+        rule = s->inside && ((v == SC_HANG_HUNG && s->age >= ts) || s->age >= tf);
+    } else if (j->fz_on && j->fz_inside && j->fz_age > j->longest) {
+        j->longest = j->fz_age;
+    }
+    j->fz_on = s->frozen;
+    j->fz_age = s->age;
+    j->fz_inside = s->inside;
     j->samples++;
     if ((int)lv != s->verdict)
         j->mismatch++;
     if (isnan(j->fired[D_PARASTACK]) && alpha_free((int)v) != alpha_free(s->verdict))
         j->diverged++;
-    if (v == SC_HANG_HUNG && isnan(j->fired[D_PARASTACK]))
+    if (rule && isnan(j->fired[D_PARASTACK]))
         j->fired[D_PARASTACK] = s->t;
     for (int d = D_K5; d < NDET; d++)
         if (sc__hang_timeout_feed(&j->count[d], s->s_out, det_k[d]) && isnan(j->fired[d]))
@@ -824,8 +858,8 @@ static int scenarios(const config *c)
         MPI_Barrier(MPI_COMM_WORLD);
         safecoll_hang_start(MPI_COMM_WORLD, &o); /* errors are fatal */
         t0 = now();
-        solver(c->healthy, seed);
-        if (c->scenario == SC_COMPUTE)
+        solver(c->scenario == SC_EARLY ? EARLY_HEALTHY : c->healthy, seed);
+        if (c->scenario == SC_COMPUTE || c->scenario == SC_EARLY)
             hang_compute(c, run, &inject, &end);
         else if (c->scenario == SC_DEADLOCK)
             hang_deadlock(c, run, &inject, &end);
@@ -905,8 +939,10 @@ static int scenarios(const config *c)
         }
         printf("\n_%s, P = %d, %d runs: healthy %.1f s, then %s; I = %.3f s at start, "
                "alpha %g (live monitor at %g); %ld samples in all",
-               scenario_name[c->scenario], size, R, c->healthy,
-               c->scenario == SC_COMPUTE ? "the last rank sleeps outside MPI"
+               scenario_name[c->scenario], size, R,
+               c->scenario == SC_EARLY ? EARLY_HEALTHY : c->healthy,
+               c->scenario == SC_COMPUTE || c->scenario == SC_EARLY
+                   ? "the last rank sleeps outside MPI"
                : c->scenario == SC_DEADLOCK ? "every rank waits in a marked receive"
                                             : "long phases, no hang",
                c->interval, c->alpha, c->live_alpha, samples);

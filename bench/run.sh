@@ -229,7 +229,8 @@ fi # SAFECOLL_BENCH_ONLY
 # on two collective-heavy loops, and the hot path, at each P. Then, at one
 # P, many runs of each scenario, each run in the same job one after the
 # other: ParaStack and the timeout baseline judge the same samples (see
-# bench/bench_hang.c). The rows of the three scenarios make one table.
+# bench/bench_hang.c). The rows of the four scenarios make one table;
+# "early" hangs 1 s after the start, before the model can judge.
 hang_start=$(date +%s)
 hang_out=$here/results-hang.md
 hang_np=${SAFECOLL_BENCH_HANG_PROCS:-4}
@@ -250,11 +251,11 @@ for np in $procs; do
     run_into "$tmph" "$np" bench_hang --overhead "${quick[@]}"
 done
 
-emit_to "$tmph" "### Hangs found: ParaStack beside the timeout baseline, P = $hang_np"
+emit_to "$tmph" "### Hangs found: ParaStack with the frozen-state rule beside the timeout baseline, P = $hang_np"
 emit_to "$tmph" ""
 emit_to "$tmph" "$hang_runs runs per scenario; healthy phase $hang_h s; a hang lasts at most $hang_d s; I = $hang_i s at start; alpha 0.001. AC: runs whose first alarm came during the hang; FP: runs with an alarm before it (in \"none\": at all); D, S: mean and standard deviation of the delay from the injection to the alarm, over the detected runs. The baseline (a hang after K samples in a row with S_out <= 0) judges the very samples ParaStack does: random steps of mean I, I doubled when ParaStack's runs test asks; the paper's baseline samples at a fixed I. Targets: AC 1.00, FP 0.00, median delay <= 5 s."
 emit_to "$tmph" ""
-for sc in compute deadlock none; do
+for sc in compute early deadlock none; do
     : > "$tmph.$sc"
     run_into "$tmph.$sc" "$hang_np" bench_hang --scenario "$sc" --runs "$hang_runs" \
         --interval "$hang_i" --healthy "$hang_h" --hang "$hang_d" --no-header \
@@ -262,11 +263,11 @@ for sc in compute deadlock none; do
 done
 emit_to "$tmph" "| scenario | detector | AC | FP | D (mean s) | S (std s) | median delay (s) | runs |"
 emit_to "$tmph" "|---|---|---:|---:|---:|---:|---:|---:|"
-for sc in compute deadlock none; do
+for sc in compute early deadlock none; do
     grep '^| ' "$tmph.$sc" | tee -a "$tmph"
 done
 emit_to "$tmph" ""
-for sc in compute deadlock none; do
+for sc in compute early deadlock none; do
     grep -v '^| ' "$tmph.$sc" | grep -v '^$' | while IFS= read -r line; do
         emit_to "$tmph" "$line"
         emit_to "$tmph" ""

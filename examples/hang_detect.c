@@ -2,7 +2,7 @@
  * hang_detect: a job that hangs on purpose, and the hang monitor that
  * catches it, writes a report naming the culprit and ends the job.
  *
- *   mpiexec -n 4 ./hang_detect [compute|spin|deadlock|skip]
+ *   mpiexec -n 4 ./hang_detect [compute|spin|deadlock|skip|early]
  *
  * The job first runs a healthy loop (compute, then an allreduce) long
  * enough for the monitor to learn what normal looks like. Then:
@@ -12,7 +12,10 @@
  *   spin      the last rank spins in an endless loop instead;
  *   deadlock  every rank waits in a marked MPI_Recv that no rank sends;
  *   skip      the last rank skips a safecoll_barrier and waits in the next
- *             collective, the others in the barrier.
+ *             collective, the others in the barrier;
+ *   early     as compute, but with one iteration of the loop: the monitor
+ *             has no model yet, and the frozen-state rule finds the hang
+ *             (no rank changed state for long enough).
  * The monitor writes its report (to stderr, or where SAFECOLL_HANG_REPORT
  * says) and ends every process with exit status SAFECOLL_HANG_EXIT (70).
  *
@@ -73,7 +76,7 @@ int main(int argc, char **argv)
     safecoll_hang_start(MPI_COMM_WORLD, &opts); /* errors are fatal by default */
 
     /* The healthy phase: mostly compute, a little waiting. */
-    healthy = now() + 60 * opts.interval;
+    healthy = now() + (strcmp(scenario, "early") == 0 ? 0 : 60 * opts.interval);
     for (int iter = 0;; iter++) {
         sink += compute(25.0 + (rank + iter) % 3);
         safecoll_allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
@@ -95,7 +98,8 @@ int main(int argc, char **argv)
         if (rank != last)
             safecoll_barrier(MPI_COMM_WORLD);
         safecoll_allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    } else if (strcmp(scenario, "spin") == 0 || strcmp(scenario, "compute") == 0) {
+    } else if (strcmp(scenario, "spin") == 0 || strcmp(scenario, "compute") == 0 ||
+               strcmp(scenario, "early") == 0) {
         if (rank == last) {
             if (scenario[0] == 's')
                 for (;;)

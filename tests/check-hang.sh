@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Real hangs caught by the hang monitor, the job ended by its abort action:
 # examples/hang_detect.c in each of its scenarios, the report written to a
-# file through the %r pattern and read here.
+# file through the %r pattern and read here. "early" hangs before the
+# monitor has a model: the frozen-state rule must find it.
 #
 #   tests/check-hang.sh EXAMPLE_BINARY
 #
@@ -29,7 +30,7 @@ has() {
     fi
 }
 
-for scenario in compute spin deadlock skip; do
+for scenario in compute spin deadlock skip early; do
     rm -f report.*
     checks=$((checks + 1))
     # shellcheck disable=SC2086 # MPIEXEC carries its flags
@@ -50,7 +51,8 @@ for scenario in compute spin deadlock skip; do
     has "libsafecoll: hang detected"
     has "suspicions in a row (q^k <= alpha = 0.001)"
     case $scenario in
-    compute | spin)
+    compute | spin | early)
+        [ "$scenario" = early ] && has "rule: frozen state; no rank changed state for"
         has "verdict: compute-side hang: 1 rank outside MPI while $last wait inside: suspect rank $last"
         has "rank $last: outside MPI"
         for r in $(seq 0 $((last - 1))); do has "rank $r: inside MPI, in safecoll_allreduce"; done

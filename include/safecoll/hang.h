@@ -14,6 +14,15 @@
  * k consecutive suspicions with q^k <= alpha (q = p-hat + d, p-hat and d
  * by sample size). There is no timeout to tune.
  *
+ * Before the model has the samples to judge (and whenever it cannot), a
+ * frozen-state rule covers it: when no rank has gone in or out of MPI,
+ * or into another call, for T_f = L max(1 s, 5 I) (L: the runnable tasks
+ * per CPU, at least 1; up to 4 times more after longer healthy waits)
+ * with a rank inside MPI, a hang is declared; samples taken while the
+ * state is frozen never enter the model. A hang is thus found within
+ * 4 L max(1 s, 5 I) + 12 I + 0.1 s whenever it starts (doc/guide.md,
+ * "Hang detection").
+ *
  * Nothing runs unless the application calls safecoll_hang_start(). Then
  * every rank of the communicator has one monitor thread that makes no MPI
  * call: the ranks' monitors talk over their own TCP connections, opened

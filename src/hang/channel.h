@@ -5,8 +5,11 @@
  * per request and per answer:
  *
  *   client: "SAFECOLL-HANG <token>\n"      (once, first)
- *   client: "S\n"   server: "<inside> <seconds> <line>\t<what>\t<op>\t<file>\n"
- *                    (inside: 0 outside MPI, 1 inside, 2 in safecoll_hang_stop)
+ *   client: "S\n"   server: "<inside> <seconds> <line> <changes>\t<what>\t<op>\t<file>\n"
+ *                    (inside: 0 outside MPI, 1 inside, 2 in safecoll_hang_stop;
+ *                    seconds: how long the state has not changed; changes:
+ *                    how many times the monitor saw it change, in or out of
+ *                    MPI or into another call)
  *   client: "A <seconds>\n"   server: "ok\n"; the process exits after that long
  *
  * No MPI here.

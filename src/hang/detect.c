@@ -7,6 +7,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -383,6 +384,20 @@ int sc__hang_det_init(sc__hang_det *d, double alpha, int block)
 
 sc__hang_verdict sc__hang_det_feed(sc__hang_det *d, double s_out)
 {
+    return sc__hang_det_feed_frozen(d, s_out, 0);
+}
+
+/* Holds a sample: it waits with the pending ones for the next accepted
+ * sample (or for ever, in a hang). */
+static void hold(sc__hang_det *d, double s_out)
+{
+    pend_add(d, s_out);
+    if (d->waiting < INT_MAX)
+        d->waiting++;
+}
+
+sc__hang_verdict sc__hang_det_feed_frozen(sc__hang_det *d, double s_out, int frozen)
+{
     sc__hang_stats *st = &d->st;
     sc__hang_verdict v;
     double phat, dd;
@@ -409,9 +424,11 @@ sc__hang_verdict sc__hang_det_feed(sc__hang_det *d, double s_out)
         /* When no streak can be significant (q >= 1), holding the
          * sample could never lead to a verdict, and it would freeze the
          * model: after 11 equal samples every later sample would be a
-         * suspicion for ever. Such a sample is accepted instead. */
+         * suspicion for ever. Such a sample is accepted instead (unless
+         * the state is frozen: then it is held below, and enters once
+         * the state moves). */
         if (s_out <= t && st->k != INT_MAX) {
-            pend_add(d, s_out);
+            hold(d, s_out);
             if (d->streak < INT_MAX)
                 d->streak++;
             st->streak = d->streak;
@@ -420,16 +437,26 @@ sc__hang_verdict sc__hang_det_feed(sc__hang_det *d, double s_out)
             return v;
         }
     }
+    if (frozen) {
+        /* Nothing moved since the previous sample: this is the same wait
+         * seen again, which may be a hang. It does not end a streak and
+         * does not enter the model until the state moves. */
+        hold(d, s_out);
+        st->streak = d->streak;
+        d->last = SC_HANG_HELD;
+        return SC_HANG_HELD;
+    }
 
-    /* Accepted: the streak was a normal wait after all, so its samples
-     * belong to the model, in the order they came. */
+    /* Accepted: the streak and the frozen stretch were a normal wait after
+     * all, so their samples belong to the model, in the order they came. */
     v = st->n >= SC__HANG_MIN_MODEL ? SC_HANG_CALM : SC_HANG_BUILDING;
-    fresh = (long long)d->fresh + d->streak + 1;
+    fresh = (long long)d->fresh + d->waiting + 1;
     for (int i = 0; i < d->npend; i++)
         model_add(d, d->pend[i]);
     model_add(d, s_out);
     d->npend = 0;
     d->streak = 0;
+    d->waiting = 0;
     st->streak = 0;
     if (fresh >= d->block) {
         /* A long streak may bring more than a block at once; the test
@@ -460,6 +487,47 @@ void sc__hang_det_free(sc__hang_det *d)
 void sc__hang_det_stats(const sc__hang_det *d, sc__hang_stats *out)
 {
     *out = d->st;
+}
+
+/* ------------------------------------------------------------ frozen state */
+
+static double at_least_one(double load)
+{
+    return load >= 1 ? load : 1; /* NaN too */
+}
+
+double sc__hang_frozen_limit(double I, double load, double longest)
+{
+    const double L = at_least_one(load);
+    const double base = L * fmax(SC__HANG_FROZEN_MIN, SC__HANG_FROZEN_PER_I * I);
+    const double learnt = fmin(SC__HANG_LEARN_MAX * longest, SC__HANG_LEARN_MAX * base);
+
+    return fmax(base, learnt);
+}
+
+double sc__hang_confirm_limit(double I, double I0, double load, double longest)
+{
+    const double L = at_least_one(load);
+    const double own = fmax(L * fmax(SC__HANG_CONFIRM_MIN, SC__HANG_CONFIRM_PER_I * I),
+                            1.5 * longest);
+
+    return fmin(own, sc__hang_frozen_limit(I0, load, longest));
+}
+
+int sc__hang_load_parse(const char *text, int ncpu, double *avg, double *now)
+{
+    double load1;
+    long running, total;
+
+    *avg = *now = 0;
+    if (ncpu < 1)
+        ncpu = 1;
+    if (text == NULL || sscanf(text, "%lf %*f %*f %ld/%ld", &load1, &running, &total) != 3 ||
+        !isfinite(load1) || load1 < 0 || running < 1)
+        return -1;
+    *avg = load1 / ncpu;
+    *now = (double)(running - 1) / ncpu;
+    return 0;
 }
 
 /* ------------------------------------------------------------ baseline */

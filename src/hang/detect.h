@@ -187,7 +187,8 @@ typedef enum {
     SC_HANG_CALM,       /**< not a suspicion; the sample entered the model */
     SC_HANG_SUSPECT,    /**< a suspicion, held pending; the streak is below k */
     SC_HANG_NOT_RANDOM, /**< accepted, and the runs test found the samples not random */
-    SC_HANG_HUNG        /**< the streak of suspicions reached k */
+    SC_HANG_HUNG,       /**< the streak of suspicions reached k */
+    SC_HANG_HELD        /**< not a suspicion, but frozen: held, outside the model */
 } sc__hang_verdict;
 
 /** The statistics of the last feed, for the report. */
@@ -216,6 +217,7 @@ typedef struct sc__hang_det {
     double *pend;      /* the pending suspicions, oldest first */
     int npend, pcap;   /* pending samples kept, and their room */
     int streak;        /* suspicions in a row (may exceed npend) */
+    int waiting;       /* samples held, suspicions or frozen (may exceed npend) */
     int fresh;         /* samples added since the last runs test */
     sc__hang_stats st; /* the statistics of the last feed */
     sc__hang_verdict last; /* the verdict of the last feed */
@@ -246,12 +248,111 @@ int sc__hang_det_init(sc__hang_det *d, double alpha, int block);
  */
 sc__hang_verdict sc__hang_det_feed(sc__hang_det *d, double s_out);
 
+/**
+ * \brief As sc__hang_det_feed, for a sample taken while the state is
+ *        frozen or not.
+ *
+ * \p frozen says that no monitored rank changed state (in or out of MPI,
+ * or to another call) since the previous sample: the sample sees the
+ * same wait again. A frozen sample is judged as any other (a suspicion
+ * grows the streak, up to SC_HANG_HUNG), but it never enters the model by
+ * itself: when it is not a suspicion, or is one that would be accepted
+ * because q >= 1, it is held with the pending samples (verdict
+ * SC_HANG_HELD) and enters, in order, with the next accepted sample that
+ * is not frozen. So a hang that starts while the model is being built
+ * (every sample accepted) or that the model cannot judge (q >= 1) never
+ * trains the model with its samples, while a long healthy wait enters it
+ * as soon as the state moves again.
+ *
+ * \param[in,out] d the detector
+ * \param[in] s_out the fraction of monitored processes outside MPI
+ * \param[in] frozen non-zero when nothing changed since the previous sample
+ * \return the verdict
+ */
+sc__hang_verdict sc__hang_det_feed_frozen(sc__hang_det *d, double s_out, int frozen);
+
 /** \brief Frees the detector's memory; safe on a zero-initialised one and
  * twice in a row. */
 void sc__hang_det_free(sc__hang_det *d);
 
 /** \brief The statistics of the last feed (all zero before the first). */
 void sc__hang_det_stats(const sc__hang_det *d, sc__hang_stats *out);
+
+/* ------------------------------------------------------------ frozen state
+ *
+ * The statistics need a model, and a model needs samples of a healthy run:
+ * before it has 11 there is no threshold, and a hang that starts then
+ * would fill it with its own samples. The monitor therefore also watches
+ * whether the state is frozen: no rank went in or out of MPI, or to
+ * another call, for a while (its age, the least over the ranks asked).
+ * A healthy program changes state all the time; a hung one never again.
+ *
+ * - Frozen rule: a hang is declared when the state has been frozen for
+ *   T_f with at least one rank inside MPI, whatever the model says (a
+ *   program whose every rank computes outside MPI is not hung in MPI).
+ * - Statistics: a streak of k suspicions is declared only once the state
+ *   has also been frozen for T_s <= T_f, so that a streak made of several
+ *   short waits of a loaded machine, or one wait of a rank the scheduler
+ *   left out for a moment, is not a hang.
+ *
+ * Both limits grow with the load factor L (sc__hang_load_parse), so that
+ * a rank that gets a tenth of a core takes ten times longer to show that
+ * it moved, and with W, the longest frozen stretch with a rank inside MPI
+ * this run has had and left again (a healthy wait that long is normal
+ * here); W raises them by at most a factor 4.
+ */
+
+/** The frozen rule's limit without load: max(FROZEN_MIN, FROZEN_PER_I * I). */
+#define SC__HANG_FROZEN_MIN 1.0
+#define SC__HANG_FROZEN_PER_I 5.0
+/** The statistics' limit without load: max(CONFIRM_MIN, CONFIRM_PER_I * I). */
+#define SC__HANG_CONFIRM_MIN 0.5
+#define SC__HANG_CONFIRM_PER_I 4.0
+/** How far W may raise a limit above its base (a factor). */
+#define SC__HANG_LEARN_MAX 4.0
+
+/**
+ * \brief T_f, the frozen state that makes a hang by itself:
+ *        max(B, min(4 W, 4 B)) with B = L max(1 s, 5 I).
+ *
+ * \param[in] I the interval the monitor was started with, seconds
+ * \param[in] load the load factor L (values below 1 count as 1)
+ * \param[in] longest W, seconds (0 when none)
+ * \return T_f in seconds
+ */
+double sc__hang_frozen_limit(double I, double load, double longest);
+
+/**
+ * \brief T_s, the frozen state a statistical verdict needs:
+ *        min(T_f, max(L max(0.5 s, 4 I), 1.5 W)).
+ *
+ * \param[in] I the current interval (after any doubling), seconds
+ * \param[in] I0 the interval the monitor was started with (for T_f)
+ * \param[in] load the load factor L
+ * \param[in] longest W, seconds
+ * \return T_s in seconds
+ */
+double sc__hang_confirm_limit(double I, double I0, double load, double longest);
+
+/**
+ * \brief The load per CPU from the text of /proc/loadavg.
+ *
+ * *avg = load1 / ncpu, with load1 the first field (the one-minute
+ * average); *now = (running - 1) / ncpu, with running the count before
+ * the '/' of the fourth field (the tasks runnable now, the reader
+ * included, hence - 1). The monitor's load factor over a freeze is
+ * L = max(1, the largest *avg, the mean of *now) over its samples: the
+ * average lags a load that just started, the count is noisy, and its mean
+ * over the freeze follows the load the frozen ranks really had.
+ *
+ * \param[in] text the file's text, or NULL
+ * \param[in] ncpu the CPUs this process may use; below 1 counts as 1
+ * \param[out] avg the one-minute average per CPU (0 on failure)
+ * \param[out] now the tasks runnable now per CPU, the reader left out
+ *             (0 on failure)
+ * \return 0, or -1 when text is NULL or not in that form
+ */
+int sc__hang_load_parse(const char *text, int ncpu, double *avg, double *now);
 
 /**
  * \brief The paper's timeout baseline: a hang after K samples in a row

@@ -1,14 +1,17 @@
 /*
  * Rank 0's sampler: at random steps rand(I) + I/2 it asks the monitored
  * ranks where they are, feeds S_out (the fraction outside MPI) to the
- * detector (detect.c), doubles I when the runs test finds the samples not
- * random, rotates one monitored rank now and then (so one slow rank cannot
- * hide), and on a hang asks every rank, writes the report and runs the
- * actions. No MPI call: everything goes over the side channel.
+ * detector (detect.c), doubles I (up to 8 I) when the runs test finds the
+ * samples not random, rotates one monitored rank now and then (so one slow
+ * rank cannot hide), tells whether the state is frozen and applies the
+ * frozen-state rules (detect.h), and on a hang asks every rank, confirms
+ * that none of them moved, writes the report and runs the actions. No MPI
+ * call: everything goes over the side channel.
  */
 #define _DEFAULT_SOURCE 1
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,6 +30,7 @@ static const double ASK_TIMEOUT = 2.0;
 
 typedef struct where {
     int reached, inside, line;
+    unsigned changes;
     double seconds;
     char what[512], op[128], file[256];
 } where;
@@ -37,7 +41,23 @@ typedef struct sampler {
     char *is_mon;   /* per rank */
     int m;
     uint64_t rng;
+    /* Per rank, what the previous sample saw (valid: it saw the rank). */
+    char *valid;
+    int *last_inside;
+    unsigned *last_changes;
 } sampler;
+
+/* How the state moves, for the frozen-state rules (detect.h). */
+typedef struct freeze {
+    int on;         /* the last sample found the state frozen */
+    double age;     /* and its age (the least over the ranks asked) */
+    int inside;     /* with a rank inside MPI */
+    double load;    /* the load factor L of this freeze (detect.h) */
+    double avg;     /* the largest one-minute load per CPU during it */
+    double sum_now; /* the sum of the runnable tasks per CPU at its samples */
+    int n;          /* and how many */
+    double longest; /* W: the longest freeze with a rank inside that ended */
+} freeze;
 
 /* The connection to rank r's monitor, made on first use; -1 when it
  * cannot be made. */
@@ -62,7 +82,7 @@ static void ask(sampler *s, int r, where *w)
         s->fds[r] = -1;
         return;
     }
-    if (sscanf(line, "%d %lf %d", &w->inside, &w->seconds, &w->line) != 3 ||
+    if (sscanf(line, "%d %lf %d %u", &w->inside, &w->seconds, &w->line, &w->changes) != 4 ||
         (tab1 = strchr(line, '\t')) == NULL || (tab2 = strchr(tab1 + 1, '\t')) == NULL ||
         (tab3 = strchr(tab2 + 1, '\t')) == NULL)
         return;
@@ -93,6 +113,35 @@ static int pause_for(double seconds)
     stop = sc__hang.stop;
     pthread_mutex_unlock(&sc__hang.lock);
     return stop;
+}
+
+/* Adds this node's load to the freeze's and updates its load factor L =
+ * max(1, the largest one-minute average, the mean runnable count), per
+ * CPU (detect.h). Where /proc/loadavg cannot be read, L stays 1. */
+static void load_add(freeze *fz)
+{
+    char text[128];
+    FILE *fp = fopen("/proc/loadavg", "r");
+    size_t n;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    double avg, now;
+
+    if (fp != NULL) {
+        n = fread(text, 1, sizeof text - 1, fp);
+        fclose(fp);
+        text[n] = '\0';
+        if (sc__hang_load_parse(text, ncpu > 0 && ncpu < INT_MAX ? (int)ncpu : 1, &avg,
+                                &now) == 0) {
+            fz->avg = avg > fz->avg ? avg : fz->avg;
+            fz->sum_now += now;
+            fz->n++;
+        }
+    }
+    fz->load = 1;
+    if (fz->avg > fz->load)
+        fz->load = fz->avg;
+    if (fz->n > 0 && fz->sum_now / fz->n > fz->load)
+        fz->load = fz->sum_now / fz->n;
 }
 
 static void pick(sampler *s)
@@ -132,6 +181,7 @@ static void rotate(sampler *s)
         close(s->fds[s->monitored[out]]);
         s->fds[s->monitored[out]] = -1;
     }
+    s->valid[s->monitored[out]] = 0;
     s->monitored[out] = in;
     s->is_mon[in] = 1;
 }
@@ -229,8 +279,11 @@ static void end_job(sampler *s)
     pause();
 }
 
-/* The hang: ask every rank, report, act. */
-static void declare(sampler *s, const sc__hang_stats *st, double interval)
+/* The hang: ask every rank; when the state of every rank reached has been
+ * frozen for `need` seconds with one of them inside MPI, report and act
+ * and return 1; else (a rank the sampled ones did not show moved) 0. */
+static int declare(sampler *s, const sc__hang_stats *st, double interval, double need,
+                   const char *rule)
 {
     const int P = sc__hang.size;
     const int nask = P <= ASK_ALL_MAX ? P : s->m;
@@ -238,6 +291,7 @@ static void declare(sampler *s, const sc__hang_stats *st, double interval)
     where *w = calloc((size_t)nask, sizeof *w);
     int *suspects = calloc((size_t)nask, sizeof(int));
     int nsus = 0, nin = 0, nreached = 0;
+    double age = INFINITY;
     size_t len = 0, cap = 4096;
     char *text = malloc(cap);
     safecoll_hang_report rep;
@@ -247,7 +301,11 @@ static void declare(sampler *s, const sc__hang_stats *st, double interval)
                 "memory for its report\n");
         if (sc__hang.opts.actions & SAFECOLL_HANG_ABORT)
             _exit(SAFECOLL_HANG_EXIT);
-        return;
+        free(ranks);
+        free(w);
+        free(suspects);
+        free(text);
+        return 1;
     }
     text[0] = '\0';
     for (int i = 0; i < nask; i++) {
@@ -261,10 +319,19 @@ static void declare(sampler *s, const sc__hang_stats *st, double interval)
         if (!w[i].reached)
             continue;
         nreached++;
+        if (w[i].seconds < age)
+            age = w[i].seconds;
         if (w[i].inside)
             nin++;
         else
             suspects[nsus++] = r;
+    }
+    if (nreached == 0 || nin == 0 || !(age >= need)) {
+        free(text);
+        free(suspects);
+        free(w);
+        free(ranks);
+        return 0;
     }
     memset(&rep, 0, sizeof rep);
     rep.kind = nsus > 0 ? SAFECOLL_HANG_COMPUTE : SAFECOLL_HANG_DEADLOCK;
@@ -285,6 +352,8 @@ static void declare(sampler *s, const sc__hang_stats *st, double interval)
     add(&text, &len, &cap, "  statistics: I = %.3f s, n = %d samples, p-hat = %.2f, d = %.2f, "
         "q = %.3f, %d suspicions in a row (q^k <= alpha = %g)\n", interval, st->n, st->phat,
         st->d, st->q, st->k, sc__hang.opts.alpha);
+    add(&text, &len, &cap, "  rule: %s; no rank changed state for %.1f s (limit %.1f s)\n", rule,
+        age, need);
     if (nsus > 0) {
         add(&text, &len, &cap, "  verdict: compute-side hang: %d rank%s outside MPI while "
             "%d wait%s inside: suspect rank%s", nsus, nsus == 1 ? "" : "s", nin,
@@ -326,24 +395,75 @@ static void declare(sampler *s, const sc__hang_stats *st, double interval)
     free(suspects);
     free(w);
     free(ranks);
+    return 1;
+}
+
+/* One sample: asks the monitored ranks; S_out into *s_out, and whether
+ * the state is frozen (every rank reached is where the previous sample saw
+ * it), its age and whether a rank is inside MPI into *fz. 0 when the
+ * sample says nothing (no rank reached, or one stopping its monitor). */
+static int sample(sampler *s, double *s_out, int *frozen, double *age, int *inside)
+{
+    int reached = 0, outside = 0, stopping = 0, moved = 0;
+
+    *age = INFINITY;
+    *inside = 0;
+    for (int i = 0; i < s->m; i++) {
+        const int r = s->monitored[i];
+        where w;
+
+        ask(s, r, &w);
+        if (!w.reached) {
+            s->valid[r] = 0;
+            moved = 1;
+            continue;
+        }
+        reached++;
+        outside += !w.inside;
+        stopping |= w.inside == 2;
+        *inside |= w.inside == 1;
+        if (!s->valid[r] || w.inside != s->last_inside[r] || w.changes != s->last_changes[r])
+            moved = 1;
+        s->valid[r] = 1;
+        s->last_inside[r] = w.inside;
+        s->last_changes[r] = w.changes;
+        if (w.seconds < *age)
+            *age = w.seconds;
+    }
+    /* A rank already in safecoll_hang_stop waits there for the others:
+     * the end of monitoring, not a hang, so such samples are not fed. */
+    if (reached == 0 || stopping)
+        return 0;
+    *s_out = (double)outside / reached;
+    *frozen = !moved;
+    return 1;
 }
 
 void *sc__hang_sampler_main(void *arg)
 {
     const int P = sc__hang.size;
+    const double I0 = sc__hang.opts.interval;
     sampler s = {0};
     sc__hang_det det;
-    double interval = sc__hang.opts.interval;
-    const double max_interval = 64 * interval;
+    freeze fz = {0};
+    double interval = I0;
+    /* The runs test may double I, up to 8 I: enough for a program whose
+     * waits come in rhythm with the sampling, and a bound on the delay. */
+    const double max_interval = 8 * I0;
     long long samples = 0;
     FILE *trace = NULL;
+    int declared = 0;
 
     (void)arg;
     s.rng = sc__hang.opts.seed;
     s.fds = malloc(sizeof(int) * (size_t)P);
     s.monitored = malloc(sizeof(int) * (size_t)P);
     s.is_mon = calloc((size_t)P, 1);
-    if (s.fds == NULL || s.monitored == NULL || s.is_mon == NULL ||
+    s.valid = calloc((size_t)P, 1);
+    s.last_inside = calloc((size_t)P, sizeof(int));
+    s.last_changes = calloc((size_t)P, sizeof(unsigned));
+    if (s.fds == NULL || s.monitored == NULL || s.is_mon == NULL || s.valid == NULL ||
+        s.last_inside == NULL || s.last_changes == NULL ||
         sc__hang_det_init(&det, sc__hang.opts.alpha, 20) != 0) {
         fprintf(stderr, "libsafecoll: hang monitor: out of memory; not monitoring\n");
         goto out;
@@ -352,39 +472,56 @@ void *sc__hang_sampler_main(void *arg)
         s.fds[r] = -1;
     pick(&s);
     /* SAFECOLL_HANG_TRACE=path: every sample as a line "time s_out verdict
-     * interval" (time: CLOCK_MONOTONIC seconds), for bench/bench_hang.c,
-     * which replays the detector and the timeout baseline on it. */
+     * interval frozen age load inside" (time: CLOCK_MONOTONIC seconds;
+     * frozen, age, inside: the state's, detect.h; load: the load factor
+     * while frozen, else 0), for bench/bench_hang.c, which replays the
+     * detector and the timeout baseline on it. With a trace, sampling goes
+     * on after the declaration (made once, as always) until the monitor
+     * stops, so that the trace covers the whole run. */
     if (getenv("SAFECOLL_HANG_TRACE") != NULL && *getenv("SAFECOLL_HANG_TRACE") != '\0')
         trace = fopen(getenv("SAFECOLL_HANG_TRACE"), "w");
     while (!pause_for(sc__hang_step(interval, &s.rng))) {
-        int reached = 0, outside = 0, stopping = 0;
+        int frozen, inside, hung = 0;
+        double s_out, age, tf = 0, ts = 0;
         sc__hang_verdict v;
         sc__hang_stats st;
 
-        for (int i = 0; i < s.m; i++) {
-            where w;
-            ask(&s, s.monitored[i], &w);
-            reached += w.reached;
-            outside += w.reached && !w.inside;
-            stopping |= w.reached && w.inside == 2;
-        }
-        /* A rank already in safecoll_hang_stop waits there for the others:
-         * the end of monitoring, not a hang, so such samples are not fed. */
-        if (reached == 0 || stopping)
+        if (!sample(&s, &s_out, &frozen, &age, &inside)) {
+            fz.on = 0;
             continue;
-        v = sc__hang_det_feed(&det, (double)outside / reached);
+        }
+        if (frozen) {
+            if (!fz.on)
+                fz.avg = fz.sum_now = fz.n = 0;
+            load_add(&fz);
+            tf = sc__hang_frozen_limit(I0, fz.load, fz.longest);
+            ts = sc__hang_confirm_limit(interval, I0, fz.load, fz.longest);
+        } else if (fz.on && fz.inside && fz.age > fz.longest) {
+            /* A frozen stretch ended: a healthy wait that long is normal in
+             * this run. */
+            fz.longest = fz.age;
+        }
+        fz.on = frozen;
+        fz.age = age;
+        fz.inside = inside;
+        v = sc__hang_det_feed_frozen(&det, s_out, frozen);
         if (trace != NULL) {
-            fprintf(trace, "%.6f %.6f %d %.6f\n", sc__now(), (double)outside / reached,
-                    (int)v, interval);
+            fprintf(trace, "%.6f %.6f %d %.6f %d %.3f %.2f %d\n", sc__now(), s_out, (int)v,
+                    interval, frozen, age, frozen ? fz.load : 0.0, inside);
             fflush(trace);
         }
         if (v == SC_HANG_NOT_RANDOM && interval * 2 <= max_interval)
             interval *= 2;
-        if (v == SC_HANG_HUNG) {
-            sc__hang_det_stats(&det, &st);
-            declare(&s, &st, interval);
+        sc__hang_det_stats(&det, &st);
+        if (declared)
+            ;
+        else if (frozen && inside && v == SC_HANG_HUNG && age >= ts)
+            hung = declare(&s, &st, interval, ts, "statistics");
+        else if (frozen && inside && age >= tf)
+            hung = declare(&s, &st, interval, tf, "frozen state");
+        declared |= hung;
+        if (hung && trace == NULL)
             break;
-        }
         /* Rotate only when no suspicion streak is running, so that a hang's
          * streak is judged on the same ranks. */
         if (v == SC_HANG_CALM && ++samples % ROTATE_EVERY == 0)
@@ -401,5 +538,8 @@ out:
     free(s.fds);
     free(s.monitored);
     free(s.is_mon);
+    free(s.valid);
+    free(s.last_inside);
+    free(s.last_changes);
     return NULL;
 }

@@ -22,6 +22,9 @@
 
 enum { MAX_CLIENTS = 64, LINE = 128 };
 
+/* The server looks at its rank's state at least this often (seconds). */
+static const double LOOK = 0.1;
+
 typedef struct client {
     int fd;
     int authed;
@@ -44,16 +47,45 @@ static void field(char *out, size_t len, const char *s)
     out[i] = '\0';
 }
 
-/* The answer to "S": state, how long (as seen by these questions). */
-static void answer_state(int fd, int *last_inside, unsigned *last_seq, double *since)
+/* What the server last saw of the watched thread. */
+typedef struct seen {
+    int inside;       /* in MPI or not */
+    unsigned seq;     /* its sequence number, which moves at every entry and exit */
+    unsigned changes; /* how many times the server saw either change */
+    double since;     /* when it first saw the state it has now */
+} seen;
+
+/* Looks at the watched thread's state. The server looks at every question
+ * and at least every LOOK seconds, so the age it reports trails the true
+ * one by at most LOOK, and never exceeds it. The innermost MPI operation
+ * within a safe collective or marked region does not count: a rank that
+ * waits in a safe collective by polling (MPI_Test, MPI_Iprobe in turn)
+ * would otherwise never look frozen, and its hang never be found. */
+static void look(seen *s)
 {
     sc__tr_mark *m = sc__hang.watched;
     const int depth = atomic_load_explicit(&m->depth, memory_order_acquire);
     const int region = atomic_load_explicit(&m->region, memory_order_acquire);
     const unsigned seq = atomic_load_explicit(&m->seq, memory_order_relaxed);
     const int inside = depth > 0 || region > 0;
+
+    if (inside != s->inside || seq != s->seq) {
+        s->inside = inside;
+        s->seq = seq;
+        s->changes++;
+        s->since = sc__now();
+    }
+}
+
+/* The answer to "S": state, how long it has not changed, and the count of
+ * changes (the sampler tells "the same wait" from "another one" by it). */
+static void answer_state(int fd, seen *sn)
+{
+    sc__tr_mark *m = sc__hang.watched;
+    const int region = atomic_load_explicit(&m->region, memory_order_acquire);
+    const int depth = atomic_load_explicit(&m->depth, memory_order_acquire);
     char what[512], op[128], file[256], line[1024];
-    double now = sc__now();
+    double now;
     int n;
 
     field(what, sizeof what,
@@ -61,16 +93,13 @@ static void answer_state(int fd, int *last_inside, unsigned *last_seq, double *s
     field(op, sizeof op, depth > 0 ? atomic_load_explicit(&m->what, memory_order_relaxed) : "");
     field(file, sizeof file,
           region > 0 ? atomic_load_explicit(&m->file, memory_order_relaxed) : "");
-    if (inside != *last_inside || seq != *last_seq) {
-        *last_inside = inside;
-        *last_seq = seq;
-        *since = now;
-    }
+    look(sn);
+    now = sc__now();
     /* 2: this rank is stopping its monitor (its samples say nothing). */
-    n = snprintf(line, sizeof line, "%d %.3f %d\t%s\t%s\t%s\n",
-                 atomic_load(&sc__hang.stopping) ? 2 : inside, now - *since,
-                 region > 0 ? atomic_load_explicit(&m->line, memory_order_relaxed) : 0, what,
-                 op, file);
+    n = snprintf(line, sizeof line, "%d %.3f %d %u\t%s\t%s\t%s\n",
+                 atomic_load(&sc__hang.stopping) ? 2 : sn->inside, now - sn->since,
+                 region > 0 ? atomic_load_explicit(&m->line, memory_order_relaxed) : 0,
+                 sn->changes, what, op, file);
     if (n > 0)
         (void)!send(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1,
                     MSG_NOSIGNAL);
@@ -85,7 +114,7 @@ static void refuse(client *c, const char *why)
 }
 
 /* Handles the complete lines in c->buf. */
-static void serve_lines(client *c, int *last_inside, unsigned *last_seq, double *since)
+static void serve_lines(client *c, seen *sn)
 {
     char *nl;
 
@@ -102,7 +131,7 @@ static void serve_lines(client *c, int *last_inside, unsigned *last_seq, double 
             }
             c->authed = 1;
         } else if (strcmp(c->buf, "S") == 0) {
-            answer_state(c->fd, last_inside, last_seq, since);
+            answer_state(c->fd, sn);
         } else if (strncmp(c->buf, "A ", 2) == 0) {
             /* Rank 0 ends the job with MPI_Abort; this process ends itself
              * only if that has not happened after the grace period. */
@@ -153,11 +182,14 @@ void *sc__hang_server_main(void *arg)
 {
     client cl[MAX_CLIENTS];
     struct pollfd p[MAX_CLIENTS + 2];
-    int n = 0, last_inside = -1;
-    unsigned last_seq = 0;
-    double since = sc__now();
+    int n = 0;
+    seen sn = {.inside = -1};
 
     (void)arg;
+    /* The state at start counts from start: a rank frozen from the first
+     * second shows its whole age. */
+    look(&sn);
+    sn.since = sc__hang.t0;
     for (;;) {
         int np = 0;
 
@@ -165,8 +197,9 @@ void *sc__hang_server_main(void *arg)
         p[np++] = (struct pollfd){.fd = sc__hang.listen_fd, .events = POLLIN};
         for (int i = 0; i < n; i++)
             p[np++] = (struct pollfd){.fd = cl[i].fd, .events = POLLIN};
-        if (poll(p, (nfds_t)np, 200) < 0 && errno != EINTR)
+        if (poll(p, (nfds_t)np, (int)(LOOK * 1000)) < 0 && errno != EINTR)
             break;
+        look(&sn);
         if (p[0].revents)
             break;
         if (p[1].revents & POLLIN)
@@ -178,7 +211,7 @@ void *sc__hang_server_main(void *arg)
             ssize_t r = recv(c->fd, c->buf + c->got, sizeof c->buf - c->got, MSG_DONTWAIT);
             if (r > 0) {
                 c->got += (size_t)r;
-                serve_lines(c, &last_inside, &last_seq, &since);
+                serve_lines(c, &sn);
             } else if (r == 0 || (errno != EAGAIN && errno != EINTR)) {
                 if (!c->authed)
                     refuse(c, "closed before sending the token");

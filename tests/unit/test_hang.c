@@ -877,6 +877,127 @@ START_TEST(det_bounded)
 }
 END_TEST
 
+/* ------------------------------------------------------------ frozen state */
+
+/* The issue's early hang: 3 healthy samples, then the state freezes at
+ * S_out = 0.25. Fed as before, the hang's samples fill the model and its
+ * level can never judge them (q >= 1): calm for ever. Fed with the frozen
+ * flag, they are held: the model keeps its 4 samples. */
+START_TEST(det_frozen_early_hang)
+{
+    sc__hang_det plain, held;
+    const double healthy[] = {0.75, 0.5, 1.0};
+    int calm = 0;
+
+    ck_assert_int_eq(sc__hang_det_init(&plain, 0.001, 20), 0);
+    ck_assert_int_eq(sc__hang_det_init(&held, 0.001, 20), 0);
+    for (int i = 0; i < 3; i++) {
+        ck_assert_int_eq(sc__hang_det_feed(&plain, healthy[i]), SC_HANG_BUILDING);
+        ck_assert_int_eq(sc__hang_det_feed_frozen(&held, healthy[i], 0), SC_HANG_BUILDING);
+    }
+    /* The first sample of the hang: the state moved since the last one. */
+    ck_assert_int_eq(sc__hang_det_feed_frozen(&held, 0.25, 0), SC_HANG_BUILDING);
+    (void)sc__hang_det_feed(&plain, 0.25);
+    for (int i = 0; i < 97; i++) {
+        sc__hang_verdict v = sc__hang_det_feed(&plain, 0.25);
+
+        calm += v != SC_HANG_SUSPECT && v != SC_HANG_HUNG; /* accepted */
+        ck_assert_int_eq(sc__hang_det_feed_frozen(&held, 0.25, 1), SC_HANG_HELD);
+    }
+    ck_assert_int_eq(calm, 97); /* the failure the frozen flag prevents */
+    ck_assert_int_eq(plain.n, 101);
+    ck_assert_int_eq(held.n, 4);
+    ck_assert_int_eq(held.npend, 97);
+    /* The state moves again (a long healthy wait after all): the held
+     * samples enter, in order, before the new one (judged against the 4
+     * samples the model had: still building). */
+    ck_assert_int_eq(sc__hang_det_feed_frozen(&held, 1.0, 0), SC_HANG_BUILDING);
+    ck_assert_int_eq(held.n, 102);
+    ck_assert_int_eq(held.npend, 0);
+    ck_assert_double_eq(held.model[100], 0.25);
+    ck_assert_double_eq(held.model[101], 1.0);
+    sc__hang_det_free(&plain);
+    sc__hang_det_free(&held);
+}
+END_TEST
+
+/* A frozen suspicion still grows the streak up to a hang; a frozen
+ * non-suspicion neither ends nor grows it. */
+START_TEST(det_frozen_streak)
+{
+    sc__hang_det d;
+    uint64_t state = 7;
+    sc__hang_stats st;
+
+    ck_assert_int_eq(sc__hang_det_init(&d, 0.001, 20), 0);
+    /* A model with few zeros: S_out 0 with 0.03, 0.5 with 0.5, else 1. */
+    for (int i = 0; i < 200; i++) {
+        double u = (double)(sc__hang_rand(&state) >> 11) * 0x1.0p-53;
+
+        (void)sc__hang_det_feed(&d, u < 0.03 ? 0.0 : u < 0.53 ? 0.5 : 1.0);
+    }
+    ck_assert_int_eq(sc__hang_det_feed_frozen(&d, 0.0, 0), SC_HANG_SUSPECT);
+    ck_assert_int_eq(sc__hang_det_feed_frozen(&d, 1.0, 1), SC_HANG_HELD);
+    sc__hang_det_stats(&d, &st);
+    ck_assert_int_eq(st.streak, 1);
+    for (;;) {
+        sc__hang_verdict v = sc__hang_det_feed_frozen(&d, 0.0, 1);
+
+        sc__hang_det_stats(&d, &st);
+        if (v == SC_HANG_HUNG)
+            break;
+        ck_assert_int_eq(v, SC_HANG_SUSPECT);
+        ck_assert_int_lt(st.streak, st.k);
+    }
+    ck_assert_int_eq(st.streak, st.k);
+    sc__hang_det_free(&d);
+}
+END_TEST
+
+START_TEST(frozen_limits)
+{
+    /* B = L max(1 s, 5 I). */
+    ck_assert_double_eq_tol(sc__hang_frozen_limit(0.02, 1, 0), 1.0, 1e-12);
+    ck_assert_double_eq_tol(sc__hang_frozen_limit(0.4, 1, 0), 2.0, 1e-12);
+    ck_assert_double_eq_tol(sc__hang_frozen_limit(0.4, 2.5, 0), 5.0, 1e-12);
+    ck_assert_double_eq_tol(sc__hang_frozen_limit(0.02, 0.3, 0), 1.0, 1e-12); /* L >= 1 */
+    ck_assert_double_eq_tol(sc__hang_frozen_limit(0.02, NAN, 0), 1.0, 1e-12);
+    /* W raises it to 4 W, at most to 4 B. */
+    ck_assert_double_eq_tol(sc__hang_frozen_limit(0.02, 1, 0.2), 1.0, 1e-12);
+    ck_assert_double_eq_tol(sc__hang_frozen_limit(0.02, 1, 0.5), 2.0, 1e-12);
+    ck_assert_double_eq_tol(sc__hang_frozen_limit(0.02, 2, 30), 8.0, 1e-12);
+    /* T_s = min(T_f, max(L max(0.5 s, 4 I), 1.5 W)). */
+    ck_assert_double_eq_tol(sc__hang_confirm_limit(0.02, 0.02, 1, 0), 0.5, 1e-12);
+    ck_assert_double_eq_tol(sc__hang_confirm_limit(0.4, 0.4, 1, 0), 1.6, 1e-12);
+    ck_assert_double_eq_tol(sc__hang_confirm_limit(0.16, 0.02, 3, 0), 1.92, 1e-12);
+    ck_assert_double_eq_tol(sc__hang_confirm_limit(0.02, 0.02, 1, 1.0), 1.5, 1e-12);
+    /* Never above T_f (a doubled I is capped by the frozen rule). */
+    ck_assert_double_eq_tol(sc__hang_confirm_limit(3.2, 0.02, 1, 0), 1.0, 1e-12);
+}
+END_TEST
+
+START_TEST(load_parse)
+{
+    double avg, now;
+
+    ck_assert_int_eq(sc__hang_load_parse("0.50 0.40 0.30 1/456 789\n", 2, &avg, &now), 0);
+    ck_assert_double_eq_tol(avg, 0.25, 1e-12);
+    ck_assert_double_eq_tol(now, 0, 1e-12); /* the reader left out */
+    ck_assert_int_eq(sc__hang_load_parse("6.00 3.00 1.00 17/456 789\n", 2, &avg, &now), 0);
+    ck_assert_double_eq_tol(avg, 3, 1e-12);
+    ck_assert_double_eq_tol(now, 8, 1e-12);
+    ck_assert_int_eq(sc__hang_load_parse("3.00 1.00 1.00 17/456 789\n", 0, &avg, &now), 0);
+    ck_assert_double_eq_tol(avg, 3, 1e-12); /* ncpu below 1 counts as 1 */
+    ck_assert_double_eq_tol(now, 16, 1e-12);
+    const char *bad[] = {NULL, "", "x 1 1 1/2 3", "-4 1 1 1/2 3", "1 1 1 0/2 3", "1 1 1"};
+    for (int i = 0; i < NELEMS(bad); i++) {
+        avg = now = 5;
+        ck_assert_int_eq(sc__hang_load_parse(bad[i], 2, &avg, &now), -1);
+        ck_assert(avg == 0 && now == 0);
+    }
+}
+END_TEST
+
 static Suite *hang_suite(void)
 {
     Suite *s = suite_create("hang");
@@ -895,6 +1016,7 @@ static Suite *hang_suite(void)
          {det_bad_args, det_building, det_healthy, det_healthy_rate, det_hang_in_mpi,
           det_hang_in_compute, det_hang_in_compute_hidden, det_short_wait, det_not_random,
           det_runs_every_block, det_bounded}},
+        {"frozen", {det_frozen_early_hang, det_frozen_streak, frozen_limits, load_parse}},
     };
 
     for (int c = 0; c < NELEMS(cases); c++) {
