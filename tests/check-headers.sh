@@ -13,7 +13,10 @@
 #      a use of a toolkit function there does not compile;
 #   2. each toolkit header compiles on its own (it includes <safecoll.h>),
 #      and the same use compiles with it: the check of 1. fails for the
-#      right reason.
+#      right reason;
+#   3. MPI's ignore constants pass to the point-to-point wrappers without a
+#      warning at -O2 (a status array declared as `MPI_Status x[]` made gcc
+#      warn, -Wstringop-overflow, on MPI_STATUSES_IGNORE).
 set -uo pipefail
 
 # shellcheck source=tests/mpi-names.sh
@@ -75,6 +78,25 @@ printf '#include <safecoll/probe.h>\n#include <safecoll/guideline.h>\n%s\n' "$us
     > "$tmp/use_toolkit.c"
 if ! "$MPICC" "${cflags[@]}" -fsyntax-only "$tmp/use_toolkit.c" > "$tmp/err" 2>&1; then
     fail "the same use does not compile with the toolkit headers:"; sed 's/^/    /' "$tmp/err"
+fi
+
+# 3. The ignore constants, as MPI's own calls take them.
+cat > "$tmp/ignore.c" <<'EOF'
+#include <safecoll.h>
+int f(int n, MPI_Request *r, int *idx);
+int f(int n, MPI_Request *r, int *idx)
+{
+    int flag, out;
+    return safecoll_waitall(n, r, MPI_STATUSES_IGNORE) +
+           safecoll_testall(n, r, &flag, MPI_STATUSES_IGNORE) +
+           safecoll_waitsome(n, r, &out, idx, MPI_STATUSES_IGNORE) +
+           safecoll_testsome(n, r, &out, idx, MPI_STATUSES_IGNORE) +
+           safecoll_wait(r, MPI_STATUS_IGNORE) + safecoll_test(r, &flag, MPI_STATUS_IGNORE);
+}
+EOF
+if ! "$MPICC" "${cflags[@]}" -O2 -c "$tmp/ignore.c" -o "$tmp/ignore.o" > "$tmp/err" 2>&1; then
+    fail "MPI_STATUSES_IGNORE / MPI_STATUS_IGNORE to the wrappers does not compile cleanly:"
+    sed 's/^/    /' "$tmp/err"
 fi
 
 [ $status -eq 0 ] &&

@@ -81,9 +81,9 @@ SAFECOLL_API int safecoll_waitany(int count, MPI_Request requests[], int *index,
                                   MPI_Status *status);
 /** \brief MPI_Waitsome(), the indices recorded and replayed. */
 SAFECOLL_API int safecoll_waitsome(int incount, MPI_Request requests[], int *outcount,
-                                   int indices[], MPI_Status statuses[]);
+                                   int indices[], MPI_Status *statuses);
 /** \brief MPI_Waitall(). */
-SAFECOLL_API int safecoll_waitall(int count, MPI_Request requests[], MPI_Status statuses[]);
+SAFECOLL_API int safecoll_waitall(int count, MPI_Request requests[], MPI_Status *statuses);
 /** \brief MPI_Test(), the flag recorded and replayed. */
 SAFECOLL_API int safecoll_test(MPI_Request *request, int *flag, MPI_Status *status);
 /** \brief MPI_Testany(), the flag and index recorded and replayed. */
@@ -91,10 +91,10 @@ SAFECOLL_API int safecoll_testany(int count, MPI_Request requests[], int *index,
                                   MPI_Status *status);
 /** \brief MPI_Testsome(), the indices recorded and replayed. */
 SAFECOLL_API int safecoll_testsome(int incount, MPI_Request requests[], int *outcount,
-                                   int indices[], MPI_Status statuses[]);
+                                   int indices[], MPI_Status *statuses);
 /** \brief MPI_Testall(), the flag recorded and replayed. */
 SAFECOLL_API int safecoll_testall(int count, MPI_Request requests[], int *flag,
-                                  MPI_Status statuses[]);
+                                  MPI_Status *statuses);
 
 /**
  * \brief Writes this rank's record log out now (record mode; nothing

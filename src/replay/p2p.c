@@ -898,7 +898,7 @@ int safecoll_wait(MPI_Request *request, MPI_Status *status)
 }
 
 /* waitall (test = 0) or testall (test = 1). */
-static int all_rr(int test, int n, MPI_Request reqs[], int *flag, MPI_Status statuses[],
+static int all_rr(int test, int n, MPI_Request reqs[], int *flag, MPI_Status *statuses,
                   const char *fn, const void *site)
 {
     MPI_Status *sts = statuses;
@@ -935,7 +935,7 @@ static int all_rr(int test, int n, MPI_Request reqs[], int *flag, MPI_Status sta
     return rc;
 }
 
-int safecoll_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+int safecoll_waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
     int rc = MPI_SUCCESS;
 
@@ -947,7 +947,7 @@ int safecoll_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
                                                    "safecoll_waitall", SITE()));
 }
 
-int safecoll_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+int safecoll_testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
 {
     int rc = MPI_SUCCESS;
 
@@ -1074,7 +1074,7 @@ int safecoll_testany(int count, MPI_Request requests[], int *index, int *flag,
 
 /* waitsome (test = 0) or testsome (test = 1). */
 static int some_rr(int test, int n, MPI_Request reqs[], int *outcount, int indices[],
-                   MPI_Status statuses[], const char *fn, const void *site)
+                   MPI_Status *statuses, const char *fn, const void *site)
 {
     MPI_Status *sts = statuses;
     MPI_Request *saved;
@@ -1126,7 +1126,7 @@ static int some_rr(int test, int n, MPI_Request reqs[], int *outcount, int indic
 }
 
 int safecoll_waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                      MPI_Status statuses[])
+                      MPI_Status *statuses)
 {
     int rc = MPI_SUCCESS;
 
@@ -1139,7 +1139,7 @@ int safecoll_waitsome(int incount, MPI_Request requests[], int *outcount, int in
 }
 
 int safecoll_testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
-                      MPI_Status statuses[])
+                      MPI_Status *statuses)
 {
     int rc = MPI_SUCCESS;
 
