@@ -256,7 +256,7 @@ if [ "${SAFECOLL_TEST_GUIDELINE_JITTER:-1}" = 1 ]; then
         # that a hang at P = 4 on 2 cores does not make the load that
         # excuses it.
         load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
-        others=$(awk -v l="$load" -v p="$2" 'BEGIN { o = l - p; printf "%.2f", o > 0 ? o : 0 }')
+        others=$(awk -v l="$load" -v p="$2" 'BEGIN { o = l - p; printf "%.2f", (o > 0 ? o : 0) }')
         if [ "$got" -ne 0 ] && grep -qF "killed after the time limit" "$err" &&
             awk -v o="$others" -v c="$(nproc)" 'BEGIN { exit !(o > 2 * c) }'; then
             lib_skip "guideline: jitter, $3 P=$2" \
