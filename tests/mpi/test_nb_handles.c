@@ -622,15 +622,25 @@ static int v_end_max(safecoll_coll coll, int p)
  * elements and the reductions' 20 are above it at every P. Bigtype's unit
  * is the gcd of the counts and displacements, 1 for the v-forms, so it
  * must be refused there when a block ends past the limit; the regular
- * igather sends a block as one element of a type of it. Every other
- * strategy that applies (chunk, p2p, segment, largecount, the
- * equivalents) carries every case. */
+ * igather sends a block as one element of a type of it. Largecount is the
+ * `_c` call where MPI has it (below for an MPI-3 library). Every other
+ * strategy that applies (chunk, p2p, segment, the equivalents) carries
+ * every case. */
 static int must_refuse(const ncase *c, int s, int p, MPI_Count limit)
 {
     const int v = c->coll == SAFECOLL_COLL_IALLGATHERV || c->coll == SAFECOLL_COLL_IALLTOALLV;
 
     if (limit == INT_MAX)
         return 0;
+    if (s == SAFECOLL_STRATEGY_LARGECOUNT) {
+        /* An MPI-3 library has no `_c` call; its iallgatherv's largecount
+         * is one int call into a compact image of the blocks, refused when
+         * they fill more than the limit in bytes (16 per element here). */
+        MPI_Count counts[TC_MAXP];
+        for (int i = 0; i < p; i++)
+            counts[i] = agv_count(i);
+        return tc_missing_in(c->coll, s, tc_bytes_over(counts, p, 4 * sizeof(int), limit));
+    }
     if (s == SAFECOLL_STRATEGY_NATIVE)
         return c->coll == SAFECOLL_COLL_IGATHER || v ? p >= 3 : 1;
     if (s == SAFECOLL_STRATEGY_BIGTYPE && v)
