@@ -2,11 +2,15 @@
  * Calls where only some ranks see a trigger, or where ranks legally hold
  * different layouts: every rank must still take the same path, run the
  * same number of MPI calls, and end with exact data (regressions of a
- * crash and a hang found in review).
+ * crash and a hang found in review). Each forced strategy is stated to
+ * carry the call or to be refused, and a refusal where it must carry (or
+ * a run where it must refuse) fails: a strategy that always refused would
+ * not pass.
  */
 /* mpi-procs: 2 3 4 */
 #include <check.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,12 +28,15 @@ static void reset(void)
 
 /* alltoallv where only rank 0 sends a long block (to rank 1): a bound of
  * class X fires on ranks 0 and 1 only; every strategy then picked must
- * also run on the ranks that saw nothing. */
+ * also run on the ranks that saw nothing. Returns the number of wrong
+ * elements over all ranks (a strategy other than the forced one counts as
+ * one), or -1 when the forced strategy was refused (alike on every rank). */
 static int alltoallv_one_long_block(safecoll_strategy forced)
 {
     int *sc = calloc((size_t)size, sizeof(int)), *sd = calloc((size_t)size, sizeof(int));
     int *rc_ = calloc((size_t)size, sizeof(int)), *rd = calloc((size_t)size, sizeof(int));
-    int sbuf[64], rbuf[64], at = 0, bad = 0, rc;
+    int sbuf[64], rbuf[64], at = 0, bad = 0, rc, ran = -1;
+    safecoll_stats before, after;
 
     for (int j = 0; j < size; j++) {
         sc[j] = (rank == 0 && j == 1) ? 8 : 1;
@@ -47,25 +54,37 @@ static int alltoallv_one_long_block(safecoll_strategy forced)
         rbuf[k] = -1;
     }
     safecoll_strategy_set(SAFECOLL_COLL_ALLTOALLV, forced);
+    safecoll_stats_get(SAFECOLL_COLL_ALLTOALLV, &before);
     rc = safecoll_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc_, rd, MPI_INT, MPI_COMM_WORLD);
+    safecoll_stats_get(SAFECOLL_COLL_ALLTOALLV, &after);
     {
-        /* A forced strategy may be refused (the ranks' working limits may
-         * differ), but then alike on every rank; auto and p2p always run. */
+        /* Refused or not, alike on every rank. */
         int lo, hi;
         MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         ck_assert_msg(lo == hi, "rank %d: ranks disagree (%d vs %d) with %s", rank, lo, hi,
                       safecoll_strategy_name(forced));
-        if (rc == MPI_ERR_UNSUPPORTED_OPERATION && forced != SAFECOLL_STRATEGY_AUTO &&
-            forced != SAFECOLL_STRATEGY_P2P) {
+        if (rc == MPI_ERR_UNSUPPORTED_OPERATION) {
             free(sc);
             free(sd);
             free(rc_);
             free(rd);
-            return 0;
+            return -1;
         }
     }
     ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
+    /* The forced strategy is the one that ran (auto: something ran; with
+     * the limit it may decide alone, each rank by its own layout). A
+     * wrong one counts as a wrong element, summed over the ranks below so
+     * that every rank asserts alike. */
+    for (int s = 0; s < SAFECOLL_NSTRATEGY; s++)
+        if (after.by_strategy[s] != before.by_strategy[s])
+            ran = s;
+    if (forced == SAFECOLL_STRATEGY_AUTO ? ran < 0 : ran != (int)forced) {
+        fprintf(stderr, "rank %d: forced %s, ran %s\n", rank, safecoll_strategy_name(forced),
+                ran < 0 ? "nothing" : safecoll_strategy_name((safecoll_strategy)ran));
+        bad++;
+    }
     /* Sender j put its block for this rank at its own sdispls[rank]. */
     for (int j = 0; j < size; j++) {
         int jsd = 0;
@@ -74,11 +93,31 @@ static int alltoallv_one_long_block(safecoll_strategy forced)
         for (int k = 0; k < rc_[j]; k++)
             bad += rbuf[rd[j] + k] != j * 1000 + jsd + k;
     }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     free(sc);
     free(sd);
     free(rc_);
     free(rd);
     return bad;
+}
+
+/* Whether strategy `forced` must carry alltoallv_one_long_block (else it
+ * must be refused), under the bound of class X (`bound`) or the int limit
+ * of 6. auto and p2p carry every call. bigtype's unit is the gcd of the
+ * blocks, 1 here, so its block of 8 stays above both the bound (4) and
+ * the limit: refused. chunk cuts the long block into rounds of the limit:
+ * under the int limit every rank plans with the same 6; under the bound
+ * only ranks 0 and 1 see it fire and plan with 4, so from P = 3 the other
+ * ranks plan with another limit and chunk is refused (at P = 2 both see
+ * it: carried). */
+static int must_carry(safecoll_strategy forced, int bound)
+{
+    switch (forced) {
+    case SAFECOLL_STRATEGY_AUTO:
+    case SAFECOLL_STRATEGY_P2P: return 1;
+    case SAFECOLL_STRATEGY_CHUNK: return !bound || size <= 2;
+    default: return 0;
+    }
 }
 
 START_TEST(alltoallv_trigger_on_some_ranks)
@@ -87,21 +126,29 @@ START_TEST(alltoallv_trigger_on_some_ranks)
     const safecoll_strategy all[] = {SAFECOLL_STRATEGY_AUTO, SAFECOLL_STRATEGY_BIGTYPE,
                                      SAFECOLL_STRATEGY_CHUNK, SAFECOLL_STRATEGY_P2P};
 
-    reset();
-    safecoll_bound_init(&b);
-    b.collective = SAFECOLL_COLL_ALLTOALLV;
-    b.cls = SAFECOLL_BOUND_X;
-    b.bound = 4;
-    ck_assert_int_eq(safecoll_bounds_add(&b), MPI_SUCCESS);
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        ck_assert_msg(alltoallv_one_long_block(all[i]) == 0, "rank %d: wrong data with %s", rank,
-                      safecoll_strategy_name(all[i]));
-    /* The same with the int limit instead of a bound. */
-    reset();
-    safecoll_int_limit_set(6);
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        ck_assert_msg(alltoallv_one_long_block(all[i]) == 0, "rank %d: wrong data with %s (limit)",
-                      rank, safecoll_strategy_name(all[i]));
+    for (int bound = 1; bound >= 0; bound--) {
+        reset();
+        if (bound) {
+            safecoll_bound_init(&b);
+            b.collective = SAFECOLL_COLL_ALLTOALLV;
+            b.cls = SAFECOLL_BOUND_X;
+            b.bound = 4;
+            ck_assert_int_eq(safecoll_bounds_add(&b), MPI_SUCCESS);
+        } else {
+            /* The same with the int limit instead of a bound. */
+            safecoll_int_limit_set(6);
+        }
+        for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+            const int bad = alltoallv_one_long_block(all[i]);
+            if (must_carry(all[i], bound))
+                ck_assert_msg(bad == 0, "rank %d: %s under the %s: %s", rank,
+                              safecoll_strategy_name(all[i]), bound ? "bound" : "limit",
+                              bad < 0 ? "refused, but it must carry the call" : "wrong data");
+            else
+                ck_assert_msg(bad < 0, "rank %d: %s under the %s was not refused", rank,
+                              safecoll_strategy_name(all[i]), bound ? "bound" : "limit");
+        }
+    }
     reset();
 }
 END_TEST

@@ -363,9 +363,23 @@ START_TEST(api_overrides)
             before = tc_stats(SAFECOLL_COLL_ALLGATHERV);
             /* narrow: the layout has gcd 1 but fits any limit >= 40 */
             cls = call_and_check(&t, SAFECOLL_COLL_ALLGATHERV, k, 0, 950 + k, "API override");
-            if (want[k] == SAFECOLL_STRATEGY_BIGTYPE && over_limit(SAFECOLL_COLL_ALLGATHERV, 0,
-                                                                   env.limit))
-                continue; /* bigtype may not carry it below a small limit */
+            /* p2p carries every call. Bigtype's unit is the gcd of the
+             * layout's counts and displacements (1 for the narrow one), so
+             * it carries the call exactly when that unit makes the layout
+             * fit the limit, and must be refused otherwise (a small limit
+             * at a large P). */
+            if (want[k] == SAFECOLL_STRATEGY_BIGTYPE) {
+                tc_layout l;
+                layout(&l, tc_size(MPI_COMM_WORLD), 0, 0);
+                if (!tc_bigtype_fits(&l, env.limit)) {
+                    TC_CHECK(&t, cls == MPI_ERR_UNSUPPORTED_OPERATION,
+                             "%s: forced bigtype on a layout it cannot fit: %s (%s)", env.text,
+                             tc_class_name(cls), safecoll_last_error());
+                    tc_check_stats(&t, SAFECOLL_COLL_ALLGATHERV, &before, want[k], 0, 0, -1,
+                                   "API override, refused");
+                    continue;
+                }
+            }
             TC_CHECK(&t, cls == MPI_SUCCESS, "%s: forced %s: %s", env.text, tc_sname(want[k]),
                      safecoll_last_error());
             tc_check_stats(&t, SAFECOLL_COLL_ALLGATHERV, &before, want[k], cls == MPI_SUCCESS, 0,
