@@ -179,12 +179,14 @@ done
 # the recheck measures 4 and 8 KiB again, finds native fine and makes no
 # record. Without the recheck the same slow phase makes one.
 slow_phase="$slow,calls=22"
-# (The range may hold 2 KiB too, its neighbour, when the machine's noise
-# joined it: see found.)
+# (The range may hold 2 KiB too, its neighbour, or more sizes when the
+# machine's noise joined them (1-4 KiB was seen at a load of 20 on 2
+# cores): what is asserted is that the 4 and 8 KiB phase was measured again
+# and no range confirmed, see found.)
 SAFECOLL_PROBE_FAULT=$slow_phase run 0 guideline --coll allreduce --procs 2 "${fast[@]}" \
     --no-auto --out phase.bounds
 checks=$((checks + 1))
-grep -qE "recheck: [23] sizes of 1 range measured again \(shown above\): 0 ranges confirmed" "$out" || {
+grep -qE "recheck: [2-9] sizes of [1-9] ranges? measured again \(shown above\): 0 ranges confirmed" "$out" || {
     failed=$((failed + 1)); echo "FAIL: the recheck did not clear the slow phase:"
     sed 's/^/    | /' "$out" | tail -12; }
 expect out "0 records"
