@@ -5,7 +5,7 @@
 # first, "libsafecoll: rank R: MESSAGE". tests/fatal/app.c gives it bad
 # input on 2 ranks: a malformed SAFECOLL_STRATEGY, a SAFECOLL_BOUNDS file
 # that is missing and one with a malformed line, a NULL recvcounts at the
-# root of a gatherv. Each job must fail, no rank get past the call (for
+# root of a gatherv and of an igatherv. Each job must fail, no rank get past the call (for
 # the gatherv the root: the others may have done their part, doc/guide.md), and
 # stderr name libsafecoll with the variable, the file, the line or the
 # argument. Under MPI_ERRORS_RETURN nothing is printed (SAFECOLL_VERBOSE=1
@@ -70,6 +70,13 @@ fatal malformed "SAFECOLL_BOUNDS names a malformed file" \
 run_app null null SAFECOLL_STRATEGY=
 fatal null "gatherv with a NULL recvcounts at the root" \
     "^libsafecoll: rank 0: .*gatherv.*recvcounts" 0
+
+# The error of an i-call that the agreement finds (SAFECOLL_AGREE=always)
+# reaches the caller when MPI_Wait completes its request: printed there.
+# Either rank's line will do: the first to abort may end the other.
+run_app inull inull SAFECOLL_STRATEGY= SAFECOLL_AGREE=always
+fatal inull "igatherv with a NULL recvcounts at the root, SAFECOLL_AGREE=always" \
+    "^libsafecoll: rank [01]: safecoll_igatherv: rank 0(: recvcounts is NULL| reported MPI_ERR_ARG)"
 
 # MPI_ERRORS_RETURN: the code, and no line on stderr unless verbose.
 run_app codes codes SAFECOLL_STRATEGY=

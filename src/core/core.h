@@ -80,6 +80,12 @@ void sc__error_bind(char *buf);
 int sc__call_errhandler(MPI_Comm comm, int rc) SC_COLD;
 /* The last sc__error's message is on stderr already: not printed again. */
 void sc__error_printed(void);
+/* A non-blocking operation ended with error rc, which MPI raises when its
+ * request completes (MPI_Wait returns the query function's code): when
+ * rc is this thread's last sc__error, its message is written to stderr,
+ * as sc__call_errhandler would, if that handler ends the job or
+ * SAFECOLL_VERBOSE is set. */
+void sc__error_at_completion(int rc) SC_COLD;
 
 /* The standard MPI error class name of a code, for messages. */
 const char *sc__error_class_name(int code);

@@ -174,6 +174,19 @@ static void print_message(void)
             break;
 }
 
+/* MPI raises the error of a completed generalized request on
+ * MPI_COMM_SELF (MPI-4) or MPI_COMM_WORLD (MPI-3.1, and MPICH 4.0, whose
+ * MPI_Wait raises it there): printed when either ends the job, so that
+ * the message is never lost. */
+void sc__error_at_completion(int rc)
+{
+    if (rc != pending_code || pending_printed)
+        return;
+    if (sc__config_verbose() || ends_job(MPI_COMM_WORLD) || ends_job(MPI_COMM_SELF))
+        print_message();
+    pending_printed = 1;
+}
+
 /* MPI's rule for an error that has no communicator to be raised on (a
  * null or invalid one) changed with MPI-4.0 (section 2.8, "Error
  * Handling"): MPI-4 raises it on MPI_COMM_SELF, MPI-3.1 and earlier on

@@ -7,6 +7,7 @@
  *              (SAFECOLL_STRATEGY, SAFECOLL_BOUNDS);
  *   null       safecoll_gatherv with a NULL recvcounts at the root, under
  *              the default handler;
+ *   inull      the same with safecoll_igatherv and MPI_Wait;
  *   codes      safecoll_allreduce with a NULL sendbuf under
  *              MPI_ERRORS_RETURN: the code returned is in MPI_ERR_BUFFER and
  *              MPI_Error_string names libsafecoll.
@@ -94,6 +95,16 @@ int main(int argc, char **argv)
         }
         safecoll_gatherv(&x, 1, MPI_INT, out, me == 0 ? NULL : counts, displs, MPI_INT, 0,
                          MPI_COMM_WORLD);
+        printf("fatal-app: rank %d survived\n", me);
+    } else if (strcmp(argv[1], "inull") == 0) {
+        MPI_Request req;
+        for (int i = 0; i < p; i++) {
+            counts[i] = 1;
+            displs[i] = i;
+        }
+        safecoll_igatherv(&x, 1, MPI_INT, out, me == 0 ? NULL : counts, displs, MPI_INT, 0,
+                          MPI_COMM_WORLD, &req);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
         printf("fatal-app: rank %d survived\n", me);
     } else {
         safecoll_allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
