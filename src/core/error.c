@@ -63,8 +63,9 @@ void sc__error_printed(void)
 }
 
 /* The classes whose library errors get a code of their own: those the
- * library raises (the file classes: a bounds file it cannot read). MPI_ERR_IN_STATUS and MPI_ERR_PENDING keep their
- * meaning (look in the statuses) and are never replaced. */
+ * library raises (the file classes: a bounds file it cannot read).
+ * MPI_ERR_IN_STATUS and MPI_ERR_PENDING keep their meaning (look in the
+ * statuses) and are never replaced. */
 #define SC_REGISTERED(X)                                                                        \
     X(MPI_ERR_ARG) X(MPI_ERR_BUFFER) X(MPI_ERR_COUNT) X(MPI_ERR_TYPE) X(MPI_ERR_ROOT)            \
     X(MPI_ERR_OP) X(MPI_ERR_COMM) X(MPI_ERR_RANK) X(MPI_ERR_TAG) X(MPI_ERR_REQUEST)              \

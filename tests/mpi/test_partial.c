@@ -144,8 +144,8 @@ START_TEST(allgatherv_layouts_differ)
         if (all[s] == SAFECOLL_STRATEGY_SEGMENT || all[s] == SAFECOLL_STRATEGY_CHUNK) {
             /* Planned from displacements the ranks do not share: refused
              * alike on every rank (size 1 would share them, but runs >= 2). */
-            ck_assert_msg(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION, "rank %d: %s returned %d", rank,
-                          safecoll_strategy_name(all[s]), rc);
+            ck_assert_msg(err_class(rc) == MPI_ERR_UNSUPPORTED_OPERATION,
+                          "rank %d: %s returned %d", rank, safecoll_strategy_name(all[s]), rc);
             continue;
         }
         ck_assert_msg(rc == MPI_SUCCESS, "rank %d: %s", rank, safecoll_last_error());
