@@ -271,7 +271,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 
 .DEFAULT_GOAL := all
 .PHONY: all lib bin fortran check-fortran tests examples bench-build deps deps-openmpi check-openmpi help \
-        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen check-p2ponly \
+        check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen check-p2ponly check-fatal \
         check-guideline fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
         check-big-run check-man check-mpi-names print-mpi man man3 \
@@ -553,7 +553,7 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-fortran check-examples check-symbols check-traffic check-cxx check-headers \
-               check-switch check-dlopen check-p2ponly check-cli check-search check-bisect check-guideline check-hang \
+               check-switch check-dlopen check-p2ponly check-fatal check-cli check-search check-bisect check-guideline check-hang \
                check-replay check-install \
                check-cmake check-man check-mpi-names check-doc
 
@@ -706,6 +706,17 @@ $(P2PONLY)/app: tests/p2ponly/app.c $(LIB_SO)
 check-p2ponly: $(P2PONLY)/count.so $(P2PONLY)/app
 	@printf '\n== reference mode: no MPI collective ==\n'
 	@$(call record,p2ponly,tests/check-p2ponly.sh $(P2PONLY))
+
+# Errors say why under MPI's default (fatal) error handler: the message on
+# stderr before the job ends, and MPI_Error_string naming the library.
+FATAL := $(B)tests/bin/fatal
+$(FATAL)/app: tests/fatal/app.c $(LIB_SO)
+	$(call say,CCLD,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPICC) $(EX_CFLAGS) $(LDFLAGS) -o $@ $< -L$(B)lib -lsafecoll $(RPATH)
+check-fatal: $(FATAL)/app
+	@printf '\n== errors under the fatal error handler ==\n'
+	@$(call record,fatal,tests/check-fatal.sh $(FATAL))
 
 # Real hangs caught by the hang monitor, which ends the job (exit 70).
 check-hang: $(B)examples/bin/hang_detect

@@ -12,11 +12,16 @@
  * Every function that can fail returns an MPI error code: `MPI_SUCCESS`, or
  * a code of a standard MPI error class (`MPI_ERR_ARG`, `MPI_ERR_COUNT`,
  * `MPI_ERR_BUFFER`, `MPI_ERR_ROOT`, `MPI_ERR_TYPE`, `MPI_ERR_COMM`,
- * `MPI_ERR_NO_MEM`, `MPI_ERR_UNSUPPORTED_OPERATION`, `MPI_ERR_OTHER`), so
- * `MPI_Error_class` works on it. The safe collectives also invoke the
- * communicator's error handler exactly once, as MPI would. A sentence
- * naming the argument and the rank is kept per thread and returned by
- * safecoll_last_error().
+ * `MPI_ERR_NO_MEM`, `MPI_ERR_UNSUPPORTED_OPERATION`, `MPI_ERR_OTHER`):
+ * compare `MPI_Error_class` of it with the class, as for MPI's own codes.
+ * The safe collectives also invoke the communicator's error handler
+ * exactly once, as MPI would, with the library's own code of the class
+ * where the MPI carries one (added with `MPI_Add_error_code`, so that
+ * `MPI_Error_string` names libsafecoll). A sentence naming the argument
+ * and the rank is kept per thread and returned by safecoll_last_error();
+ * when the handler ends the job (`MPI_ERRORS_ARE_FATAL`,
+ * `MPI_ERRORS_ABORT`), or with `SAFECOLL_VERBOSE=1`, it is first written
+ * to stderr as "libsafecoll: rank R: sentence".
  *
  * \section runtime What this header includes
  * The runtime, what an application calls: the version and errors (here),

@@ -116,8 +116,7 @@ static int a2a_native(sc__call *call)
         int *d = int_copy(call, NULL, r->cdispls, 1);
         if ((!call->in_place && (a == NULL || b == NULL)) || c == NULL || d == NULL) {
             rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-            MPI_Comm_call_errhandler(call->comm, rc);
-            return rc;
+            return sc__call_errhandler(call->comm, rc);
         }
         sc = a;
         sd = b;

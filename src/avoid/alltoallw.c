@@ -97,8 +97,7 @@ static int w_native(sc__call *call)
         st = types_for_mpi(call, call->w.stypes, s);
     if (rt == NULL || (!call->in_place && st == NULL)) {
         rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-        MPI_Comm_call_errhandler(call->comm, rc);
-        return rc;
+        return sc__call_errhandler(call->comm, rc);
     }
     if (call->large) {
         /* Every value fits in int, or native would not have been chosen. */
@@ -106,8 +105,7 @@ static int w_native(sc__call *call)
         int *a = sc__scratch(call, sizeof(int) * 4 * (size_t)p);
         if (a == NULL) {
             rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-            MPI_Comm_call_errhandler(call->comm, rc);
-            return rc;
+            return sc__call_errhandler(call->comm, rc);
         }
         for (int j = 0; j < p; j++) {
             if (!call->in_place) {
@@ -322,8 +320,7 @@ static int w_post(sc__call *call, MPI_Request *req)
     if (rt == NULL || (!call->in_place && st == NULL)) {
         /* Not MPI's error: raised here, as MPI raises its own. */
         rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
-        MPI_Comm_call_errhandler(call->comm, rc);
-        return rc;
+        return sc__call_errhandler(call->comm, rc);
     }
     if (call->large)
         return SC_TR_CALL(SC_TR_NATIVE, MPI_Ialltoallw_c, send_buf(call), s->ccounts,

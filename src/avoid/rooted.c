@@ -83,8 +83,7 @@ static int exec_native(sc__call *call)
             free(counts);
             free(displs);
             rc = sc__error(MPI_ERR_NO_MEM, "%s: out of memory", call->fn);
-            MPI_Comm_call_errhandler(call->comm, rc);
-            return rc;
+            return sc__call_errhandler(call->comm, rc);
         }
         for (int i = 0; i < call->size; i++) {
             counts[i] = (int)lay->ccounts[i];

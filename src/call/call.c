@@ -278,8 +278,7 @@ void sc__call_free(sc__call *call)
 int sc__regular_fail(safecoll_coll coll, MPI_Comm comm, int rc)
 {
     sc__stats_count(coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
-    sc__call_errhandler(comm, rc);
-    return rc;
+    return sc__call_errhandler(comm, rc);
 }
 
 int sc__regular_native_done(safecoll_coll coll, int rc)

@@ -99,7 +99,7 @@ static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
         rc = run_p2p(comm, nb, request);
         sc__stats_count(coll, SAFECOLL_STRATEGY_P2P, 0, rc != MPI_SUCCESS);
         if (rc != MPI_SUCCESS)
-            sc__call_errhandler(comm, rc);
+            rc = sc__call_errhandler(comm, rc);
         return rc;
     }
     rc = SC_TR_COLL(nb ? request : NULL, MPI_Barrier, MPI_Ibarrier, comm);

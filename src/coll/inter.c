@@ -738,7 +738,7 @@ int sc__inter_v(const sc__inter *in)
             return fail(in->coll, in->comm, rc);
         rc = body(&ic);
         if (rc != MPI_SUCCESS && !ic.ran)
-            MPI_Comm_call_errhandler(in->comm, rc);
+            rc = sc__call_errhandler(in->comm, rc);
         return rc;
     }
     *in->request = MPI_REQUEST_NULL;
@@ -761,6 +761,6 @@ int sc__inter_v(const sc__inter *in)
     copy->comm = copy->priv;
     rc = sc__nb_start(copy->priv, body, copy, inter_free, 0, in->request);
     if (rc != MPI_SUCCESS)
-        MPI_Comm_call_errhandler(in->comm, rc);
+        rc = sc__call_errhandler(in->comm, rc);
     return rc;
 }

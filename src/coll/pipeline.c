@@ -699,7 +699,7 @@ static int alone_end(sc__call *call, int rc, int mpi_raised, int owns)
     if (owns)
         sc__call_free(call);
     if (rc != MPI_SUCCESS && !mpi_raised)
-        MPI_Comm_call_errhandler(call->comm, rc);
+        rc = sc__call_errhandler(call->comm, rc);
     return rc;
 }
 
@@ -880,7 +880,7 @@ int sc__run(sc__call *call)
      * equivalent that failed in MPI on the caller's communicator has been
      * reported there already. */
     if (rc != MPI_SUCCESS && !call->nb && !call->errh_done)
-        MPI_Comm_call_errhandler(call->comm, rc);
+        rc = sc__call_errhandler(call->comm, rc);
     return rc;
 }
 
@@ -943,7 +943,7 @@ int sc__run_nb(sc__call *call, MPI_Request *request)
     copy->nb = 1;
     rc = sc__nb_start(copy->priv, run_body, copy, free_body, complete, request);
     if (rc != MPI_SUCCESS)
-        MPI_Comm_call_errhandler(user, rc);
+        rc = sc__call_errhandler(user, rc);
     return rc;
 }
 
@@ -961,6 +961,5 @@ static int fail_early(sc__call *call, int rc)
 {
     sc__stats_count(call->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
     sc__call_free(call);
-    sc__call_errhandler(call->comm, rc);
-    return rc;
+    return sc__call_errhandler(call->comm, rc);
 }

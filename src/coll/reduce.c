@@ -47,8 +47,7 @@ typedef struct red_args {
 static int fail(const red_args *a, int rc)
 {
     sc__stats_count(a->coll, SAFECOLL_STRATEGY_AUTO, 0, 1);
-    sc__call_errhandler(a->comm, rc);
-    return rc;
+    return sc__call_errhandler(a->comm, rc);
 }
 
 static int is_predefined_op(MPI_Op op)
@@ -379,7 +378,7 @@ static int inter_ireduce_scatter(const red_args *a, int size)
     rc = sc__nb_start(o->comm, rs_body, o, rs_free, !is_predefined_op(a->op), a->request);
     sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
     if (rc != MPI_SUCCESS)
-        MPI_Comm_call_errhandler(a->comm, rc);
+        rc = sc__call_errhandler(a->comm, rc);
     return rc;
 }
 #endif

@@ -73,8 +73,19 @@ void sc__error_bind(char *buf);
 /* Invoke the error handler MPI would for an error rc of a call on comm:
  * comm's, or for a null or invalid comm (rc MPI_ERR_COMM) the one of
  * MPI_COMM_SELF (MPI-4) or MPI_COMM_WORLD (MPI-3), as the running MPI's
- * standard says (error.c). */
-void sc__call_errhandler(MPI_Comm comm, int rc) SC_COLD;
+ * standard says (error.c). An rc of this thread's last sc__error is the
+ * library's: raised as the library's code of its class (what the caller
+ * must return), and its message written to stderr first when the handler
+ * ends the job or SAFECOLL_VERBOSE is set. Returns the code raised. */
+int sc__call_errhandler(MPI_Comm comm, int rc) SC_COLD;
+/* The last sc__error's message is on stderr already: not printed again. */
+void sc__error_printed(void);
+/* A non-blocking operation ended with error rc, which MPI raises when its
+ * request completes (MPI_Wait returns the query function's code): when
+ * rc is this thread's last sc__error, its message is written to stderr,
+ * as sc__call_errhandler would, if that handler ends the job or
+ * SAFECOLL_VERBOSE is set. */
+void sc__error_at_completion(int rc) SC_COLD;
 
 /* The standard MPI error class name of a code, for messages. */
 const char *sc__error_class_name(int code);

@@ -1,12 +1,27 @@
 /*
- * Error messages. Codes are standard MPI error classes so that callers can
- * use MPI_Error_class; the sentence that explains a code is kept per thread,
- * because MPI offers no portable way to attach text to a predefined class.
+ * Error messages. Codes belong to the standard MPI error classes so that
+ * callers can use MPI_Error_class; the sentence that explains a code is
+ * kept per thread, because MPI offers no way to attach a per-call text to
+ * a code. Once MPI runs, the codes a wrapper raises are the library's own,
+ * added to those classes with MPI_Add_error_code, so that MPI_Error_string
+ * and MPI's fatal handler name libsafecoll; and before a handler that ends
+ * the job runs, the precise message goes to stderr, where a dead job can
+ * still say why.
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "core.h"
+
+/* The code of this thread's last sc__error, until an error handler is
+ * invoked with it: an error raised with that code is the library's (its
+ * message is this thread's), any other is MPI's own, passed on as is. */
+static _Thread_local int pending_code;
+/* 1 when the pending message was already written to stderr. */
+static _Thread_local int pending_printed;
 
 /* The buffer of the operation this thread runs now (sc__error_bind). The
  * thread's last message is a per-thread block (core.h, sc__thread_block),
@@ -32,12 +47,145 @@ int sc__error(int code, const char *fmt, ...)
         vsnprintf(m, SC_ERROR_MESSAGE, fmt, ap);
         va_end(ap);
     }
+    pending_code = code;
+    pending_printed = 0;
     /* A non-blocking operation may move between threads (the progress
      * thread, the callers' tests and waits): its message travels with it
      * and is handed to the thread that completes its request. */
     if (op_message != NULL && op_message != m)
         snprintf(op_message, SC_ERROR_MESSAGE, "%s", m);
     return code;
+}
+
+void sc__error_printed(void)
+{
+    pending_printed = 1;
+}
+
+/* The classes whose library errors get a code of their own: those the
+ * library raises (the file classes: a bounds file it cannot read).
+ * MPI_ERR_IN_STATUS and MPI_ERR_PENDING keep their meaning (look in the
+ * statuses) and are never replaced. */
+#define SC_REGISTERED(X)                                                                        \
+    X(MPI_ERR_ARG) X(MPI_ERR_BUFFER) X(MPI_ERR_COUNT) X(MPI_ERR_TYPE) X(MPI_ERR_ROOT)            \
+    X(MPI_ERR_OP) X(MPI_ERR_COMM) X(MPI_ERR_RANK) X(MPI_ERR_TAG) X(MPI_ERR_REQUEST)              \
+    X(MPI_ERR_NO_MEM) X(MPI_ERR_OTHER) X(MPI_ERR_INTERN) X(MPI_ERR_TRUNCATE)                     \
+    X(MPI_ERR_NOT_SAME) X(MPI_ERR_UNSUPPORTED_OPERATION) X(MPI_ERR_NO_SUCH_FILE)                 \
+    X(MPI_ERR_ACCESS) X(MPI_ERR_IO)
+
+#define SC_REG_CLASS(c) c,
+static const int reg_class[] = {SC_REGISTERED(SC_REG_CLASS)};
+#undef SC_REG_CLASS
+enum { SC_NREG = sizeof reg_class / sizeof reg_class[0] };
+static int reg_code[SC_NREG];
+static int reg_ok;
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+
+/* Adds one code per class and its string. The codes are used only when
+ * every one reads back as written: MPICH 4.0 encodes a code added to a
+ * predefined class so that MPI_Error_string returns another message (the
+ * class's generic text with an unrelated detail); there the library's
+ * errors stay the bare classes, and only the stderr line names the
+ * library. The check is the same on every rank of a job. */
+static void register_codes(void)
+{
+    char want[160], got[MPI_MAX_ERROR_STRING];
+    int len, cls;
+
+    for (int i = 0; i < SC_NREG; i++) {
+        if (MPI_Add_error_code(reg_class[i], &reg_code[i]) != MPI_SUCCESS)
+            return;
+        snprintf(want, sizeof want,
+                 "libsafecoll: %s; the reason is in safecoll_last_error() and, "
+                 "under a fatal error handler, on stderr",
+                 sc__error_class_name(reg_class[i]));
+        if (MPI_Add_error_string(reg_code[i], want) != MPI_SUCCESS)
+            return;
+        got[0] = '\0';
+        if (MPI_Error_string(reg_code[i], got, &len) != MPI_SUCCESS || strcmp(got, want) != 0)
+            return;
+        if (MPI_Error_class(reg_code[i], &cls) != MPI_SUCCESS || cls != reg_class[i] ||
+            reg_code[i] == reg_class[i])
+            return;
+    }
+    reg_ok = 1;
+}
+
+/* The code a library error of class rc is raised and returned with. */
+static int public_code(int rc)
+{
+    int inited = 0, finalized = 0;
+
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (!inited || finalized)
+        return rc;
+    pthread_once(&reg_once, register_codes);
+    if (!reg_ok)
+        return rc;
+    for (int i = 0; i < SC_NREG; i++)
+        if (reg_class[i] == rc)
+            return reg_code[i];
+    return rc;
+}
+
+/* 1 when comm's error handler ends the job (MPI_ERRORS_ARE_FATAL,
+ * MPI_ERRORS_ABORT) or cannot be told: the message must reach stderr
+ * before it runs. MPI_ERRORS_RETURN and a user's handler get the code. */
+static int ends_job(MPI_Comm comm)
+{
+    MPI_Errhandler eh = MPI_ERRHANDLER_NULL;
+    int fatal = 1;
+
+    if (MPI_Comm_get_errhandler(comm, &eh) != MPI_SUCCESS || eh == MPI_ERRHANDLER_NULL)
+        return 1;
+    if (eh != MPI_ERRORS_ARE_FATAL
+#ifdef MPI_ERRORS_ABORT
+        && eh != MPI_ERRORS_ABORT
+#endif
+    )
+        fatal = 0;
+    MPI_Errhandler_free(&eh);
+    return fatal;
+}
+
+/* One write(2) per line, so that the lines of ranks sharing a terminal do
+ * not interleave, and nothing waits in a stdio buffer when MPI aborts. */
+static void print_message(void)
+{
+    char line[SC_ERROR_MESSAGE + 64];
+    int rank = -1, inited = 0, finalized = 0, n;
+
+    MPI_Initialized(&inited);
+    MPI_Finalized(&finalized);
+    if (inited && !finalized)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank >= 0)
+        n = snprintf(line, sizeof line, "libsafecoll: rank %d: %s\n", rank,
+                     safecoll_last_error());
+    else
+        n = snprintf(line, sizeof line, "libsafecoll: %s\n", safecoll_last_error());
+    if (n < 0)
+        return;
+    if ((size_t)n >= sizeof line)
+        n = (int)sizeof line - 1;
+    fflush(stderr);
+    for (ssize_t done = 0, w; done < n; done += w)
+        if ((w = write(STDERR_FILENO, line + done, (size_t)(n - done))) <= 0)
+            break;
+}
+
+/* MPI raises the error of a completed generalized request on
+ * MPI_COMM_SELF (MPI-4) or MPI_COMM_WORLD (MPI-3.1, and MPICH 4.0, whose
+ * MPI_Wait raises it there): printed when either ends the job, so that
+ * the message is never lost. */
+void sc__error_at_completion(int rc)
+{
+    if (rc != pending_code || pending_printed)
+        return;
+    if (sc__config_verbose() || ends_job(MPI_COMM_WORLD) || ends_job(MPI_COMM_SELF))
+        print_message();
+    pending_printed = 1;
 }
 
 /* MPI's rule for an error that has no communicator to be raised on (a
@@ -48,15 +196,23 @@ int sc__error(int code, const char *fmt, ...)
  * MPICH 4.0.x says MPI-4.0 but still raises native errors on
  * MPI_COMM_WORLD (fixed in later MPICH); the library follows the standard
  * there, as doc/guide.md says. */
-void sc__call_errhandler(MPI_Comm comm, int rc)
+int sc__call_errhandler(MPI_Comm comm, int rc)
 {
     int version = 0, subversion = 0;
+    int ours = rc != MPI_SUCCESS && rc == pending_code;
 
     if (comm == MPI_COMM_NULL || rc == MPI_ERR_COMM) {
         MPI_Get_version(&version, &subversion);
         comm = version >= 4 ? MPI_COMM_SELF : MPI_COMM_WORLD;
     }
+    if (ours) {
+        if (!pending_printed && (sc__config_verbose() || ends_job(comm)))
+            print_message();
+        pending_code = MPI_SUCCESS;
+        rc = public_code(rc);
+    }
     MPI_Comm_call_errhandler(comm, rc);
+    return rc;
 }
 
 const char *safecoll_last_error(void)

@@ -95,8 +95,7 @@ static int agree(MPI_Comm comm, int rank, int rc, const char *fn)
 
 static int fail(MPI_Comm comm, int rc)
 {
-    sc__call_errhandler(comm, rc);
-    return rc;
+    return sc__call_errhandler(comm, rc);
 }
 
 static void make_token(char *out)

@@ -99,6 +99,7 @@ typedef struct nb_op {
     int started, done, rc;
     atomic_int completed; /* read by wait_fn without the lock */
     char message[SC_ERROR_MESSAGE]; /* the body's last error message */
+    int reported;                   /* its error went to sc__error_at_completion */
     struct nb_op *prev, *next;
 #if SC_ASAN
     void *fake;
@@ -483,8 +484,13 @@ static int query_fn(void *state, MPI_Status *status)
     /* The body may have ended on another thread (the progress thread, or
      * another caller's test): the caller that completes the request gets
      * its message. Not inside a coroutine, whose own message it is not. */
-    if (op->rc != MPI_SUCCESS && op->message[0] != '\0' && !sc__nb_active())
-        sc__error(op->rc, "%s", op->message);
+    if (op->rc != MPI_SUCCESS && !sc__nb_active()) {
+        if (op->message[0] != '\0')
+            sc__error(op->rc, "%s", op->message);
+        if (!op->reported)
+            sc__error_at_completion(op->rc);
+        op->reported = 1;
+    }
 
     MPI_Status_set_elements(status, MPI_BYTE, 0);
     MPI_Status_set_cancelled(status, 0);

@@ -163,7 +163,14 @@ static int call(const bufs *b, MPI_Comm comm)
     sc__probe_args a = {b->sb, b->rb, b->n, 0, b->counts, b->displs, b->type, b->rtype, b->op,
                         comm};
 
-    return sc__probe_call(b->coll, 1, &a, NULL);
+    int rc = sc__probe_call(b->coll, 1, &a, NULL);
+
+    /* The class, not the code: a safe call raises the library's own code
+     * of its class (core/error.c), and the timing reports the class
+     * (MPI_ERR_UNSUPPORTED_OPERATION for a strategy that cannot run it). */
+    if (rc != MPI_SUCCESS)
+        MPI_Error_class(rc, &rc);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- jitter */

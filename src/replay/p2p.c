@@ -118,9 +118,9 @@ static int diverge(MPI_Comm comm, const char *fn, const void *site, const char *
               world_rank, (unsigned)ncall, what, where);
     fprintf(stderr, "libsafecoll: %s\n", safecoll_last_error());
     fflush(stderr);
+    sc__error_printed();
     mode = RP_OFF;
-    sc__call_errhandler(comm, MPI_ERR_OTHER);
-    return MPI_ERR_OTHER;
+    return sc__call_errhandler(comm, MPI_ERR_OTHER);
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -340,8 +340,7 @@ static int enter(MPI_Comm comm, int *rc)
         return 1;
     if (mode == RP_BROKEN) {
         sc__error(init_rc, "%s", init_msg);
-        sc__call_errhandler(comm, init_rc);
-        *rc = init_rc;
+        *rc = sc__call_errhandler(comm, init_rc);
         return -1;
     }
     ncall++;
