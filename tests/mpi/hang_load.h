@@ -1,6 +1,7 @@
 /*
- * When a machine is too loaded to judge the hang monitor (tests/mpi/
- * test_hang.c, test_hang_quiet.c).
+ * What the hang monitor's suites (tests/mpi/test_hang.c,
+ * test_hang_quiet.c) share: the clock, a compute phase, and when a machine
+ * is too loaded to judge the monitor.
  *
  * The monitor scales its limits with the load it measures (detect.h), so a
  * declaration in a healthy run is a failure of the detector. Only past
@@ -15,9 +16,28 @@
 #define TESTS_MPI_HANG_LOAD_H
 
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mpi.h>
+
+/* Seconds on the monotonic clock. */
+static inline double hang_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Computes outside MPI for ms milliseconds of wall time. */
+static inline void hang_compute(double ms)
+{
+    const double end = hang_now() + ms * 1e-3;
+    volatile double x = 0;
+    while (hang_now() < end)
+        for (int i = 0; i < 200; i++)
+            x += 1e-9 * i;
+}
 
 /* Runnable tasks per CPU past which a run is not judged. */
 #define HANG_TOO_LOADED 8.0

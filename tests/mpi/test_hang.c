@@ -49,22 +49,6 @@ static struct {
     char text[4096];
 } seen;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void compute(double ms)
-{
-    const double end = now() + ms * 1e-3;
-    volatile double x = 0;
-    while (now() < end)
-        for (int i = 0; i < 200; i++)
-            x += 1e-9 * i;
-}
-
 static void on_hang(const safecoll_hang_report *r, void *data)
 {
     (void)data;
@@ -117,9 +101,9 @@ static void new_flag(const char *name)
 /* Waits (outside MPI) until the flag exists or `limit` seconds passed. */
 static int wait_flag(double limit)
 {
-    const double end = now() + limit;
+    const double end = hang_now() + limit;
     while (access(flag_path, F_OK) != 0) {
-        if (now() > end)
+        if (hang_now() > end)
             return 0;
         usleep(1000);
     }
@@ -129,11 +113,11 @@ static int wait_flag(double limit)
 /* A healthy phase the monitor learns from: mostly compute, an allreduce. */
 static void healthy(double seconds)
 {
-    const double end = now() + seconds;
+    const double end = hang_now() + seconds;
     int more = 1;
     for (int it = 0; more; it++) {
-        compute(6.0 + (rank + it) % 3);
-        int mine = now() < end;
+        hang_compute(6.0 + (rank + it) % 3);
+        int mine = hang_now() < end;
         safecoll_allreduce(&mine, &more, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     }
 }
@@ -656,11 +640,11 @@ static void solver(double seconds)
 /* A halo exchange on a ring, marked, and a global check now and then. */
 static void halo(double seconds)
 {
-    const double end = now() + seconds;
+    const double end = hang_now() + seconds;
     double left[64], right[64], mine[64] = {0};
     int more = 1;
     for (int it = 0; more; it++) {
-        compute(3.0 + (rank + it) % 2);
+        hang_compute(3.0 + (rank + it) % 2);
         SAFECOLL_HANG_MPI(MPI_Sendrecv(mine, 64, MPI_DOUBLE, (rank + 1) % size, 1, left, 64,
                                        MPI_DOUBLE, (rank + size - 1) % size, 1, MPI_COMM_WORLD,
                                        MPI_STATUS_IGNORE));
@@ -668,7 +652,7 @@ static void halo(double seconds)
                                        64, MPI_DOUBLE, (rank + 1) % size, 2, MPI_COMM_WORLD,
                                        MPI_STATUS_IGNORE));
         if (it % 5 == 0) {
-            int m = now() < end;
+            int m = hang_now() < end;
             safecoll_allreduce(&m, &more, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         }
     }
@@ -678,7 +662,7 @@ static void halo(double seconds)
  * the workers compute tasks of different lengths. */
 static void master_worker(double seconds)
 {
-    const double end = now() + seconds;
+    const double end = hang_now() + seconds;
     MPI_Status st;
     int task;
 
@@ -689,7 +673,7 @@ static void master_worker(double seconds)
         while (stopped < size - 1) {
             SAFECOLL_HANG_MPI(MPI_Recv(&task, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD,
                                        &st));
-            task = now() < end ? 2 + (it++ % 7) : -1;
+            task = hang_now() < end ? 2 + (it++ % 7) : -1;
             stopped += task < 0;
             SAFECOLL_HANG_MPI(MPI_Send(&task, 1, MPI_INT, st.MPI_SOURCE, 4, MPI_COMM_WORLD));
         }
@@ -701,7 +685,7 @@ static void master_worker(double seconds)
                                        MPI_STATUS_IGNORE));
             if (task < 0)
                 break;
-            compute(task);
+            hang_compute(task);
         }
     }
     safecoll_barrier(MPI_COMM_WORLD);
@@ -711,11 +695,11 @@ static void master_worker(double seconds)
  * in the allreduce that follows each. */
 static void long_phases(double seconds)
 {
-    const double end = now() + seconds;
+    const double end = hang_now() + seconds;
     int more = 1;
     for (int it = 0; more; it++) {
-        compute(50.0 + 35.0 * ((rank + it) % 3));
-        int m = now() < end;
+        hang_compute(50.0 + 35.0 * ((rank + it) % 3));
+        int m = hang_now() < end;
         safecoll_allreduce(&m, &more, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     }
 }

@@ -21,22 +21,6 @@
 static int rank, size, declared;
 static char declared_text[4096];
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static void compute(double ms)
-{
-    const double end = now() + ms * 1e-3;
-    volatile double x = 0;
-    while (now() < end)
-        for (int i = 0; i < 200; i++)
-            x += 1e-9 * i;
-}
-
 static void on_hang(const safecoll_hang_report *r, void *data)
 {
     (void)data;
@@ -76,9 +60,9 @@ START_TEST(quiet_60s)
     o.callback = on_hang;
     o.seed = 4242;
     ck_assert_int_eq(safecoll_hang_start(MPI_COMM_WORLD, &o), MPI_SUCCESS);
-    end = now() + seconds;
+    end = hang_now() + seconds;
     for (int it = 0; more; it++) {
-        compute(phase_ms(&state));
+        hang_compute(phase_ms(&state));
         if (it % 10 == 9) {
             SAFECOLL_HANG_MPI(MPI_Sendrecv(mine, 16, MPI_DOUBLE, (rank + 1) % size, 1, left, 16,
                                            MPI_DOUBLE, (rank + size - 1) % size, 1,
@@ -88,7 +72,7 @@ START_TEST(quiet_60s)
                                            MPI_COMM_WORLD, MPI_STATUS_IGNORE));
             safecoll_barrier(MPI_COMM_WORLD);
         }
-        int m = now() < end;
+        int m = hang_now() < end;
         safecoll_allreduce(&m, &more, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     }
     ck_assert_int_eq(safecoll_hang_stop(MPI_COMM_WORLD), MPI_SUCCESS);
