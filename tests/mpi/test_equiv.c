@@ -308,7 +308,7 @@ static void data_matrix(int which, const int *strategies, int nstrategies)
     for (int k = 0; k < 2; k++) {
         tc_type ty;
         tc_type_make(&ty, kinds[k]);
-        for (int root = 0; root < (rooted(which) ? p : 1); root++)
+        for (int root = 0; root < (rooted(which) ? p : 1); root = tc_next_root(root, p))
             for (int ip = 0; ip < 2; ip++)
                 /* 7 matters to bcast only (P pieces of unequal size). */
                 for (int ni = 0; ni < (which == D_BCAST ? 3 : 2); ni++)
@@ -490,7 +490,7 @@ static void red_matrix(int which, const int *strategies, int nstrategies)
 
     tc_begin(&t, xname[which]);
     for (int op = 0; op < 2; op++)
-        for (int root = 0; root < (which == X_REDUCE ? p : 1); root++)
+        for (int root = 0; root < (which == X_REDUCE ? p : 1); root = tc_next_root(root, p))
             for (int ip = 0; ip < 2; ip++)
                 for (int ni = 0; ni < 4; ni++)
                     for (int si = 0; si < nstrategies; si++) {

@@ -205,7 +205,7 @@ static void matrix(int which, int modes)
     for (int k = 0; k < 2; k++) {
         tc_type ty;
         tc_type_make(&ty, kinds[k]);
-        for (int root = 0; root < p; root++)
+        for (int root = 0; root < p; root = tc_next_root(root, p))
             for (int ip = 0; ip < 2; ip++) {
                 /* Every rank takes part alike: in place where it may. */
                 if (ip && which == R_BCAST)
