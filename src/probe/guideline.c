@@ -399,6 +399,12 @@ static void batch(ctx *c, const bufs *b, variant *v)
         v->stretch *= late == nb ? 4 : 2; /* all late: the machine is far behind */
     else if (late == 0 && v->stretch > 1)
         v->stretch /= 2;
+    /* Up to a second of spacing, also when the base rose after the starts
+     * stretched: a median slowed by a jittered phase once met a stretch of
+     * 256 and made windows of 126 s, a batch of 8 outliving the job's
+     * 900 s. */
+    while (v->stretch > 1 && v->base * v->stretch > 1.0)
+        v->stretch /= 2;
     /* After a drop, one more batch whatever the budget says: the long
      * windows of the dropped one may have spent it, and giving up now
      * would leave the variant without a repetition. */
