@@ -14,6 +14,9 @@
 #   /* mpi-env-procs: 2 4 */        the counts of the mpi-env runs, where
 #                                   they need not repeat every mpi-procs
 #                                   count (default: the mpi-procs counts)
+#   /* mpi-timeout: S */            a run of this program gets at least S
+#                                   seconds, whatever SAFECOLL_TEST_TIMEOUT
+#                                   says (a test that runs a fixed time)
 #   /* mpi-exit: N */               the exit status of a passing run (default
 #                                   0), for a program that ends its job on
 #                                   purpose (examples/hang_detect.c)
@@ -80,6 +83,8 @@ for bin in "$@"; do
     src=$src_dir/$name.c
     procs=$default_procs
     env_procs=
+    min_timeout=
+    run_timeout=$timeout_s
     envs=()
     want=0
     if [ -f "$src" ]; then
@@ -87,12 +92,18 @@ for bin in "$@"; do
         [ -n "$line" ] && procs=$line
         line=$(header_lines mpi-exit "$src" | head -n 1)
         [ -n "$line" ] && want=$line
+        min_timeout=$(header_lines mpi-timeout "$src" | head -n 1)
         while IFS= read -r e; do envs+=("$e"); done < <(header_lines mpi-env "$src")
         line=$(header_lines mpi-env-procs "$src" | head -n 1)
         [ -n "$line" ] && env_procs=$line
     fi
     # Strict: a malformed header is a failure, not a silently skipped run.
     bad=
+    case $min_timeout in
+    '') ;;
+    *[!0-9]*) bad="mpi-timeout: '$min_timeout'" ;;
+    *) [ "$min_timeout" -gt "$run_timeout" ] && run_timeout=$min_timeout ;;
+    esac
     for n in $procs; do
         case $n in ''|*[!0-9]*|0) bad="mpi-procs: '$procs'" ;; esac
     done
@@ -126,7 +137,7 @@ for bin in "$@"; do
             label="$name -n $n${e:+ [$e]}"
             t0=$(date +%s%N)
             # shellcheck disable=SC2086 # word splitting of $e and the flags is intended
-            env CK_FORK=no $e timeout -k 5 "$timeout_s" \
+            env CK_FORK=no $e timeout -k 5 "$run_timeout" \
                 "$MPIEXEC" $MPIEXEC_FLAGS -n "$n" "$bin" </dev/null >"$log" 2>&1
             rc=$?
             secs=$(since "$t0")
@@ -157,7 +168,7 @@ for bin in "$@"; do
                 skipped=$((skipped + 1))
             else
                 why="exit $rc"
-                [ $rc -eq 124 ] && why="timeout after ${timeout_s}s"
+                [ $rc -eq 124 ] && why="timeout after ${run_timeout}s"
                 [ $rc -eq 137 ] && why="killed (timeout or out of memory)"
                 echo "FAIL $label ($why, ${secs} s, log: $log)"
                 sed 's/^/    | /' "$log" | tail -n 60

@@ -796,7 +796,8 @@ START_TEST(agree_always_spreads_errors)
         displs[i] = i;
     }
     counts[size - 1] = -1;
-    rc = safecoll_gatherv(send, 1, MPI_INT, recv, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    rc = tc_class(
+        safecoll_gatherv(send, 1, MPI_INT, recv, counts, displs, MPI_INT, 0, MPI_COMM_WORLD));
     MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     teardown();

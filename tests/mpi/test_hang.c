@@ -18,6 +18,7 @@
  * tests/check-hang.sh, through examples/hang_detect.c.
  */
 /* mpi-procs: 2 4 */
+/* mpi-timeout: 180 */
 /* mpi-link: static */
 #include "common.h" /* first: it sets the feature macros */
 #include "hang_load.h"
@@ -236,9 +237,9 @@ START_TEST(options_bad_one_rank)
             default: o.interval = 7200; break; /* past an hour */
             }
         }
-        int rc = safecoll_hang_start(MPI_COMM_WORLD, &o), lo, hi;
-        MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        int rc = safecoll_hang_start(MPI_COMM_WORLD, &o), cls = tc_class(rc), lo, hi;
+        MPI_Allreduce(&cls, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+        MPI_Allreduce(&cls, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
         ck_assert_msg(lo == MPI_ERR_ARG && hi == MPI_ERR_ARG, "case %d: rank %d: rc %d (%s)", c,
                       rank, rc, safecoll_last_error());
         ck_assert_int_eq(safecoll_hang_active(), 0);

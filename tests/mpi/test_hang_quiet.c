@@ -11,6 +11,7 @@
  * cannot pass.
  */
 /* mpi-procs: 4 */
+/* mpi-timeout: 180 */
 #include "common.h" /* first: it sets the feature macros */
 #include "hang_load.h"
 

@@ -66,7 +66,8 @@ static int alltoallv_one_long_block(safecoll_strategy forced)
     }
     safecoll_strategy_set(SAFECOLL_COLL_ALLTOALLV, forced);
     safecoll_stats_get(SAFECOLL_COLL_ALLTOALLV, &before);
-    rc = safecoll_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc_, rd, MPI_INT, MPI_COMM_WORLD);
+    rc = err_class(
+        safecoll_alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc_, rd, MPI_INT, MPI_COMM_WORLD));
     safecoll_stats_get(SAFECOLL_COLL_ALLTOALLV, &after);
     {
         /* Refused or not, alike on every rank. */
@@ -259,7 +260,8 @@ START_TEST(strategy_forced_on_one_rank)
     }
     if (rank == size - 1)
         safecoll_strategy_set(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_P2P);
-    rc = safecoll_gatherv(sbuf, 2, MPI_INT, rbuf, counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
+    rc = err_class(safecoll_gatherv(sbuf, 2, MPI_INT, rbuf, counts, displs, MPI_INT, 0,
+                                    MPI_COMM_WORLD));
     MPI_Allreduce(&rc, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     MPI_Allreduce(&rc, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     ck_assert_msg(lo == MPI_ERR_ARG && hi == MPI_ERR_ARG, "rank %d: returned %d (min %d max %d)",
