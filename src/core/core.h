@@ -202,6 +202,11 @@ int sc__parse_long(const char *s, long long lo, long long hi, long long *out);
 double sc__now(void);
 /* Sleeps that long; a signal does not cut it short. */
 void sc__sleep(double seconds);
+/* Seconds a rank waits after its last line on stderr before the job ends
+ * (MPI_Abort, a fatal error handler): the launcher forwards the line
+ * before it tears the job down (a line written just before MPI_Abort was
+ * lost under load). Only on the way out of a failed job. */
+#define SC_ABORT_GRACE 0.25
 
 /* ---- statistics (stats.c) ---- */
 

@@ -183,8 +183,11 @@ void sc__error_at_completion(int rc)
 {
     if (rc != pending_code || pending_printed)
         return;
-    if (sc__config_verbose() || ends_job(MPI_COMM_WORLD) || ends_job(MPI_COMM_SELF))
+    int ends = ends_job(MPI_COMM_WORLD) || ends_job(MPI_COMM_SELF);
+    if (ends || sc__config_verbose())
         print_message();
+    if (ends)
+        sc__sleep(SC_ABORT_GRACE);
     pending_printed = 1;
 }
 
@@ -206,8 +209,11 @@ int sc__call_errhandler(MPI_Comm comm, int rc)
         comm = version >= 4 ? MPI_COMM_SELF : MPI_COMM_WORLD;
     }
     if (ours) {
-        if (!pending_printed && (sc__config_verbose() || ends_job(comm)))
+        int ends = !pending_printed && ends_job(comm);
+        if (ends || (!pending_printed && sc__config_verbose()))
             print_message();
+        if (ends)
+            sc__sleep(SC_ABORT_GRACE);
         pending_code = MPI_SUCCESS;
         rc = public_code(rc);
     }

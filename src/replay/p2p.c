@@ -196,6 +196,7 @@ static void fatal(int rc)
     sc__rp_log_flush(-1);
     init_rc = rc;
     mode = RP_BROKEN;
+    sc__sleep(SC_ABORT_GRACE);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
