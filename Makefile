@@ -894,22 +894,21 @@ doc:
 # lz4 does, so the file can be relocated.
 prefix_rel = $(if $(filter $(prefix)/%,$(1)),$(2)$(patsubst $(prefix)%,%,$(1)),$(1))
 pc_rel = $(call prefix_rel,$(1),$${prefix})
-$(PC_FILE): pkgconfig/safecoll.pc.in include/safecoll.h Makefile
-	$(call say,GEN,$@)
-	@mkdir -p $(@D)
-	$(Q)sed -e 's|@PREFIX@|$(prefix)|' \
-	        -e 's|@LIBDIR@|$(call pc_rel,$(libdir))|' \
-	        -e 's|@INCLUDEDIR@|$(call pc_rel,$(includedir))|' \
-	        -e 's|@VERSION@|$(VERSION)|' \
-	        -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' $< > $@
-$(PC_F08_FILE): pkgconfig/safecoll_f08.pc.in include/safecoll.h Makefile
-	$(call say,GEN,$@)
-	@mkdir -p $(@D)
-	$(Q)sed -e 's|@PREFIX@|$(prefix)|' \
+# One substitution for both .pc files (each names only what it needs).
+pc_subst = sed -e 's|@PREFIX@|$(prefix)|' \
 	        -e 's|@LIBDIR@|$(call pc_rel,$(libdir))|' \
 	        -e 's|@INCLUDEDIR@|$(call pc_rel,$(includedir))|' \
 	        -e 's|@FMODDIR@|$(call pc_rel,$(fmoddir))|' \
-	        -e 's|@VERSION@|$(VERSION)|g' $< > $@
+	        -e 's|@VERSION@|$(VERSION)|g' \
+	        -e 's|@LIBS_PRIVATE@|$(LIBS_PRIVATE)|' $< > $@
+$(PC_FILE): pkgconfig/safecoll.pc.in include/safecoll.h Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)$(pc_subst)
+$(PC_F08_FILE): pkgconfig/safecoll_f08.pc.in include/safecoll.h Makefile
+	$(call say,GEN,$@)
+	@mkdir -p $(@D)
+	$(Q)$(pc_subst)
 
 # The CMake package finds the prefix from where its file lies
 # (${CMAKE_CURRENT_LIST_DIR}/../../.. for $(prefix)/lib/cmake/safecoll), so
