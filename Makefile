@@ -564,13 +564,16 @@ check: deps
 
 # The steps of `check`.  It always succeeds: the results, a failed build
 # included, are in $(SUMMARY), printed by `check` itself so that at most one
-# line of make's own follows the summary on failure.
+# line of make's own follows the summary on failure.  Each step's seconds
+# follow it (CI's time budget is spent by the slowest).
 check-run:
 	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
 	@printf '\n== build ==\n'
-	@if ! $(MAKE) $(SILENT) check-build; then echo "0 1 0 build" >> $(SUMMARY); \
+	@t0=$$(date +%s); if ! $(MAKE) $(SILENT) check-build; then echo "0 1 0 build" >> $(SUMMARY); \
 	    printf '\nFAIL build\n'; exit 0; fi; \
-	for step in $(CHECK_STEPS); do $(MAKE) $(SILENT) $$step || true; done
+	echo "   build: $$(( $$(date +%s) - t0 )) s"; \
+	for step in $(CHECK_STEPS); do t0=$$(date +%s); $(MAKE) $(SILENT) $$step || true; \
+	    echo "   $$step: $$(( $$(date +%s) - t0 )) s"; done
 
 check-build: all tests examples
 

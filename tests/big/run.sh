@@ -20,6 +20,9 @@
 #   SAFECOLL_BIG_TIMEOUT  seconds per run (default 600)
 #   SAFECOLL_BIG_ONLY     an extended regular expression: run only the
 #                         configurations whose name matches it
+#   SAFECOLL_BIG_ALL=1    also force the strategy that a configuration's
+#                         automatic run already ran (listed, not run, by
+#                         default: the same code on the same bytes)
 #   MPIEXEC, MPIEXEC_FLAGS
 #
 # Memory: a run starts only when MemAvailable exceeds what it needs (listed
@@ -298,12 +301,22 @@ for c in "${configs[@]}"; do
     read -r name prog mode gb strategies <<< "$c"
     np=4
     [[ $prog == *@* ]] && np=${prog#*@} && prog=${prog%@*}
+    auto_ran=
     for s in $strategies; do
         known=(SAFECOLL_KNOWN_BOUNDS="${SAFECOLL_KNOWN_BOUNDS-}")
         [ -n "${SAFECOLL_KNOWN_BOUNDS+set}" ] || known=()
-        [[ $s == *:bare ]] && s=${s%:bare} && known=(SAFECOLL_KNOWN_BOUNDS=)
+        bare=0
+        [[ $s == *:bare ]] && s=${s%:bare} && known=(SAFECOLL_KNOWN_BOUNDS=) && bare=1
         label=$name-$s
         selected "$label" || continue
+        # The strategy the automatic choice ran, on the same data and with
+        # the same records, has just passed: forcing it again would run the
+        # same code on the same bytes (only the choice is skipped), so it is
+        # listed, not run. SAFECOLL_BIG_ALL=1 runs it anyway.
+        if [ "$s" = "$auto_ran" ] && [ $bare = 0 ] && [ "${SAFECOLL_BIG_ALL:-0}" != 1 ]; then
+            echo "INFO $label: not run again: $name-auto ran $s and passed (SAFECOLL_BIG_ALL=1 runs it)"
+            continue
+        fi
         if ! memory_for "$gb"; then
             echo "SKIP $label ($mem_short)"
             skipped=$((skipped + 1))
@@ -318,6 +331,9 @@ for c in "${configs[@]}"; do
         if [ $rc -eq 0 ] && [[ $verdict == "$name $s: ok "* ]]; then
             echo "PASS $label (${secs}s; ${verdict#"$name $s: ok "})"
             passed=$((passed + 1))
+            if [ "$s" = auto ] && [[ $verdict =~ \ ran=([a-z0-9_+]+) ]]; then
+                auto_ran=${BASH_REMATCH[1]}
+            fi
         else
             echo "FAIL $label ($(why_failed $rc), ${secs}s, log: $log)"
             sed 's/^/    | /' "$log" | tail -n 30

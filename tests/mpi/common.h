@@ -77,6 +77,18 @@ static inline int tc_next_root(int root, int p)
     return root < p / 2 ? p / 2 : p - 1;
 }
 
+/* 1 when a strategy matrix on p ranks leaves out the combination whose
+ * outer indices (type kind, root, in place or not, ...) sum to `sum`: up
+ * to 4 ranks none; beyond, every second one (an odd sum). Every root still
+ * runs with every kind and every in-place setting somewhere: P > 4 is there
+ * for deeper trees and far roots, while every combination runs in full at
+ * P <= 4, and on an oversubscribed machine the full matrix at P = 8 took a
+ * minute of CI per suite. */
+static inline int tc_thin(int p, int sum)
+{
+    return p > 4 && (sum & 1);
+}
+
 static inline int tc_size(MPI_Comm comm)
 {
     int p = 0;

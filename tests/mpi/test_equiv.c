@@ -311,7 +311,8 @@ static void data_matrix(int which, const int *strategies, int nstrategies)
         for (int root = 0; root < (rooted(which) ? p : 1); root = tc_next_root(root, p))
             for (int ip = 0; ip < 2; ip++)
                 /* 7 matters to bcast only (P pieces of unequal size). */
-                for (int ni = 0; ni < (which == D_BCAST ? 3 : 2); ni++)
+                for (int ni = 0; ni < (which == D_BCAST ? 3 : 2) && !tc_thin(p, k + root + ip);
+                     ni++)
                     for (int si = 0; si < nstrategies; si++)
                         for (int reg = v ? 0 : 1; reg < 2; reg++) {
                             const int s = strategies[si];
@@ -492,7 +493,7 @@ static void red_matrix(int which, const int *strategies, int nstrategies)
     for (int op = 0; op < 2; op++)
         for (int root = 0; root < (which == X_REDUCE ? p : 1); root = tc_next_root(root, p))
             for (int ip = 0; ip < 2; ip++)
-                for (int ni = 0; ni < 4; ni++)
+                for (int ni = 0; ni < 4 && !tc_thin(p, op + root + ip); ni++)
                     for (int si = 0; si < nstrategies; si++) {
                         xcall c;
                         memset(&c, 0, sizeof c);

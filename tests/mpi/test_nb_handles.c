@@ -28,7 +28,7 @@
 /* The progress thread needs MPI_THREAD_MULTIPLE: SAFECOLL_NB_THREAD=1
  * alone would run every call to its end when it starts. */
 /* mpi-procs: 2 4 5 */
-/* mpi-env-procs: 2 5 */
+/* mpi-env-procs: 2 3 */
 /* mpi-env: SAFECOLL_TEST_THREAD=multiple */
 /* mpi-env: SAFECOLL_NB_THREAD=1 SAFECOLL_TEST_THREAD=multiple */
 #include "common.h"

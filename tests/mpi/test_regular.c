@@ -208,7 +208,7 @@ static void matrix(int which, int modes)
         for (int root = 0; root < p; root = tc_next_root(root, p))
             for (int ip = 0; ip < 2; ip++) {
                 /* Every rank takes part alike: in place where it may. */
-                if (ip && which == R_BCAST)
+                if ((ip && which == R_BCAST) || tc_thin(p, k + root + ip))
                     continue;
                 for (int s = SAFECOLL_STRATEGY_NATIVE; s < TC_NSTRATEGY; s++)
                     for (int ni = 0; ni < 2; ni++)
