@@ -27,7 +27,9 @@
 # the bug is run by run.sh's iscatter-dense configurations),
 # SAFECOLL_SEARCH_F (Step 2's divisor, default 4),
 # SAFECOLL_SEARCH_MEM (default 12Gi: the probe's buffers, MPI's own
-# temporaries come on top), SAFECOLL_SEARCH_NSTART (default 1Mi), MPIEXEC;
+# temporaries come on top), SAFECOLL_SEARCH_NSTART (default 64Mi: Step 1
+# from there brackets the same failures as from 1Mi, without the six small
+# probes check-search's fault injection already covers), MPIEXEC;
 # SAFECOLL_SEARCH_FAULT, to test this script on small sizes, is given to the
 # native search as SAFECOLL_PROBE_FAULT (a simulated bug).
 set -u
@@ -44,7 +46,7 @@ colls=${SAFECOLL_SEARCH_COLLS-scatter,allgather}
 icolls=${SAFECOLL_SEARCH_ICOLLS-}
 f=${SAFECOLL_SEARCH_F:-4}
 mem=${SAFECOLL_SEARCH_MEM:-12Gi}
-nstart=${SAFECOLL_SEARCH_NSTART:-1Mi}
+nstart=${SAFECOLL_SEARCH_NSTART:-64Mi}
 # shellcheck source=tests/mpi-names.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../mpi-names.sh"
 export MPIEXEC
