@@ -283,3 +283,42 @@ const char *sc__error_class_name(int code)
     snprintf(other, sizeof other, "error class %d", cls);
     return other;
 }
+
+/* 1 for a predefined error class other than MPI_SUCCESS (no MPI call:
+ * MPI_Error_class on a bad code would raise an error of its own). */
+static int predefined_class(int c)
+{
+#define SC_CLASS_IS(x)                                                                          \
+    case x:                                                                                    \
+        return c != MPI_SUCCESS;
+    switch (c) {
+        SC_ERROR_CLASSES(SC_CLASS_IS)
+#ifdef MPI_ERR_SESSION
+        SC_CLASS_IS(MPI_ERR_SESSION)
+#endif
+#ifdef MPI_ERR_PROC_ABORTED
+        SC_CLASS_IS(MPI_ERR_PROC_ABORTED)
+#endif
+#ifdef MPI_ERR_VALUE_TOO_LARGE
+        SC_CLASS_IS(MPI_ERR_VALUE_TOO_LARGE)
+#endif
+    default:
+        return 0;
+    }
+#undef SC_CLASS_IS
+}
+
+int safecoll_error_raise(MPI_Comm comm, int errclass, const char *message)
+{
+    int rc;
+
+    if (message == NULL)
+        rc = sc__error(MPI_ERR_ARG, "safecoll_error_raise: message is NULL (class %d)",
+                       errclass);
+    else if (!predefined_class(errclass))
+        rc = sc__error(MPI_ERR_ARG, "safecoll_error_raise: %d is no predefined MPI error class "
+                       "(message: %s)", errclass, message);
+    else
+        rc = sc__error(errclass, "%s", message);
+    return sc__call_errhandler(comm, rc);
+}
