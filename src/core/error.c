@@ -82,11 +82,17 @@ static int reg_ok;
 static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
 
 /* Adds one code per class and its string. The codes are used only when
- * every one reads back as written: MPICH 4.0 encodes a code added to a
- * predefined class so that MPI_Error_string returns another message (the
- * class's generic text with an unrelated detail); there the library's
- * errors stay the bare classes, and only the stderr line names the
- * library. The check is the same on every rank of a job. */
+ * every one reads back as written: MPICH 4.0 builds a code added to a
+ * predefined class as the class plus an index in bits 8 and up, without
+ * its mark of a dynamic code (which only a dynamic class carries), so
+ * MPI_Error_string decodes it as one of MPICH's own codes: the class's
+ * text and an unrelated message from MPICH's table, never the string
+ * added (doc/guide.md, "Why MPICH 4.0 cannot name the library"). There
+ * the library's errors stay the bare classes, and only the stderr line
+ * names the library. A class of the library's own would be named, but
+ * MPI_Error_class would no longer give the standard class callers
+ * compare with, so none is added. The check is the same on every rank
+ * of a job. */
 static void register_codes(void)
 {
     char want[160], got[MPI_MAX_ERROR_STRING];
