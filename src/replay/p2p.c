@@ -204,14 +204,15 @@ static void fatal(int rc)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-/* Appends ", DIR/rank-R.screp" (the first without the comma) to list,
- * up to 6 names, then ", ...". */
-static void name_log(char *list, size_t n, int *count, const char *dir, int r)
+/* Appends ", rank-R.screp" (the first without the comma) to list, up to
+ * 6 names, then ", ...": the names in the directory, which the message
+ * names once, so that it fits SC_ERROR_MESSAGE. */
+static void name_log(char *list, size_t n, int *count, int r)
 {
     size_t at = strlen(list);
 
     if (++*count <= 6)
-        snprintf(list + at, n - at, "%s%s/rank-%d.screp", at > 0 ? ", " : "", dir, r);
+        snprintf(list + at, n - at, "%srank-%d.screp", at > 0 ? ", " : "", r);
     else if (*count == 7)
         snprintf(list + at, n - at, ", ...");
 }
@@ -224,7 +225,7 @@ static void name_log(char *list, size_t n, int *count, const char *dir, int r)
 static int check_recording(const char *dir, int nprocs, const int *has, const uint64_t *id,
                            const uint32_t *src)
 {
-    char odd[480] = "", main_list[480] = "";
+    char odd[128] = "", main_list[128] = "";
     int best = -1, best_n = 0, nodd = 0, nmain = 0;
 
     for (int r = 0; r < nprocs; r++) {
@@ -244,9 +245,9 @@ static int check_recording(const char *dir, int nprocs, const int *has, const ui
         if (!has[r])
             continue;
         if (id[r] == id[best] && src[r] == src[best])
-            name_log(main_list, sizeof main_list, &nmain, dir, r);
+            name_log(main_list, sizeof main_list, &nmain, r);
         else
-            name_log(odd, sizeof odd, &nodd, dir, r);
+            name_log(odd, sizeof odd, &nodd, r);
     }
     if (nodd == 0)
         return MPI_SUCCESS;
@@ -257,9 +258,8 @@ static int check_recording(const char *dir, int nprocs, const int *has, const ui
                 o = r;
         return sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the logs in %s are of "
                          "more than one recording: %s %s of another recording (%s %016llx) "
-                         "than %s (%s %016llx); a log left by an earlier recording or copied "
-                         "in from another cannot be replayed with this one's: record again "
-                         "into an empty directory", world_rank, dir, odd,
+                         "than %s (%s %016llx), left by an earlier run or copied in; record "
+                         "again into an empty directory", world_rank, dir, odd,
                          nodd > 1 ? "are" : "is", sc__rp_job_source(src[o]),
                          (unsigned long long)id[o], main_list, sc__rp_job_source(src[best]),
                          (unsigned long long)id[best]);
