@@ -717,7 +717,12 @@ $(FATAL)/app: tests/fatal/app.c $(LIB_SO)
 	$(call say,CCLD,$<)
 	@mkdir -p $(@D)
 	$(Q)$(MPICC) $(EX_CFLAGS) $(LDFLAGS) -o $@ $< -L$(B)lib -lsafecoll $(RPATH)
-check-fatal: $(FATAL)/app
+# The Fortran binding's refusal of a non-contiguous buffer, where it is built.
+$(FATAL)/app_f08: tests/fatal/app_f08.f90 $(F08_LIBS) $(F08_MOD) $(LIB_SO)
+	$(call say,FCLD,$<)
+	@mkdir -p $(@D)
+	$(Q)$(MPIFORT) $(F08_FFLAGS) $(LDFLAGS) -o $@ $< $(F08_LINK)
+check-fatal: $(FATAL)/app $(if $(FORTRAN_OK),$(FATAL)/app_f08)
 	@printf '\n== errors under the fatal error handler ==\n'
 	@$(call record,fatal,tests/check-fatal.sh $(FATAL))
 

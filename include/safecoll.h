@@ -100,6 +100,35 @@ SAFECOLL_API const char *safecoll_version_string(void);
  * \return A thread-local string; "" when no error has happened yet.
  */
 SAFECOLL_API const char *safecoll_last_error(void);
+
+/**
+ * \brief Raise an error as the library's own calls do, with your message.
+ *
+ * For code built on libsafecoll that finds an error the wrappers would
+ * report the same way: a language binding (the Fortran binding refuses a
+ * non-contiguous buffer with it), or a collective of your own written with
+ * the recovery API. The message becomes this thread's
+ * safecoll_last_error(); when comm's error handler ends the job
+ * (`MPI_ERRORS_ARE_FATAL`, `MPI_ERRORS_ABORT`) it is first written to
+ * stderr as `libsafecoll: rank R: MESSAGE` (R: the rank in
+ * `MPI_COMM_WORLD`), as under `SAFECOLL_VERBOSE=1` whatever the handler;
+ * then comm's error handler is called with the code, as MPI would.
+ * \param[in] comm     the communicator whose handler is called;
+ *                     `MPI_COMM_NULL`: the one the MPI standard of the
+ *                     running library names (doc/guide.md, "Errors")
+ * \param[in] errclass a predefined MPI error class, e.g. MPI_ERR_BUFFER
+ * \param[in] message  the sentence, best naming the function, the rank and
+ *                     the argument: "my_gather: rank 2: sendbuf is NULL"
+ * \return The code raised, of class errclass: the library's own code of
+ *         that class where the MPI carries one, else errclass itself
+ *         (compare with MPI_Error_class). A NULL message or an errclass
+ *         that is no predefined error class raises MPI_ERR_ARG instead,
+ *         its message naming the mistake.
+ * \note The handler is called when it returns (`MPI_ERRORS_RETURN`, a
+ *       handler of your own), so the caller returns the code without
+ *       calling the handler again.
+ */
+SAFECOLL_API int safecoll_error_raise(MPI_Comm comm, int errclass, const char *message);
 /** @} */
 
 #ifdef __cplusplus

@@ -15,6 +15,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 lib_tool check-cli "${1:-}"
 shipped=$(pwd)/data/known-bounds
+colls_h=$(cd "$(dirname "$0")/.." && pwd)/include/safecoll/coll.h
 lib_scratch cli
 
 # run EXPECTED_STATUS ARGS... and expect out|err TEXT (lib.sh) run the tool
@@ -61,6 +62,33 @@ for key in kind=performance use=STRATEGY oversubscribed= nodes=; do
     expect out "$key"
 done
 run 0 search --help;              expect out "SAFECOLL_PROBE_FAULT"
+# The collectives search --help lists (the lines after "Collectives
+# (--coll)" up to the text that follows): every collective of the library
+# (include/safecoll/coll.h) that the probe runs, and no other. Whether it
+# runs one is asked of `safecoll probe --coll NAME`, which refuses an
+# unsupported one before it starts MPI.
+sed -n '/^Collectives (--coll)/,/^n is the count/{/^  /p}' "$out" | tr ' ' '\n' |
+    sed '/^$/d' | sort >help-colls
+sed -n 's/^ *SAFECOLL_COLL_\([A-Z_]*\) = [0-9]*,.*/\1/p' "$colls_h" |
+    tr 'A-Z' 'a-z' >all-colls
+check "the library's collectives read from coll.h (34 or more: $(wc -l <all-colls))" \
+    test "$(wc -l <all-colls)" -ge 34
+: >probe-colls
+while read -r c; do
+    "$tool" probe --coll "$c" >/dev/null 2>probe.err
+    if grep -q 'unknown or unsupported collective' probe.err; then
+        check "search --help does not list $c, which the probe refuses" \
+            bash -c '! grep -qx "$1" help-colls' _ "$c"
+    else
+        check "search --help lists $c, which the probe runs" grep -qx "$c" help-colls
+        echo "$c" >>probe-colls
+    fi
+done <all-colls
+check "search --help lists nothing but the probe's collectives: $(sort probe-colls |
+    comm -13 - help-colls | tr '\n' ' ')" \
+    cmp -s <(sort probe-colls) help-colls
+check "some collectives are refused by the probe (barrier, alltoallw)" \
+    test "$(wc -l <probe-colls)" -lt "$(wc -l <all-colls)"
 run 0 --help;                     expect out "bisect [options] -- CMD..."
 run 0 bisect --help;              expect out "usage: safecoll bisect [options] -- LAUNCHER... APP"
 expect out "4 not the"

@@ -12,6 +12,10 @@
 # prints it), and MPI_Error_string on the code returned names libsafecoll:
 # a skip, with the reason, where this MPI cannot carry a code added to a
 # predefined class (MPICH 4.0 reads such a code back with another string).
+# tests/fatal/app_f08.f90 (where the Fortran binding is built) passes a
+# strided array section to safecoll_bcast: the line names the function and
+# the argument, and under MPI_ERRORS_RETURN the class is MPI_ERR_BUFFER
+# and nothing is printed.
 #
 #   tests/check-fatal.sh DIR      (DIR: where app is built)
 set -uo pipefail
@@ -22,12 +26,13 @@ lib_mpiexec
 lib_scratch fatal
 
 # run_app NAME CASE ENV...: runs the app's CASE on 2 ranks with ENV set;
-# stdout in NAME.out, stderr in NAME.err, the exit status in NAME.rc.
+# stdout in NAME.out, stderr in NAME.err, the exit status in NAME.rc. APP
+# names another program of DIR (app_f08).
 run_app() {
     local name=$1 case=$2
     shift 2
     # shellcheck disable=SC2086 # MPIEXEC carries its flags
-    env "$@" timeout 120 $MPIEXEC -n 2 "$dir/app" "$case" >"$name.out" 2>"$name.err"
+    env "$@" timeout 120 $MPIEXEC -n 2 "$dir/${APP:-app}" "$case" >"$name.out" 2>"$name.err"
     echo $? >"$name.rc"
 }
 
@@ -99,6 +104,26 @@ run_app verbose codes SAFECOLL_STRATEGY= SAFECOLL_VERBOSE=1
 check "MPI_ERRORS_RETURN, SAFECOLL_VERBOSE=1: each rank's message on stderr" \
     [ "$(grep -Ec '^libsafecoll: rank [01]: .*sendbuf' verbose.err)" -eq 2 ]
 [ "$failed" -eq 0 ] || show verbose
+
+# The Fortran binding refuses a strided array section (MPI_ERR_BUFFER)
+# through the same raise point: the line names the function, the argument
+# and that it is not contiguous; under MPI_ERRORS_RETURN the class, the
+# message in safecoll_last_error, and nothing on stderr.
+if [ -x "$dir/app_f08" ]; then
+    APP=app_f08 run_app f08 fatal
+    fatal f08 "Fortran safecoll_bcast of a strided section" \
+        "^libsafecoll: rank [01]: safecoll_bcast: rank [01]: buffer is not contiguous "
+    APP=app_f08 run_app f08ret return
+    before=$failed
+    check "Fortran, MPI_ERRORS_RETURN: exit 0" [ "$(cat f08ret.rc)" -eq 0 ]
+    check "Fortran, MPI_ERRORS_RETURN: MPI_ERR_BUFFER and safecoll_last_error naming buffer on both ranks" \
+        [ "$(grep -Ec '^fatal-app: rank ([01]) class ok: safecoll_bcast: rank \1: buffer is not contiguous' f08ret.out)" -eq 2 ]
+    check "Fortran, MPI_ERRORS_RETURN: nothing on stderr from the library" \
+        bash -c "! grep -q '^libsafecoll:' f08ret.err"
+    [ "$failed" -eq "$before" ] || show f08ret
+else
+    lib_skip "fatal: Fortran non-contiguous buffer" "the Fortran binding is not built (no MPI Fortran wrapper)"
+fi
 
 echo "  fatal: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]

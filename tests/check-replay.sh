@@ -152,8 +152,8 @@ ok "perturbed 4 KiB payload (stage): reported at step ${c:-?}, the one that rece
 # (MPI_Abort), so no rank waits for it; no hang. A header fault is found by
 # every rank that reads the directory, so several may say it before the
 # job ends; a fault in the body by its own rank.
-bad() { # bad LABEL EXPECTED_TEXT
-    job bad SAFECOLL_REPLAY=replay:badlog -- sum
+bad() { # bad LABEL EXPECTED_TEXT [SCENARIO]
+    job bad SAFECOLL_REPLAY=replay:badlog -- "${3:-sum}"
     local st=$?
     ok "$1: the job fails (exit $st), no hang" test $st -ne 0 -a $st -ne 124
     ok "$1: a rank reports it, and that it ends the job" \
@@ -164,23 +164,51 @@ rm -rf badlog && cp -r log.sum badlog && rm badlog/rank-1.screp
 bad "missing log" "rank 1: cannot open the log"
 rm -rf badlog && cp -r log.sum badlog && truncate -s -7 badlog/rank-2.screp
 bad "truncated log" "rank 2: the log .* is truncated"
-# The layout (doc/debugging.md): a 292-byte header, then blocks of a
+# The layout (doc/debugging.md): a 304-byte header, then blocks of a
 # 16-byte block header and 32-byte records.
 rm -rf badlog && cp -r log.sum badlog && truncate -s -32 badlog/rank-0.screp
 bad "log cut at a record" "rank 0: the log .* is truncated (its block 1 lacks records)"
-rm -rf badlog && cp -r log.sum badlog && truncate -s 292 badlog/rank-0.screp
+rm -rf badlog && cp -r log.sum badlog && truncate -s 304 badlog/rank-0.screp
 bad "log cut after its header" "rank 0: the log .* is truncated (no end record after its 0 records)"
 rm -rf badlog && cp -r log.sum badlog &&
-    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=320 conv=notrunc status=none
+    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=332 conv=notrunc status=none
 bad "corrupted record" "rank 0: the log .* is corrupted in block 1, records 1-[0-9]* (bad CRC)"
 rm -rf badlog && cp -r log.sum badlog &&
-    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=296 conv=notrunc status=none
+    printf '\377' | dd of=badlog/rank-0.screp bs=1 seek=308 conv=notrunc status=none
 bad "corrupted block header" "rank 0: the log .* is corrupted at block 1, after record 0"
 rm -rf badlog && cp -r log.sum badlog && cp badlog/rank-1.screp badlog/rank-0.screp
 bad "another rank's log" "was recorded by rank 1 of 3"
 rm -rf badlog && mkdir badlog && P=2 job rec2 SAFECOLL_REPLAY=record:badlog -- sum
 cp log.sum/rank-2.screp badlog/
 bad "a log of another P" "was recorded by rank [01] of 2"
+
+# Logs of two recordings in one directory (each log carries its
+# recording's id): a log left by an earlier recording of a rank that
+# makes no wrapper call now (rank 2 of idle, recorded over a copy of
+# log.sum), and a log copied in from another recording of the same
+# program and P. Every rank that reads the directory names the stale file.
+rm -rf badlog && cp -r log.sum badlog
+job rec.stale SAFECOLL_TEST_ORDER=a SAFECOLL_REPLAY=record:badlog -- idle
+st=$?
+ok "stale: the recording over an earlier one exits 0 (got $st)" test $st -eq 0
+ok "stale: rank 2's log is the earlier recording's" cmp -s badlog/rank-2.screp log.sum/rank-2.screp
+ok "stale: ranks 0 and 1 rewrote theirs" \
+    bash -c '! cmp -s badlog/rank-0.screp log.sum/rank-0.screp && ! cmp -s badlog/rank-1.screp log.sum/rank-1.screp'
+stale="the logs in badlog are of more than one recording: rank-2.screp is of another recording (.*) than rank-0.screp, rank-1.screp ("
+bad "a log left by an earlier recording" "$stale" idle
+ok "a log left by an earlier recording: named by a replaying rank (0 or 1)" \
+    test "$(grep -c "rank [01]: $stale" bad)" -ge 1
+rm -rf badlog && mkdir badlog
+job rec.again SAFECOLL_TEST_ORDER=a SAFECOLL_REPLAY=record:badlog -- sum
+st=$?
+ok "again: a second recording of sum exits 0 (got $st)" test $st -eq 0
+job rep.again SAFECOLL_TEST_ORDER=b SAFECOLL_REPLAY=replay:badlog -- sum
+st=$?
+ok "again: its own replay exits 0 (got $st)" test $st -eq 0
+ok "again: its own replay gives its recorded output" cmp -s <(outs rec.again) <(outs rep.again)
+cp log.sum/rank-1.screp badlog/
+bad "a log copied in from another recording" \
+    "the logs in badlog are of more than one recording: rank-1.screp is of another recording (.*) than rank-0.screp, rank-2.screp ("
 
 # A log that cannot be created: said by the rank, and the job ends.
 : >afile

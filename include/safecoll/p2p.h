@@ -27,10 +27,13 @@
  * call (plain MPI_Send, or no point-to-point at all) hangs nothing; it has
  * no log, and the library says so (at its exit when recording; a replay
  * names the ranks without a log). A missing, truncated or corrupted log,
- * one of another process count or program, or a bad `SAFECOLL_REPLAY`
- * value is said on stderr by the rank that finds it, which ends the job
- * with MPI_Abort, so that no rank waits for it. See doc/guide.md, "Record
- * and replay".
+ * one of another process count or program, one of another recording than
+ * the directory's other logs (each log carries an id of its recording,
+ * taken from the launcher's identity of the job where it gives one), or a
+ * bad `SAFECOLL_REPLAY` value is said on stderr by the rank that finds it,
+ * which ends the job with MPI_Abort, so that no rank waits for it. See
+ * doc/guide.md, "Record and replay", for the launchers whose jobs have an
+ * identity and the limits.
  *
  * Requests of receives are followed only when posted with safecoll_irecv
  * or safecoll_imrecv; calls must come from one thread at a time.

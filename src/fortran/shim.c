@@ -7,6 +7,7 @@
  * apart here and replaced by C's.  Part of libsafecoll_f08, never of
  * libsafecoll.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <ISO_Fortran_binding.h>
@@ -38,12 +39,20 @@ static int sc__f08_buf(const CFI_cdesc_t *d, const CFI_cdesc_t *in_place,
     return 0;
 }
 
-/* A non-contiguous buffer: MPI_ERR_BUFFER, through the communicator's
- * error handler as the safe collectives report their errors. */
-static int sc__f08_not_contiguous(MPI_Comm c)
+/* A non-contiguous buffer, argument arg of fn: MPI_ERR_BUFFER, raised by
+ * the library as its own errors are (safecoll_error_raise): the message
+ * in safecoll_last_error(), on stderr before a handler that ends the job,
+ * then the communicator's error handler. */
+static int sc__f08_not_contiguous(MPI_Comm c, const char *fn, const char *arg)
 {
-    MPI_Comm_call_errhandler(c, MPI_ERR_BUFFER);
-    return MPI_ERR_BUFFER;
+    char m[320];
+    int rank = -1;
+
+    MPI_Comm_rank(c != MPI_COMM_NULL ? c : MPI_COMM_WORLD, &rank);
+    snprintf(m, sizeof m, "%s: rank %d: %s is not contiguous (an array section with a "
+             "stride?); the Fortran binding takes contiguous buffers only: pass a contiguous "
+             "array, or a copy of the section", fn, rank, arg);
+    return safecoll_error_raise(c, MPI_ERR_BUFFER, m);
 }
 
 /* alltoallw's datatype arrays as C handles, one a rank of the group the
@@ -68,8 +77,8 @@ static int sc__f08_types(MPI_Comm c, const MPI_Fint *fs, const MPI_Fint *fr,
         free(*s);
         free(*r);
         *s = *r = NULL;
-        MPI_Comm_call_errhandler(c, MPI_ERR_NO_MEM);
-        return MPI_ERR_NO_MEM;
+        return safecoll_error_raise(c, MPI_ERR_NO_MEM, "safecoll_alltoallw (Fortran binding): "
+                                    "out of memory for the datatype arrays");
     }
     for (int i = 0; i < n; i++) {
         if (fs)
@@ -317,9 +326,10 @@ int sc__f08_gatherv(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint sen
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_gatherv", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_gatherv", "recvbuf");
     return safecoll_gatherv(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcounts,
                             displs, MPI_Type_f2c(recvtype), root, c);
 }
@@ -333,9 +343,10 @@ int sc__f08_gatherv_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fint 
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_gatherv_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_gatherv_c", "recvbuf");
     return safecoll_gatherv_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcounts,
                               displs, MPI_Type_f2c(recvtype), root, c);
 }
@@ -351,9 +362,10 @@ int sc__f08_igatherv(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint se
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_igatherv", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_igatherv", "recvbuf");
     int rc = safecoll_igatherv(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcounts,
                                displs, MPI_Type_f2c(recvtype), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -371,9 +383,10 @@ int sc__f08_igatherv_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fint
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_igatherv_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_igatherv_c", "recvbuf");
     int rc = safecoll_igatherv_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf,
                                  recvcounts, displs, MPI_Type_f2c(recvtype), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -389,9 +402,10 @@ int sc__f08_scatterv(const CFI_cdesc_t *sendbuf, const int sendcounts[], const i
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scatterv", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scatterv", "recvbuf");
     return safecoll_scatterv(b_sendbuf, sendcounts, displs, MPI_Type_f2c(sendtype), b_recvbuf,
                              recvcount, MPI_Type_f2c(recvtype), root, c);
 }
@@ -405,9 +419,10 @@ int sc__f08_scatterv_c(const CFI_cdesc_t *sendbuf, const MPI_Count sendcounts[],
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scatterv_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scatterv_c", "recvbuf");
     return safecoll_scatterv_c(b_sendbuf, sendcounts, displs, MPI_Type_f2c(sendtype), b_recvbuf,
                                recvcount, MPI_Type_f2c(recvtype), root, c);
 }
@@ -423,9 +438,10 @@ int sc__f08_iscatterv(const CFI_cdesc_t *sendbuf, const int sendcounts[], const 
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscatterv", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscatterv", "recvbuf");
     int rc = safecoll_iscatterv(b_sendbuf, sendcounts, displs, MPI_Type_f2c(sendtype), b_recvbuf,
                                 recvcount, MPI_Type_f2c(recvtype), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -443,9 +459,10 @@ int sc__f08_iscatterv_c(const CFI_cdesc_t *sendbuf, const MPI_Count sendcounts[]
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscatterv_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscatterv_c", "recvbuf");
     int rc = safecoll_iscatterv_c(b_sendbuf, sendcounts, displs, MPI_Type_f2c(sendtype), b_recvbuf,
                                   recvcount, MPI_Type_f2c(recvtype), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -461,9 +478,10 @@ int sc__f08_allgatherv(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint 
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allgatherv", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allgatherv", "recvbuf");
     return safecoll_allgatherv(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcounts,
                                displs, MPI_Type_f2c(recvtype), c);
 }
@@ -477,9 +495,10 @@ int sc__f08_allgatherv_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fi
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allgatherv_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allgatherv_c", "recvbuf");
     return safecoll_allgatherv_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf,
                                  recvcounts, displs, MPI_Type_f2c(recvtype), c);
 }
@@ -495,9 +514,10 @@ int sc__f08_iallgatherv(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallgatherv", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallgatherv", "recvbuf");
     int rc = safecoll_iallgatherv(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf,
                                   recvcounts, displs, MPI_Type_f2c(recvtype), c, &r);
     *request = MPI_Request_c2f(r);
@@ -516,9 +536,10 @@ int sc__f08_iallgatherv_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_F
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallgatherv_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallgatherv_c", "recvbuf");
     int rc = safecoll_iallgatherv_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf,
                                     recvcounts, displs, MPI_Type_f2c(recvtype), c, &r);
     *request = MPI_Request_c2f(r);
@@ -534,9 +555,10 @@ int sc__f08_alltoallv(const CFI_cdesc_t *sendbuf, const int sendcounts[], const 
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoallv", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoallv", "recvbuf");
     return safecoll_alltoallv(b_sendbuf, sendcounts, sdispls, MPI_Type_f2c(sendtype), b_recvbuf,
                               recvcounts, rdispls, MPI_Type_f2c(recvtype), c);
 }
@@ -550,9 +572,10 @@ int sc__f08_alltoallv_c(const CFI_cdesc_t *sendbuf, const MPI_Count sendcounts[]
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoallv_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoallv_c", "recvbuf");
     return safecoll_alltoallv_c(b_sendbuf, sendcounts, sdispls, MPI_Type_f2c(sendtype), b_recvbuf,
                                 recvcounts, rdispls, MPI_Type_f2c(recvtype), c);
 }
@@ -568,9 +591,10 @@ int sc__f08_ialltoallv(const CFI_cdesc_t *sendbuf, const int sendcounts[], const
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ialltoallv", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ialltoallv", "recvbuf");
     int rc = safecoll_ialltoallv(b_sendbuf, sendcounts, sdispls, MPI_Type_f2c(sendtype), b_recvbuf,
                                  recvcounts, rdispls, MPI_Type_f2c(recvtype), c, &r);
     *request = MPI_Request_c2f(r);
@@ -589,9 +613,10 @@ int sc__f08_ialltoallv_c(const CFI_cdesc_t *sendbuf, const MPI_Count sendcounts[
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ialltoallv_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ialltoallv_c", "recvbuf");
     int rc = safecoll_ialltoallv_c(b_sendbuf, sendcounts, sdispls, MPI_Type_f2c(sendtype),
                                    b_recvbuf, recvcounts, rdispls, MPI_Type_f2c(recvtype), c, &r);
     *request = MPI_Request_c2f(r);
@@ -628,7 +653,7 @@ int sc__f08_bcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype, 
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_buffer;
     if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
-        return sc__f08_not_contiguous(c);
+        return sc__f08_not_contiguous(c, "safecoll_bcast", "buffer");
     return safecoll_bcast(b_buffer, count, MPI_Type_f2c(datatype), root, c);
 }
 
@@ -639,7 +664,7 @@ int sc__f08_bcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint datatyp
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_buffer;
     if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
-        return sc__f08_not_contiguous(c);
+        return sc__f08_not_contiguous(c, "safecoll_bcast_c", "buffer");
     return safecoll_bcast_c(b_buffer, count, MPI_Type_f2c(datatype), root, c);
 }
 
@@ -653,7 +678,7 @@ int sc__f08_ibcast(const CFI_cdesc_t *buffer, MPI_Fint count, MPI_Fint datatype,
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
     if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
-        return sc__f08_not_contiguous(c);
+        return sc__f08_not_contiguous(c, "safecoll_ibcast", "buffer");
     int rc = safecoll_ibcast(b_buffer, count, MPI_Type_f2c(datatype), root, c, &r);
     *request = MPI_Request_c2f(r);
     return rc;
@@ -669,7 +694,7 @@ int sc__f08_ibcast_c(const CFI_cdesc_t *buffer, MPI_Count count, MPI_Fint dataty
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
     if (sc__f08_buf(buffer, in_place, bottom, &b_buffer))
-        return sc__f08_not_contiguous(c);
+        return sc__f08_not_contiguous(c, "safecoll_ibcast_c", "buffer");
     int rc = safecoll_ibcast_c(b_buffer, count, MPI_Type_f2c(datatype), root, c, &r);
     *request = MPI_Request_c2f(r);
     return rc;
@@ -684,9 +709,10 @@ int sc__f08_gather(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint send
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_gather", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_gather", "recvbuf");
     return safecoll_gather(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                            MPI_Type_f2c(recvtype), root, c);
 }
@@ -700,9 +726,10 @@ int sc__f08_gather_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fint s
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_gather_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_gather_c", "recvbuf");
     return safecoll_gather_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                              MPI_Type_f2c(recvtype), root, c);
 }
@@ -718,9 +745,10 @@ int sc__f08_igather(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint sen
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_igather", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_igather", "recvbuf");
     int rc = safecoll_igather(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                               MPI_Type_f2c(recvtype), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -738,9 +766,10 @@ int sc__f08_igather_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fint 
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_igather_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_igather_c", "recvbuf");
     int rc = safecoll_igather_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                                 MPI_Type_f2c(recvtype), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -756,9 +785,10 @@ int sc__f08_scatter(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint sen
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scatter", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scatter", "recvbuf");
     return safecoll_scatter(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                             MPI_Type_f2c(recvtype), root, c);
 }
@@ -772,9 +802,10 @@ int sc__f08_scatter_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fint 
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scatter_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scatter_c", "recvbuf");
     return safecoll_scatter_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                               MPI_Type_f2c(recvtype), root, c);
 }
@@ -790,9 +821,10 @@ int sc__f08_iscatter(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint se
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscatter", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscatter", "recvbuf");
     int rc = safecoll_iscatter(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                                MPI_Type_f2c(recvtype), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -810,9 +842,10 @@ int sc__f08_iscatter_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fint
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscatter_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscatter_c", "recvbuf");
     int rc = safecoll_iscatter_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf,
                                  recvcount, MPI_Type_f2c(recvtype), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -827,9 +860,10 @@ int sc__f08_allgather(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint s
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allgather", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allgather", "recvbuf");
     return safecoll_allgather(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                               MPI_Type_f2c(recvtype), c);
 }
@@ -842,9 +876,10 @@ int sc__f08_allgather_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fin
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allgather_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allgather_c", "recvbuf");
     return safecoll_allgather_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                                 MPI_Type_f2c(recvtype), c);
 }
@@ -860,9 +895,10 @@ int sc__f08_iallgather(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint 
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallgather", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallgather", "recvbuf");
     int rc = safecoll_iallgather(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf,
                                  recvcount, MPI_Type_f2c(recvtype), c, &r);
     *request = MPI_Request_c2f(r);
@@ -880,9 +916,10 @@ int sc__f08_iallgather_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fi
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallgather_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallgather_c", "recvbuf");
     int rc = safecoll_iallgather_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf,
                                    recvcount, MPI_Type_f2c(recvtype), c, &r);
     *request = MPI_Request_c2f(r);
@@ -897,9 +934,10 @@ int sc__f08_alltoall(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint se
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoall", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoall", "recvbuf");
     return safecoll_alltoall(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                              MPI_Type_f2c(recvtype), c);
 }
@@ -912,9 +950,10 @@ int sc__f08_alltoall_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fint
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoall_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoall_c", "recvbuf");
     return safecoll_alltoall_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                                MPI_Type_f2c(recvtype), c);
 }
@@ -930,9 +969,10 @@ int sc__f08_ialltoall(const CFI_cdesc_t *sendbuf, MPI_Fint sendcount, MPI_Fint s
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ialltoall", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ialltoall", "recvbuf");
     int rc = safecoll_ialltoall(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf, recvcount,
                                 MPI_Type_f2c(recvtype), c, &r);
     *request = MPI_Request_c2f(r);
@@ -950,9 +990,10 @@ int sc__f08_ialltoall_c(const CFI_cdesc_t *sendbuf, MPI_Count sendcount, MPI_Fin
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ialltoall_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ialltoall_c", "recvbuf");
     int rc = safecoll_ialltoall_c(b_sendbuf, sendcount, MPI_Type_f2c(sendtype), b_recvbuf,
                                   recvcount, MPI_Type_f2c(recvtype), c, &r);
     *request = MPI_Request_c2f(r);
@@ -968,9 +1009,10 @@ int sc__f08_alltoallw(const CFI_cdesc_t *sendbuf, const int sendcounts[], const 
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoallw", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoallw", "recvbuf");
     MPI_Datatype *t_sendtypes = NULL, *t_recvtypes = NULL;
     int rc = sc__f08_types(c, b_sendbuf == MPI_IN_PLACE ? NULL : sendtypes,
                            recvtypes, &t_sendtypes, &t_recvtypes);
@@ -993,9 +1035,10 @@ int sc__f08_alltoallw_c(const CFI_cdesc_t *sendbuf, const MPI_Count sendcounts[]
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoallw_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_alltoallw_c", "recvbuf");
     MPI_Datatype *t_sendtypes = NULL, *t_recvtypes = NULL;
     int rc = sc__f08_types(c, b_sendbuf == MPI_IN_PLACE ? NULL : sendtypes,
                            recvtypes, &t_sendtypes, &t_recvtypes);
@@ -1016,9 +1059,10 @@ int sc__f08_reduce(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_F
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce", "recvbuf");
     return safecoll_reduce(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
                            root, c);
 }
@@ -1031,9 +1075,10 @@ int sc__f08_reduce_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_c", "recvbuf");
     return safecoll_reduce_c(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
                              root, c);
 }
@@ -1048,9 +1093,10 @@ int sc__f08_ireduce(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce", "recvbuf");
     int rc = safecoll_ireduce(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
                               root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -1067,9 +1113,10 @@ int sc__f08_ireduce_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MP
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_c", "recvbuf");
     int rc = safecoll_ireduce_c(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype),
                                 MPI_Op_f2c(op), root, c, &r);
     *request = MPI_Request_c2f(r);
@@ -1084,9 +1131,10 @@ int sc__f08_allreduce(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MP
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allreduce", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allreduce", "recvbuf");
     return safecoll_allreduce(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
                               c);
 }
@@ -1099,9 +1147,10 @@ int sc__f08_allreduce_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, 
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allreduce_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_allreduce_c", "recvbuf");
     return safecoll_allreduce_c(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype),
                                 MPI_Op_f2c(op), c);
 }
@@ -1116,9 +1165,10 @@ int sc__f08_iallreduce(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, M
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallreduce", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallreduce", "recvbuf");
     int rc = safecoll_iallreduce(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype),
                                  MPI_Op_f2c(op), c, &r);
     *request = MPI_Request_c2f(r);
@@ -1135,9 +1185,10 @@ int sc__f08_iallreduce_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf,
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallreduce_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iallreduce_c", "recvbuf");
     int rc = safecoll_iallreduce_c(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype),
                                    MPI_Op_f2c(op), c, &r);
     *request = MPI_Request_c2f(r);
@@ -1152,9 +1203,10 @@ int sc__f08_reduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbu
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_scatter", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_scatter", "recvbuf");
     return safecoll_reduce_scatter(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
                                    MPI_Op_f2c(op), c);
 }
@@ -1167,9 +1219,10 @@ int sc__f08_reduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recv
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_scatter_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_scatter_c", "recvbuf");
     return safecoll_reduce_scatter_c(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
                                      MPI_Op_f2c(op), c);
 }
@@ -1185,9 +1238,10 @@ int sc__f08_ireduce_scatter(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvb
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_scatter", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_scatter", "recvbuf");
     int rc = safecoll_ireduce_scatter(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
                                       MPI_Op_f2c(op), c, &r);
     *request = MPI_Request_c2f(r);
@@ -1205,9 +1259,10 @@ int sc__f08_ireduce_scatter_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *rec
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_scatter_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_scatter_c", "recvbuf");
     int rc = safecoll_ireduce_scatter_c(b_sendbuf, b_recvbuf, recvcounts, MPI_Type_f2c(datatype),
                                         MPI_Op_f2c(op), c, &r);
     *request = MPI_Request_c2f(r);
@@ -1222,9 +1277,10 @@ int sc__f08_reduce_scatter_block(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_scatter_block", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_scatter_block", "recvbuf");
     return safecoll_reduce_scatter_block(b_sendbuf, b_recvbuf, recvcount, MPI_Type_f2c(datatype),
                                          MPI_Op_f2c(op), c);
 }
@@ -1238,9 +1294,10 @@ int sc__f08_reduce_scatter_block_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_scatter_block_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_reduce_scatter_block_c", "recvbuf");
     return safecoll_reduce_scatter_block_c(b_sendbuf, b_recvbuf, recvcount, MPI_Type_f2c(datatype),
                                            MPI_Op_f2c(op), c);
 }
@@ -1256,9 +1313,10 @@ int sc__f08_ireduce_scatter_block(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t 
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_scatter_block", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_scatter_block", "recvbuf");
     int rc = safecoll_ireduce_scatter_block(b_sendbuf, b_recvbuf, recvcount,
                                             MPI_Type_f2c(datatype), MPI_Op_f2c(op), c, &r);
     *request = MPI_Request_c2f(r);
@@ -1276,9 +1334,10 @@ int sc__f08_ireduce_scatter_block_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_scatter_block_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_ireduce_scatter_block_c", "recvbuf");
     int rc = safecoll_ireduce_scatter_block_c(b_sendbuf, b_recvbuf, recvcount,
                                               MPI_Type_f2c(datatype), MPI_Op_f2c(op), c, &r);
     *request = MPI_Request_c2f(r);
@@ -1293,9 +1352,10 @@ int sc__f08_scan(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_Fin
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scan", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scan", "recvbuf");
     return safecoll_scan(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op), c);
 }
 
@@ -1307,9 +1367,10 @@ int sc__f08_scan_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_C
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scan_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_scan_c", "recvbuf");
     return safecoll_scan_c(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op), c);
 }
 
@@ -1323,9 +1384,10 @@ int sc__f08_iscan(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_Fi
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscan", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscan", "recvbuf");
     int rc = safecoll_iscan(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op), c,
                             &r);
     *request = MPI_Request_c2f(r);
@@ -1342,9 +1404,10 @@ int sc__f08_iscan_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscan_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iscan_c", "recvbuf");
     int rc = safecoll_iscan_c(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
                               c, &r);
     *request = MPI_Request_c2f(r);
@@ -1359,9 +1422,10 @@ int sc__f08_exscan(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_F
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_exscan", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_exscan", "recvbuf");
     return safecoll_exscan(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op), c);
 }
 
@@ -1373,9 +1437,10 @@ int sc__f08_exscan_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI
     MPI_Comm c = MPI_Comm_f2c(comm);
     void *b_sendbuf;
     void *b_recvbuf;
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_exscan_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_exscan_c", "recvbuf");
     return safecoll_exscan_c(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
                              c);
 }
@@ -1390,9 +1455,10 @@ int sc__f08_iexscan(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MPI_
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iexscan", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iexscan", "recvbuf");
     int rc = safecoll_iexscan(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype), MPI_Op_f2c(op),
                               c, &r);
     *request = MPI_Request_c2f(r);
@@ -1409,9 +1475,10 @@ int sc__f08_iexscan_c(const CFI_cdesc_t *sendbuf, const CFI_cdesc_t *recvbuf, MP
     void *b_recvbuf;
     MPI_Request r = MPI_REQUEST_NULL;
     *request = MPI_Request_c2f(MPI_REQUEST_NULL);
-    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf) ||
-        sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
-        return sc__f08_not_contiguous(c);
+    if (sc__f08_buf(sendbuf, in_place, bottom, &b_sendbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iexscan_c", "sendbuf");
+    if (sc__f08_buf(recvbuf, in_place, bottom, &b_recvbuf))
+        return sc__f08_not_contiguous(c, "safecoll_iexscan_c", "recvbuf");
     int rc = safecoll_iexscan_c(b_sendbuf, b_recvbuf, count, MPI_Type_f2c(datatype),
                                 MPI_Op_f2c(op), c, &r);
     *request = MPI_Request_c2f(r);

@@ -17,6 +17,8 @@
 
 _Static_assert(sizeof(sc__rp_rec) == 32, "a log record is 32 bytes");
 _Static_assert(sizeof(sc__rp_block) == 16, "a block header is 16 bytes");
+_Static_assert(sizeof(sc__rp_header) == 304 && offsetof(sc__rp_header, crc) == 300,
+               "a log header is 304 bytes, its CRC last (doc/debugging.md)");
 _Static_assert(SC_RP_BLOCK_RECS * sizeof(sc__rp_rec) == 64 * 1024, "a block is 64 KiB");
 
 enum { NBUF = SC_RP_BLOCK_RECS };
@@ -89,6 +91,7 @@ int sc__rp_log_create(const char *dir, int nprocs, int rank)
     h.byteorder = 0x01020304u;
     h.blockrecs = SC_RP_BLOCK_RECS;
     sc__rp_program(h.program);
+    h.jobsource = sc__rp_job_id(&h.recording);
     h.crc = sc__rp_crc(0, &h, offsetof(sc__rp_header, crc));
     if (write_all(&h, sizeof h) != 0) {
         close(fd);
@@ -194,10 +197,9 @@ static int read_header(int f, const char *path, size_t size, int nprocs, int ran
     return MPI_SUCCESS;
 }
 
-int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing)
+int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing, sc__rp_header *h)
 {
     char path[4096];
-    sc__rp_header h;
     struct stat sb;
     int f, rc;
 
@@ -215,12 +217,13 @@ int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing)
         rc = sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot read %s: %s", rank, path,
                        strerror(errno));
     else
-        rc = read_header(f, path, (size_t)sb.st_size, nprocs, rank, &h);
+        rc = read_header(f, path, (size_t)sb.st_size, nprocs, rank, h);
     close(f);
     return rc;
 }
 
-int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n)
+int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n,
+                    sc__rp_header *hout)
 {
     char path[4096];
     sc__rp_header h;
@@ -325,6 +328,7 @@ int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, si
     }
     *recs = r;
     *n = k;
+    *hout = h;
     r = NULL;
 out:
     free(raw);

@@ -18,7 +18,8 @@
  * message: a rank that makes no wrapper call (plain MPI_Send, or no
  * point-to-point at all) must not leave the others waiting in an agreement
  * it never joins. Record creates the rank's log; replay reads it whole and
- * checks its peers' log headers (P, rank, program), so that a log of
+ * checks its peers' log headers (P, rank, program, and the recording id
+ * that all logs of one recording share, recid.c), so that a log of
  * another run is found on every rank that reads it. A fault found there
  * cannot be agreed on without a message, so it ends the job (stderr, then
  * MPI_Abort): no rank waits for a rank that stopped. A rank that makes no
@@ -57,6 +58,8 @@ typedef struct post_ix {
 } post_ix;
 static post_ix *posts;
 static size_t nposts;
+/* Replay: the header of this rank's log (its recording id). */
+static sc__rp_header own_header;
 
 /* The followed receive requests: an open-addressing hash table on the
  * handle (linear probing, MPI_REQUEST_NULL marks a free slot, at most half
@@ -167,7 +170,8 @@ static int open_log(const char *spec, int nprocs)
     if (strncmp(spec, "replay:", 7) == 0 && spec[7] != '\0') {
         int rc;
         mode = RP_REPLAY;
-        if ((rc = sc__rp_log_load(spec + 7, nprocs, world_rank, &recs, &nrecs)) != MPI_SUCCESS)
+        if ((rc = sc__rp_log_load(spec + 7, nprocs, world_rank, &recs, &nrecs,
+                                  &own_header)) != MPI_SUCCESS)
             return rc;
         for (size_t i = 0; i < nrecs; i++)
             nposts += recs[i].kind == SC_RP_RECV;
@@ -200,24 +204,100 @@ static void fatal(int rc)
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
+/* Appends ", rank-R.screp" (the first without the comma) to list, up to
+ * 6 names, then ", ...": the names in the directory, which the message
+ * names once, so that it fits SC_ERROR_MESSAGE. */
+static void name_log(char *list, size_t n, int *count, int r)
+{
+    size_t at = strlen(list);
+
+    if (++*count <= 6)
+        snprintf(list + at, n - at, "%srank-%d.screp", at > 0 ? ", " : "", r);
+    else if (*count == 7)
+        snprintf(list + at, n - at, ", ...");
+}
+
+/* Replay: the logs of one recording share its id (recid.c). With logs of
+ * more than one, the files of the id that most logs have (the lowest
+ * rank's, on a tie) are this recording's and the others are named: every
+ * rank reads the same headers, so every rank says the same. has[r]: rank
+ * r has a log, of the recording id[r] from the source src[r]. */
+static int check_recording(const char *dir, int nprocs, const int *has, const uint64_t *id,
+                           const uint32_t *src)
+{
+    char odd[128] = "", main_list[128] = "";
+    int best = -1, best_n = 0, nodd = 0, nmain = 0;
+
+    for (int r = 0; r < nprocs; r++) {
+        int n = 0;
+        if (!has[r] || (best >= 0 && id[r] == id[best] && src[r] == src[best]))
+            continue;
+        for (int q = r; q < nprocs; q++)
+            n += has[q] && id[q] == id[r] && src[q] == src[r];
+        if (n > best_n) {
+            best = r;
+            best_n = n;
+        }
+    }
+    if (best < 0)
+        return MPI_SUCCESS;
+    for (int r = 0; r < nprocs; r++) {
+        if (!has[r])
+            continue;
+        if (id[r] == id[best] && src[r] == src[best])
+            name_log(main_list, sizeof main_list, &nmain, r);
+        else
+            name_log(odd, sizeof odd, &nodd, r);
+    }
+    if (nodd == 0)
+        return MPI_SUCCESS;
+    {
+        int o = -1;
+        for (int r = 0; r < nprocs && o < 0; r++)
+            if (has[r] && (id[r] != id[best] || src[r] != src[best]))
+                o = r;
+        return sc__error(MPI_ERR_BAD_FILE, "SAFECOLL_REPLAY: rank %d: the logs in %s are of "
+                         "more than one recording: %s %s of another recording (%s %016llx) "
+                         "than %s (%s %016llx), left by an earlier run or copied in; record "
+                         "again into an empty directory", world_rank, dir, odd,
+                         nodd > 1 ? "are" : "is", sc__rp_job_source(src[o]),
+                         (unsigned long long)id[o], main_list, sc__rp_job_source(src[best]),
+                         (unsigned long long)id[best]);
+    }
+}
+
 /* Replay: every peer's log header checked (a log of another run or size
- * is found by every rank that reads the directory); the ranks without a
- * log named once, by the lowest rank that has one. */
+ * is found by every rank that reads the directory, and so is a log of
+ * another recording, check_recording); the ranks without a log named
+ * once, by the lowest rank that has one. */
 static int check_peers(const char *dir, int nprocs)
 {
     char list[160] = "";
-    int nmissing = 0, lowest = world_rank;
+    int nmissing = 0, lowest = world_rank, rc = MPI_SUCCESS;
+    int *has = calloc((size_t)nprocs, sizeof *has);
+    uint64_t *id = calloc((size_t)nprocs, sizeof *id);
+    uint32_t *src = calloc((size_t)nprocs, sizeof *src);
 
+    if (has == NULL || id == NULL || src == NULL) {
+        rc = sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory");
+        goto out;
+    }
     for (int r = 0; r < nprocs; r++) {
-        int missing, rc;
-        if (r == world_rank)
-            continue;
-        if ((rc = sc__rp_log_peek(dir, nprocs, r, &missing)) != MPI_SUCCESS) {
+        sc__rp_header h;
+        int missing;
+        if (r == world_rank) {
+            h = own_header;
+            missing = 0;
+        } else if ((rc = sc__rp_log_peek(dir, nprocs, r, &missing, &h)) != MPI_SUCCESS) {
             char why[SC_ERROR_MESSAGE];
             snprintf(why, sizeof why, "%s", safecoll_last_error());
-            return sc__error(rc, "%s (found by rank %d)", why, world_rank);
+            rc = sc__error(rc, "%s (found by rank %d)", why, world_rank);
+            goto out;
         }
         if (!missing) {
+            has[r] = 1;
+            id[r] = h.recording;
+            src[r] = h.jobsource;
             lowest = r < lowest ? r : lowest;
             continue;
         }
@@ -226,6 +306,8 @@ static int check_peers(const char *dir, int nprocs)
             snprintf(list + at, sizeof list - at, "%s%d", at > 0 ? ", " : "", r);
         }
     }
+    if ((rc = check_recording(dir, nprocs, has, id, src)) != MPI_SUCCESS)
+        goto out;
     if (nmissing > 0 && lowest == world_rank) {
         fprintf(stderr, "libsafecoll: replay: %s has no log of %d rank%s (%s%s): %s no "
                 "safecoll_ point-to-point call when recorded (or the file was removed), so "
@@ -234,7 +316,11 @@ static int check_peers(const char *dir, int nprocs)
                 nmissing > 1 ? "they made" : "it made", nmissing > 1 ? "their" : "its");
         fflush(stderr);
     }
-    return MPI_SUCCESS;
+out:
+    free(has);
+    free(id);
+    free(src);
+    return rc;
 }
 
 static void init(void)

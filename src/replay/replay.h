@@ -28,7 +28,7 @@
 
 #include "core.h"
 
-enum { SC_RP_VERSION = 2, SC_RP_PROGRAM = 256, SC_RP_BLOCK_RECS = 2048 };
+enum { SC_RP_VERSION = 3, SC_RP_PROGRAM = 256, SC_RP_BLOCK_RECS = 2048 };
 
 typedef enum sc__rp_kind {
     SC_RP_RECV = 1, /* a completed receive: a source, b tag, bytes, crc, post */
@@ -48,8 +48,25 @@ typedef struct sc__rp_header {
     uint32_t byteorder; /* 0x01020304 as written */
     uint32_t blockrecs; /* the most records a block holds, SC_RP_BLOCK_RECS */
     char program[SC_RP_PROGRAM]; /* /proc/self/exe (or argv[0]), NUL-padded */
+    uint64_t recording;          /* the recording id (recid.c), shared by its logs */
+    uint32_t jobsource;          /* where it came from, sc__rp_job_source */
     uint32_t crc;                /* CRC-32 of the bytes above */
 } sc__rp_header;
+
+/* The sources of the recording id (recid.c), in the header's jobsource. */
+enum {
+    SC_RP_JOB_NONE = 0, /* no launcher identity found: id 0, logs not compared */
+    SC_RP_JOB_PMIX,     /* PMIX_NAMESPACE and Open MPI's job id and key */
+    SC_RP_JOB_HYDRA,    /* the control port and pgid of MPICH's hydra proxies */
+    SC_RP_JOB_SLURM     /* SLURM_JOB_ID and SLURM_STEP_ID */
+};
+
+/* The recording id of this process's job, computed alone from what the
+ * launcher gives every rank alike (recid.c): *id, and the source it came
+ * from (SC_RP_JOB_NONE and *id 0 when none was found). */
+uint32_t sc__rp_job_id(uint64_t *id);
+/* The name of a source, for messages. */
+const char *sc__rp_job_source(uint32_t source);
 
 typedef struct sc__rp_rec {
     uint8_t kind, flag;
@@ -87,13 +104,15 @@ int sc__rp_log_put(const sc__rp_rec *r);
 int sc__rp_log_flush(int end);
 
 /* Replay: reads and checks DIR/rank-<rank>.screp whole (header, P, rank,
- * program, every block's CRC and sequence, every record's kind, the END). On success *recs / *n hold the
- * records (freed by the caller). */
-int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n);
+ * program, every block's CRC and sequence, every record's kind, the END).
+ * On success *recs / *n hold the records (freed by the caller) and *h the
+ * header. */
+int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, size_t *n,
+                    sc__rp_header *h);
 /* Replay: checks the header only of the log of `rank` (P, rank, program,
- * version, CRC), as a rank does for its peers' logs. *missing = 1 (and
- * MPI_SUCCESS) when the file does not exist: that rank made no wrapper
- * call when recorded. */
-int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing);
+ * version, CRC) into *h, as a rank does for its peers' logs. *missing = 1
+ * (and MPI_SUCCESS) when the file does not exist: that rank made no
+ * wrapper call when recorded. */
+int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing, sc__rp_header *h);
 
 #endif /* SC_REPLAY_H */

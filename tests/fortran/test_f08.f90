@@ -360,14 +360,31 @@ contains
     end if
   end subroutine test_error
 
-  ! A strided section is refused, not read wrong.
+  ! A strided section is refused, not read wrong, and
+  ! safecoll_last_error() names the argument (recvbuf of a gatherv
+  ! too, whose sendbuf is contiguous).
   subroutine test_not_contiguous()
-    integer :: a(10), ierror, cls
+    integer :: a(10), ierror, cls, counts(1), displs(1)
+    character(len=512) :: last
     a = 1
     call safecoll_bcast(a(1:10:2), 5, MPI_INTEGER, 0, comm, ierror)
     call check(ierror /= MPI_SUCCESS, 'bcast of a strided section succeeded')
     call MPI_Error_class(ierror, cls)
     call check(cls == MPI_ERR_BUFFER, 'strided section: not MPI_ERR_BUFFER')
+    call safecoll_last_error(last)
+    call check(index(last, 'safecoll_bcast: rank ') == 1 .and. &
+        index(last, ': buffer is not contiguous') > 0, &
+        'strided section: safecoll_last_error says ' // trim(last))
+    counts = 1
+    displs = 0
+    call safecoll_gatherv(a(1:1), 1, MPI_INTEGER, a(1:10:2), counts, displs, &
+        MPI_INTEGER, 0, comm, ierror)
+    call MPI_Error_class(ierror, cls)
+    call check(cls == MPI_ERR_BUFFER, 'strided recvbuf: not MPI_ERR_BUFFER')
+    call safecoll_last_error(last)
+    call check(index(last, 'safecoll_gatherv: rank ') == 1 .and. &
+        index(last, ': recvbuf is not contiguous') > 0, &
+        'strided recvbuf: safecoll_last_error says ' // trim(last))
   end subroutine test_not_contiguous
 
   ! Detector D, recovery and the gcd on a wrapped layout: true

@@ -656,6 +656,52 @@ START_TEST(own_message_kept)
 }
 END_TEST
 
+/* safecoll_error_raise, the raise point offered to bindings and to the
+ * users' own collectives: the class given (the code the library's own of
+ * it, or the class), the message kept as given, the handler called once
+ * with that code; a NULL message or a class MPI does not define is
+ * MPI_ERR_ARG, named. */
+START_TEST(error_raise)
+{
+    MPI_Comm comm = counted_comm();
+    tc_ctx t;
+    int rc;
+
+    tc_begin(&t, "error_raise");
+    rc = safecoll_error_raise(comm, MPI_ERR_BUFFER, "my_coll: rank 9: sendbuf is odd");
+    TC_CHECK(&t, tc_class(rc) == MPI_ERR_BUFFER, "raise MPI_ERR_BUFFER: got %s",
+             tc_class_name(tc_class(rc)));
+    TC_CHECK(&t, strcmp(safecoll_last_error(), "my_coll: rank 9: sendbuf is odd") == 0,
+             "raise: the message is \"%s\"", safecoll_last_error());
+    TC_CHECK(&t, tc_handler_calls == 1 && tc_handler_code == rc,
+             "raise: the handler ran %d times, with code %d (returned %d)", tc_handler_calls,
+             tc_handler_code, rc);
+    tc_handler_reset();
+    rc = safecoll_error_raise(comm, MPI_ERR_TRUNCATE, "x");
+    TC_CHECK(&t, tc_class(rc) == MPI_ERR_TRUNCATE && tc_handler_calls == 1,
+             "raise MPI_ERR_TRUNCATE: got %s, handler %d times", tc_class_name(tc_class(rc)),
+             tc_handler_calls);
+    tc_handler_reset();
+    rc = safecoll_error_raise(comm, MPI_ERR_BUFFER, NULL);
+    TC_CHECK(&t, tc_class(rc) == MPI_ERR_ARG && tc_handler_calls == 1 &&
+                     strstr(safecoll_last_error(), "message is NULL") != NULL,
+             "raise with a NULL message: got %s, handler %d times, \"%s\"",
+             tc_class_name(tc_class(rc)), tc_handler_calls, safecoll_last_error());
+    tc_handler_reset();
+    const int bad[] = {MPI_SUCCESS, -1, MPI_ERR_LASTCODE + 1};
+    for (size_t i = 0; i < TC_NELEMS(bad); i++) {
+        rc = safecoll_error_raise(comm, bad[i], "m");
+        TC_CHECK(&t, tc_class(rc) == MPI_ERR_ARG && tc_handler_calls == 1 &&
+                         strstr(safecoll_last_error(), "is no predefined MPI error class") != NULL,
+                 "raise with class %d: got %s, handler %d times, \"%s\"", bad[i],
+                 tc_class_name(tc_class(rc)), tc_handler_calls, safecoll_last_error());
+        tc_handler_reset();
+    }
+    MPI_Comm_free(&comm);
+    tc_end(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------ not errors */
 
 /* What looks odd but is valid MPI must not be an error: NULL buffers with
@@ -735,7 +781,7 @@ static Suite *errors_suite(void)
     const TTest *comm_tests[] = {comm_null, intercomm};
     const TTest *strategy_tests[] = {not_applicable, valid_oddities};
     const TTest *last_tests[] = {unrecoverable_names_array, own_message_kept,
-                                 allgatherv_null_arrays};
+                                 allgatherv_null_arrays, error_raise};
 
     tc_add(s, "arguments", argument_tests, TC_NELEMS(argument_tests));
     tc_add(s, "communicators", comm_tests, TC_NELEMS(comm_tests));
