@@ -1,7 +1,11 @@
 /*
  * The traffic layer's hooks (src/traffic/traffic.h): off by default; the
- * observer sees every message of a point-to-point strategy with its peer,
- * tag, count and direction; the timer counts the operations per kind; the
+ * event stream reports every message of a point-to-point strategy, posted
+ * and completed, with its peer, tag, count and direction, to two
+ * subscribers at once, each seeing every event, a completion with the
+ * matched source, tag and byte count; the application's wrapped calls
+ * reach the same stream, apart from the library's; the subscriber slots
+ * are a fixed number; the timer counts the operations per kind; the
  * "inside MPI" mark is set while MPI runs (seen from a user-defined
  * reduction, which MPI calls from inside the collective) and cleared
  * after.
@@ -16,17 +20,19 @@
 enum { MAXMSG = 64 };
 
 typedef struct seen {
-    int n;
-    sc__tr_msg msg[MAXMSG];
+    int n, posted, completed;
+    sc__tr_event ev[MAXMSG];
 } seen;
 
-static void observe(const sc__tr_msg *m, void *data)
+static void observe(const sc__tr_event *e, void *data)
 {
     seen *s = data;
 
     if (s->n < MAXMSG)
-        s->msg[s->n] = *m;
+        s->ev[s->n] = *e;
     s->n++;
+    s->posted += e->kind == SC_TR_POSTED;
+    s->completed += e->kind == SC_TR_COMPLETED;
 }
 
 START_TEST(off_by_default)
@@ -43,18 +49,20 @@ END_TEST
 
 /* A forced p2p gatherv: each rank but the root sends its block to the
  * root; the root receives P - 1 blocks and copies its own as a message to
- * itself. */
-START_TEST(observer_sees_p2p_gatherv)
+ * itself. Two subscribers (one of the library's messages, one of all)
+ * see the same events: each message posted, then completed. */
+START_TEST(stream_sees_p2p_gatherv)
 {
     const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     int counts[TC_MAXP], displs[TC_MAXP], sb[TC_MAXP], rb[TC_MAXP * TC_MAXP], total = 0, rc;
     const int root = p - 1;
     double secs[SC_TR_NKIND];
     long long ops[SC_TR_NKIND];
-    seen s;
+    int slot[2];
+    seen s, s2;
     tc_ctx t;
 
-    tc_begin(&t, "observer_sees_p2p_gatherv");
+    tc_begin(&t, "stream_sees_p2p_gatherv");
     for (int i = 0; i < p; i++) {
         counts[i] = i + 1;
         displs[i] = total;
@@ -63,49 +71,75 @@ START_TEST(observer_sees_p2p_gatherv)
     for (int i = 0; i < counts[me]; i++)
         sb[i] = 100 * me + i;
     memset(&s, 0, sizeof s);
-    /* The first meeting of MPI_COMM_WORLD before the observer: its
+    memset(&s2, 0, sizeof s2);
+    /* The first meeting of MPI_COMM_WORLD before the subscribers: its
      * messages are point-to-point too (on the library's own tag), and
      * this test counts the strategy's alone. */
     ck_assert_int_eq(safecoll_barrier(MPI_COMM_WORLD), MPI_SUCCESS);
     ck_assert_int_eq(safecoll_strategy_set(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_P2P),
                      MPI_SUCCESS);
-    sc__tr_observe(observe, &s);
+    slot[0] = sc__tr_subscribe(observe, &s, SC_TR_WANT_LIB);
+    slot[1] = sc__tr_subscribe(observe, &s2, SC_TR_WANT_ALL);
     sc__tr_timer(1);
     rc = safecoll_gatherv(sb, counts[me], MPI_INT, rb, counts, displs, MPI_INT, root,
                           MPI_COMM_WORLD);
     sc__tr_times(secs, ops);
     sc__tr_timer(0);
-    sc__tr_observe(NULL, NULL);
+    sc__tr_unsubscribe(slot[1]);
+    sc__tr_unsubscribe(slot[0]);
     safecoll_strategy_set(SAFECOLL_COLL_GATHERV, SAFECOLL_STRATEGY_AUTO);
+    TC_CHECK(&t, slot[0] >= 0 && slot[1] >= 0 && slot[0] != slot[1], "slots %d and %d",
+             slot[0], slot[1]);
     TC_CHECK(&t, rc == MPI_SUCCESS, "gatherv failed: %s", safecoll_last_error());
     TC_CHECK(&t, atomic_load(&sc__tr_hooks) == 0, "hooks still on: %u",
              atomic_load(&sc__tr_hooks));
+    /* Both subscribers saw the same events, in the same order. */
+    TC_CHECK(&t, s.n == s2.n, "the subscribers saw %d and %d events", s.n, s2.n);
+    for (int k = 0; k < s.n && k < s2.n && k < MAXMSG; k++)
+        if (memcmp(&s.ev[k], &s2.ev[k], sizeof s.ev[k]) != 0) {
+            TC_CHECK(&t, 0, "event %d differs between the subscribers", k);
+            break;
+        }
+    TC_CHECK(&t, s.posted == s.completed, "%d posted, %d completed", s.posted, s.completed);
 
     if (me == root) {
-        int from[TC_MAXP] = {0}, self_send = 0, self_recv = 0;
+        int from[TC_MAXP] = {0}, done[TC_MAXP] = {0}, self_send = 0, self_recv = 0;
         for (int k = 0; k < s.n && k < MAXMSG; k++) {
-            const sc__tr_msg *m = &s.msg[k];
-            TC_CHECK(&t, m->tag == SC_TAG_P2P, "message %d: tag %#x", k, m->tag);
-            TC_CHECK(&t, m->type == MPI_INT, "message %d: not MPI_INT", k);
-            TC_CHECK(&t, m->peer >= 0 && m->peer < p, "message %d: peer %d", k, m->peer);
-            if (m->peer < 0 || m->peer >= p)
+            const sc__tr_event *e = &s.ev[k];
+            TC_CHECK(&t, e->app == 0, "event %d: not the library's", k);
+            TC_CHECK(&t, e->tag == SC_TAG_P2P, "event %d: tag %#x", k, e->tag);
+            TC_CHECK(&t, e->type == MPI_INT, "event %d: not MPI_INT", k);
+            TC_CHECK(&t, e->peer >= 0 && e->peer < p, "event %d: peer %d", k, e->peer);
+            if (e->peer < 0 || e->peer >= p)
                 continue;
-            TC_CHECK(&t, m->count == counts[m->peer], "message %d from %d: count %lld, not %d", k,
-                     m->peer, (long long)m->count, counts[m->peer]);
-            if (m->peer == root)
-                *(m->dir == SC_TR_SEND ? &self_send : &self_recv) += 1;
-            else if (m->dir == SC_TR_RECV)
-                from[m->peer]++;
+            TC_CHECK(&t, e->count == counts[e->peer], "event %d from %d: count %lld, not %d", k,
+                     e->peer, (long long)e->count, counts[e->peer]);
+            if (e->kind == SC_TR_COMPLETED) {
+                /* The status's source, tag and size. */
+                TC_CHECK(&t, e->bytes == (MPI_Count)sizeof(int) * counts[e->peer],
+                         "completion %d from %d: %lld bytes", k, e->peer, (long long)e->bytes);
+                TC_CHECK(&t, e->dir == SC_TR_SEND || e->status != NULL,
+                         "completion %d: no status", k);
+                if (e->dir == SC_TR_RECV && e->peer != root)
+                    done[e->peer]++;
+                continue;
+            }
+            if (e->peer == root)
+                *(e->dir == SC_TR_SEND ? &self_send : &self_recv) += 1;
+            else if (e->dir == SC_TR_RECV)
+                from[e->peer]++;
             else
-                TC_CHECK(&t, 0, "the root sends to %d", m->peer);
-            if (m->dir == SC_TR_RECV)
-                TC_CHECK(&t, m->buf == rb + displs[m->peer], "receive from %d: buffer off",
-                         m->peer);
+                TC_CHECK(&t, 0, "the root sends to %d", e->peer);
+            if (e->dir == SC_TR_RECV)
+                TC_CHECK(&t, e->buf == rb + displs[e->peer], "receive from %d: buffer off",
+                         e->peer);
         }
-        TC_CHECK(&t, s.n == p + 1, "the root saw %d messages, not %d", s.n, p + 1);
+        TC_CHECK(&t, s.posted == p + 1, "the root saw %d messages posted, not %d", s.posted,
+                 p + 1);
         for (int i = 0; i < p; i++)
             if (i != root)
-                TC_CHECK(&t, from[i] == 1, "%d receive(s) from %d", from[i], i);
+                TC_CHECK(&t, from[i] == 1 && done[i] == 1,
+                         "%d receive(s) from %d posted, %d completed", from[i], i, done[i]);
         TC_CHECK(&t, self_send == 1 && self_recv == 1, "own block: %d send(s), %d receive(s)",
                  self_send, self_recv);
         for (int i = 0; i < total; i++) {
@@ -118,13 +152,21 @@ START_TEST(observer_sees_p2p_gatherv)
             }
         }
     } else {
-        TC_CHECK(&t, s.n == 1, "rank %d saw %d messages, not 1", me, s.n);
-        if (s.n == 1) {
-            TC_CHECK(&t, s.msg[0].dir == SC_TR_SEND && s.msg[0].peer == root,
+        TC_CHECK(&t, s.n == 2, "rank %d saw %d events, not 2", me, s.n);
+        if (s.n == 2) {
+            TC_CHECK(&t, s.ev[0].kind == SC_TR_POSTED && s.ev[1].kind == SC_TR_COMPLETED,
+                     "not posted then completed");
+            TC_CHECK(&t, s.ev[0].seq == s.ev[1].seq && s.ev[0].seq > 0,
+                     "the completion's post number %llu, the post's %llu",
+                     (unsigned long long)s.ev[1].seq, (unsigned long long)s.ev[0].seq);
+            TC_CHECK(&t, s.ev[0].dir == SC_TR_SEND && s.ev[0].peer == root,
                      "not a send to the root");
-            TC_CHECK(&t, s.msg[0].count == counts[me], "count %lld, not %d",
-                     (long long)s.msg[0].count, counts[me]);
-            TC_CHECK(&t, s.msg[0].buf == sb, "the send buffer is not the caller's");
+            TC_CHECK(&t, s.ev[0].count == counts[me], "count %lld, not %d",
+                     (long long)s.ev[0].count, counts[me]);
+            TC_CHECK(&t, s.ev[0].bytes == (MPI_Count)sizeof(int) * counts[me],
+                     "bytes %lld, not %d", (long long)s.ev[0].bytes,
+                     (int)sizeof(int) * counts[me]);
+            TC_CHECK(&t, s.ev[0].buf == sb, "the send buffer is not the caller's");
         }
     }
     /* The timer counted the posts and at least one completion. */
@@ -133,6 +175,99 @@ START_TEST(observer_sees_p2p_gatherv)
     TC_CHECK(&t, ops[SC_TR_COMPLETE] >= 1, "no completion timed");
     for (int k = 0; k < SC_TR_NKIND; k++)
         TC_CHECK(&t, secs[k] >= 0 && secs[k] < 60, "kind %d: %g s", k, secs[k]);
+    tc_end(&t);
+}
+END_TEST
+
+/* The application's wrapped calls on the same stream: a ring of
+ * safecoll_irecv from MPI_ANY_SOURCE with MPI_ANY_TAG, safecoll_isend
+ * and safecoll_waitany / safecoll_wait. The completion of the receive
+ * carries the matched source (the left neighbour), its tag and its byte
+ * count even though the program ignores the statuses; a subscriber of
+ * the library's messages alone sees none of it. */
+START_TEST(stream_sees_app_calls)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    double out[3] = {me, me + 0.5, -me}, in[3] = {0};
+    MPI_Request reqs[2];
+    int slot[2], index = -1, got = 0;
+    seen app, lib;
+    tc_ctx t;
+
+    tc_begin(&t, "stream_sees_app_calls");
+    memset(&app, 0, sizeof app);
+    memset(&lib, 0, sizeof lib);
+    slot[0] = sc__tr_subscribe(observe, &app, SC_TR_WANT_APP);
+    slot[1] = sc__tr_subscribe(observe, &lib, SC_TR_WANT_LIB);
+    ck_assert_int_eq(safecoll_irecv(in, 3, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                                    MPI_COMM_WORLD, &reqs[0]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_isend(out, 3, MPI_DOUBLE, right, 40 + me, MPI_COMM_WORLD,
+                                    &reqs[1]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_waitany(2, reqs, &index, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_wait(&reqs[1 - index], MPI_STATUS_IGNORE), MPI_SUCCESS);
+    sc__tr_unsubscribe(slot[0]);
+    sc__tr_unsubscribe(slot[1]);
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == 0, "hooks still on: %u",
+             atomic_load(&sc__tr_hooks));
+    TC_CHECK(&t, lib.n == 0, "the library's subscriber saw %d events", lib.n);
+    TC_CHECK(&t, app.n == 4 && app.posted == 2 && app.completed == 2,
+             "%d events, %d posted, %d completed; not 4, 2, 2", app.n, app.posted,
+             app.completed);
+    for (int k = 0; k < app.n && k < MAXMSG; k++) {
+        const sc__tr_event *e = &app.ev[k];
+        TC_CHECK(&t, e->app == 1 && e->site != NULL, "event %d: app %d, site %p", k, e->app,
+                 e->site);
+        if (e->kind == SC_TR_POSTED && e->dir == SC_TR_RECV)
+            TC_CHECK(&t, e->peer == MPI_ANY_SOURCE && e->tag == MPI_ANY_TAG,
+                     "the receive posted from %d tag %d, not the wildcards", e->peer, e->tag);
+        if (e->kind == SC_TR_COMPLETED && e->dir == SC_TR_RECV) {
+            got++;
+            TC_CHECK(&t, e->peer == left && e->tag == 40 + left && e->bytes == 3 * 8,
+                     "the receive completed from %d tag %d with %lld bytes; not %d, %d, 24",
+                     e->peer, e->tag, (long long)e->bytes, left, 40 + left);
+            TC_CHECK(&t, e->buf == in && e->done_site != NULL, "buffer %p, completion site %p",
+                     e->buf, e->done_site);
+        }
+    }
+    TC_CHECK(&t, got == 1, "%d receive completions", got);
+    TC_CHECK(&t, in[0] == left && in[1] == left + 0.5 && in[2] == -left, "received %g %g %g",
+             in[0], in[1], in[2]);
+    tc_end(&t);
+}
+END_TEST
+
+/* The subscriber slots: SC_TR_NSUB of them, then -1; a freed one is
+ * taken again; no subscriber left, no hook on. */
+START_TEST(subscriber_slots)
+{
+    int slot[SC_TR_NSUB], extra, again;
+    seen s;
+    tc_ctx t;
+
+    tc_begin(&t, "subscriber_slots");
+    memset(&s, 0, sizeof s);
+    for (int i = 0; i < SC_TR_NSUB; i++)
+        slot[i] = sc__tr_subscribe(observe, &s, SC_TR_WANT_APP);
+    extra = sc__tr_subscribe(observe, &s, SC_TR_WANT_APP);
+    TC_CHECK(&t, extra == -1, "a subscriber past the %d slots got slot %d", SC_TR_NSUB, extra);
+    TC_CHECK(&t, sc__tr_subscribe(NULL, &s, SC_TR_WANT_APP) == -1, "a NULL subscriber");
+    for (int i = 0; i < SC_TR_NSUB; i++)
+        TC_CHECK(&t, slot[i] == i, "subscriber %d got slot %d", i, slot[i]);
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == SC_TR_HOOK_EV_APP, "hooks %u",
+             atomic_load(&sc__tr_hooks));
+    sc__tr_unsubscribe(3);
+    again = sc__tr_subscribe(observe, &s, SC_TR_WANT_LIB);
+    TC_CHECK(&t, again == 3, "the freed slot 3 was not taken again: %d", again);
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == (SC_TR_HOOK_EV_APP | SC_TR_HOOK_EV_LIB),
+             "hooks %u", atomic_load(&sc__tr_hooks));
+    for (int i = 0; i < SC_TR_NSUB; i++)
+        sc__tr_unsubscribe(i);
+    sc__tr_unsubscribe(-1);
+    sc__tr_unsubscribe(SC_TR_NSUB);
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == 0, "hooks %u", atomic_load(&sc__tr_hooks));
     tc_end(&t);
 }
 END_TEST
@@ -293,7 +428,8 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    const TTest *const tests[] = {off_by_default, observer_sees_p2p_gatherv,
+    const TTest *const tests[] = {off_by_default, stream_sees_p2p_gatherv, stream_sees_app_calls,
+                                  subscriber_slots,
                                   reference_without_agreement, meeting_on_p2p,
                                   mark_inside_mpi};
     Suite *s = suite_create("traffic");
