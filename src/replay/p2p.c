@@ -1,18 +1,30 @@
 /*
- * The point-to-point wrappers (include/safecoll/p2p.h) and record / replay
- * (SAFECOLL_REPLAY). Off, a wrapper is one branch and the traffic layer's
- * call. Record and replay: see replay.h for the log; here the state.
+ * The point-to-point wrappers (include/safecoll/p2p.h; the later ones in
+ * more.c) and record / replay (SAFECOLL_REPLAY). Off, a wrapper is one
+ * branch and the traffic layer's call. Record and replay: see replay.h
+ * for the log; here the state.
  *
  *  - Every wrapper call of the rank has a number (sc__rp_ncall, from 1).
- *  - A receive posted with safecoll_irecv / safecoll_imrecv is followed by
- *    its request handle (hash table `ents`, O(1) per look-up) until a
- *    safecoll_ completion
- *    completes it; the completion writes (record) or checks (replay) its
- *    RECV record, whose `post` is the call number of the post.
- *  - Replay binds a wildcard receive at its post: the RECV record with that
- *    post number (`posts`, sorted) gives the source and tag. Other records
- *    are taken in order (`pos`): the call number and kind must be those
- *    logged, else the run has diverged.
+ *  - The receives come from the traffic layer's event stream, to which
+ *    record and replay subscribe (the application's messages): the
+ *    wrapper that posts a receive gives the stream its call number (the
+ *    event's note), and the stream, which follows the request, reports
+ *    its completion with the status, the buffer and that number, whatever
+ *    wrapper completes it. The subscriber (on_event) writes (record) or
+ *    checks (replay) the RECV record, whose `post` is that number. The
+ *    hang monitor and other subscribers see the same events.
+ *  - Record keeps the RECV records of a call's completions until the call
+ *    has written its own record (a test's flag, an *any index, a *some
+ *    list), so that the log has them in the order a replay meets them:
+ *    a replayed call takes its own record first, to learn what to
+ *    complete, then completes it.
+ *  - What stays here, outside the stream: replay binds a wildcard receive
+ *    before it is posted (the RECV record with that post number, `posts`,
+ *    sorted, gives the source and tag), which no event can do since the
+ *    post has not happened; and the calls' own outcomes (tests, probes,
+ *    indices), which are no messages. Other records are taken in order
+ *    (`pos`): the call number and kind must be those logged, else the run
+ *    has diverged.
  *
  * Each rank starts its mode alone, at its first wrapper call, with no
  * message: a rank that makes no wrapper call (plain MPI_Send, or no

@@ -14,22 +14,31 @@
  *  (a) the "inside MPI" mark: per thread, the depth of MPI operations the
  *      thread is in and which one is innermost (sc__tr_mark_self), written
  *      with relaxed atomic stores so that a watchdog thread may read it;
- *  (b) a per-message observer (sc__tr_observe): called for each
- *      point-to-point message as it is posted, with peer, tag, count,
- *      datatype, communicator and direction;
+ *  (b) the event stream (events.c): every point-to-point message of the
+ *      library (strategies, agreement, its collectives on point-to-point)
+ *      and of the application's wrapped calls (src/replay/) reported
+ *      twice, when posted and when completed (a receive's completion with
+ *      the matched source, tag and byte count from MPI's status), to any
+ *      number of subscribers (sc__tr_subscribe: a fixed array of
+ *      SC_TR_NSUB slots), each asking for the library's messages, the
+ *      application's or both. Record and replay is a subscriber, the trace
+ *      recorder will be one, tests are; they run together;
  *  (c) a timer (sc__tr_timer): the time spent inside MPI and the number
  *      of operations, per kind of operation.
  * Off, a wrapped call costs one predictable branch on a relaxed atomic load
- * (sc__tr_hooks); the hooks are reached only when one is on.
+ * (sc__tr_hooks); the hooks are reached only when one is on, and the
+ * stream's request table and lock only when a subscriber of the kind of
+ * message (library, application) is.
  *
  * A mark brackets one MPI call, never a coroutine's yield (nb.h): the
  * call's start and end run on the same thread, and marks nest on one
  * thread (an MPI call that polls a generalized request may resume a
  * coroutine, whose calls are then marked inside it).
  *
- * Registration (sc__tr_mark_enable, sc__tr_observe, sc__tr_timer) is
+ * Registration (sc__tr_mark_enable, sc__tr_subscribe, sc__tr_timer) is
  * meant for setup time, when no safe call is in flight: a call in flight
- * while a hook is turned off may still report to it once.
+ * while a hook is turned off may still report to it once, and a message
+ * posted before the first subscriber of its kind has no completion event.
  *
  * Depends on core (core.h) and MPI only.
  */
@@ -663,7 +672,7 @@ typedef int (*sc__tr_wait_fn)(int n, MPI_Request reqs[]);
  * operations. On an intercommunicator, as MPI's, they combine the blocks
  * of the remote group. The tag is SC_TR_TAG_LIBCOLL, on a private
  * duplicate; the messages are the library's own (SC_TR_AGREE), reported to
- * the observer like every point-to-point message. */
+ * the event stream like every point-to-point message. */
 int sc__tr_lib_MPI_Allgather(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
                              MPI_Datatype rt, MPI_Comm comm, sc__tr_wait_fn wait);
 int sc__tr_lib_MPI_Allreduce(const void *sb, void *rb, int n, MPI_Datatype type, MPI_Op op,
