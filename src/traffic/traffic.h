@@ -369,7 +369,7 @@ typedef struct sc__tr_args {
 } sc__tr_args;
 
 /* The operation op with a hook on: marked, timed, its events reported. */
-int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a);
+int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a) SC_COLD;
 
 /* ------------------------------------------------------------ (c) the timer */
 
