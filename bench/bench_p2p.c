@@ -126,6 +126,8 @@ int main(int argc, char **argv)
     c.rbuf = bench_alloc(64 << 10);
     memset(c.sbuf, 7, 64 << 10);
     if (c.rank == 0) {
+        printf("### Point-to-point wrappers with nothing on, P = %d (bench_p2p, %d round trips "
+               "per repetition)\n\n", size, c.iters);
         printf("| shape | size | MPI per round trip | safecoll per round trip | ratio "
                "(median, 25-75%%) | ratio of minima | reps |\n");
         printf("|---|---|---|---|---|---|---|\n");
