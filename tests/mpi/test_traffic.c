@@ -239,6 +239,71 @@ START_TEST(stream_sees_app_calls)
 }
 END_TEST
 
+/* An active send freed with safecoll_request_free: a FREED event (MPI
+ * gives no status of it), and the stream forgets the request; its
+ * message still arrives, a receive posted and completed. A persistent
+ * request: no event at its init, one post per start, its completion
+ * through safecoll_wait, nothing at the free of the inactive request. */
+START_TEST(stream_free_and_persistent)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    int out = 7 * me, in = -1, slot, kinds[3] = {0};
+    MPI_Request req;
+    seen s;
+    tc_ctx t;
+
+    tc_begin(&t, "stream_free_and_persistent");
+    memset(&s, 0, sizeof s);
+    slot = sc__tr_subscribe(observe, &s, SC_TR_WANT_APP);
+    ck_assert_int_eq(safecoll_isend(&out, 1, MPI_INT, right, 41, MPI_COMM_WORLD, &req),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_request_free(&req), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_recv(&in, 1, MPI_INT, left, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                     MPI_SUCCESS);
+    TC_CHECK(&t, req == MPI_REQUEST_NULL && in == 7 * left, "freed send: got %d", in);
+    TC_CHECK(&t, s.n == 4, "%d events, not 4", s.n);
+    if (s.n == 4) {
+        TC_CHECK(&t, s.ev[0].kind == SC_TR_POSTED && s.ev[0].dir == SC_TR_SEND,
+                 "first: not the send posted");
+        TC_CHECK(&t, s.ev[1].kind == SC_TR_FREED && s.ev[1].seq == s.ev[0].seq &&
+                         s.ev[1].status == NULL,
+                 "second: not the send freed (kind %d)", (int)s.ev[1].kind);
+        TC_CHECK(&t, s.ev[3].kind == SC_TR_COMPLETED && s.ev[3].dir == SC_TR_RECV &&
+                         s.ev[3].peer == left && s.ev[3].bytes == (MPI_Count)sizeof(int),
+                 "fourth: not the receive completed from %d", left);
+    }
+    /* Persistent: init, two starts, two waits, free. */
+    memset(&s, 0, sizeof s);
+    ck_assert_int_eq(safecoll_recv_init(&in, 1, MPI_INT, MPI_ANY_SOURCE, 42, MPI_COMM_WORLD, &req),
+                     MPI_SUCCESS);
+    TC_CHECK(&t, s.n == 0, "%d events at the init", s.n);
+    for (int k = 0; k < 2; k++) {
+        MPI_Status st;
+        out = 10 * me + k;
+        ck_assert_int_eq(safecoll_start(&req), MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_send(&out, 1, MPI_INT, right, 42, MPI_COMM_WORLD), MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_wait(&req, &st), MPI_SUCCESS);
+        TC_CHECK(&t, in == 10 * left + k && st.MPI_SOURCE == left, "start %d: got %d from %d", k,
+                 in, st.MPI_SOURCE);
+    }
+    ck_assert_int_eq(safecoll_request_free(&req), MPI_SUCCESS);
+    sc__tr_unsubscribe(slot);
+    for (int k = 0; k < s.n && k < MAXMSG; k++)
+        if (s.ev[k].dir == SC_TR_RECV)
+            kinds[s.ev[k].kind]++;
+    TC_CHECK(&t, kinds[SC_TR_POSTED] == 2 && kinds[SC_TR_COMPLETED] == 2 &&
+                     kinds[SC_TR_FREED] == 0,
+             "the persistent receive: %d posted, %d completed, %d freed; not 2, 2, 0",
+             kinds[SC_TR_POSTED], kinds[SC_TR_COMPLETED], kinds[SC_TR_FREED]);
+    for (int k = 0; k < s.n && k < MAXMSG; k++)
+        if (s.ev[k].dir == SC_TR_RECV)
+            TC_CHECK(&t, s.ev[k].persistent, "event %d of the persistent receive: not persistent",
+                     k);
+    tc_end(&t);
+}
+END_TEST
+
 /* The subscriber slots: SC_TR_NSUB of them, then -1; a freed one is
  * taken again; no subscriber left, no hook on. */
 START_TEST(subscriber_slots)
@@ -429,7 +494,7 @@ END_TEST
 static Suite *make_suite(void)
 {
     const TTest *const tests[] = {off_by_default, stream_sees_p2p_gatherv, stream_sees_app_calls,
-                                  subscriber_slots,
+                                  stream_free_and_persistent, subscriber_slots,
                                   reference_without_agreement, meeting_on_p2p,
                                   mark_inside_mpi};
     Suite *s = suite_create("traffic");
