@@ -25,18 +25,10 @@
 #include "replay.h"
 #include "safecoll/p2p.h"
 
-#define SITE() __builtin_return_address(0)
+#define SITE() SC_RP_SITE()
 #define N sc__rp_ncall
+#define WRAP SC_RP_WRAP
 #define WILD(src, tag) ((src) == MPI_ANY_SOURCE || (tag) == MPI_ANY_TAG)
-
-/* The body of a wrapper fn, as in p2p.c. */
-#define WRAP(fn, comm, off, rr)                                                                \
-    do {                                                                                       \
-        int rc_ = MPI_SUCCESS;                                                                 \
-        if (SC_RP_OFF() || sc__rp_enter((comm), &rc_, #fn, SITE()) > 0)                        \
-            return (off);                                                                      \
-        return rc_ != MPI_SUCCESS ? rc_ : sc__rp_finish(SC_TR_REGION(#fn, (rr)));              \
-    } while (0)
 
 /* ------------------------------------------------------------ sendrecv */
 

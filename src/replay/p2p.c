@@ -79,8 +79,6 @@ static int ev_rc = MPI_SUCCESS;
 static const char *cur_fn = "safecoll";
 static const void *cur_site;
 
-/* The off mode's one branch (replay.h). */
-#define OFF() SC_RP_OFF()
 
 /* ------------------------------------------------------------ call sites */
 
@@ -608,20 +606,9 @@ static int probed(int flag, const MPI_Status *st, MPI_Comm comm, const char *fn,
 /* ------------------------------------------------------------ wrappers */
 
 #define ST(st, local) ((st) == MPI_STATUS_IGNORE ? &(local) : (st))
-#define SITE() __builtin_return_address(0)
+#define SITE() SC_RP_SITE()
 #define N sc__rp_ncall
-
-/* The body of a wrapper fn: `off` (the traffic layer's call) when the
- * rank passes through, else `rr` (recording or replaying, counted as one
- * call) marked as a region for the hang monitor, ended by sc__rp_finish.
- * `comm` takes a broken set-up's error. */
-#define WRAP(fn, comm, off, rr)                                                                \
-    do {                                                                                       \
-        int rc_ = MPI_SUCCESS;                                                                 \
-        if (OFF() || sc__rp_enter((comm), &rc_, #fn, SITE()) > 0)                              \
-            return (off);                                                                      \
-        return rc_ != MPI_SUCCESS ? rc_ : sc__rp_finish(SC_TR_REGION(#fn, (rr)));              \
-    } while (0)
+#define WRAP SC_RP_WRAP
 
 int safecoll_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm)

@@ -114,6 +114,22 @@ extern uint32_t sc__rp_ncall;
 /* The off mode's one branch. */
 #define SC_RP_OFF() (!SC_TR_UNLIKELY(sc__rp_mode != SC_RP_OFF))
 
+/* The call site of a wrapper: its return address (expanded in the
+ * wrapper itself). */
+#define SC_RP_SITE() __builtin_return_address(0)
+
+/* The body of the wrapper fn: `off` (the traffic layer's call) when the
+ * rank passes through, else `rr` (recording or replaying, counted as one
+ * call) marked as a region for the hang monitor and ended by
+ * sc__rp_finish. `comm` takes a broken set-up's error. */
+#define SC_RP_WRAP(fn, comm, off, rr)                                                          \
+    do {                                                                                       \
+        int rc_ = MPI_SUCCESS;                                                                 \
+        if (SC_RP_OFF() || sc__rp_enter((comm), &rc_, #fn, SC_RP_SITE()) > 0)                  \
+            return (off);                                                                      \
+        return rc_ != MPI_SUCCESS ? rc_ : sc__rp_finish(SC_TR_REGION(#fn, (rr)));              \
+    } while (0)
+
 /* Entry of a wrapper call fn from site outside off mode: 1 to pass
  * through, 0 to record or replay (the call counted), -1 for a broken
  * set-up (*rc, raised on comm). */
