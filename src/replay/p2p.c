@@ -79,7 +79,6 @@ static int ev_rc = MPI_SUCCESS;
 static const char *cur_fn = "safecoll";
 static const void *cur_site;
 
-
 /* ------------------------------------------------------------ call sites */
 
 static void site_str(const void *site, char *out, size_t n)
