@@ -19,6 +19,11 @@
  * completion or its free; a persistent one stays, inactive between a
  * completion and its next start, until it is freed.
  *
+ * A handle names a pending request, but not a completed one: MPICH gives
+ * every send it completed at its post one shared handle. The stream asks
+ * MPI about every send right after its post (done_at_post) and reports a
+ * completed one at once, unfollowed.
+ *
  * What the stream cannot see: a request completed or freed with a plain
  * MPI call (not through the traffic layer or a safecoll_ wrapper) stays in
  * the table until its handle is posted again (the entry is then replaced);
@@ -289,6 +294,33 @@ static void completed(sc__tr_event e, const MPI_Status *st, const void *site)
 
 /* ------------------------------------------------------------ posts */
 
+/* A request that MPI completed at its post, reported completed at once
+ * and not followed (1), or one to follow (0). A handle is no name of a
+ * request: MPICH gives every send it completes at its post (a small
+ * message sent eagerly) one shared, built-in handle, so two such sends
+ * pending at once have the same handle, and the table would take one for
+ * the other. So every send is asked at its post, with
+ * MPI_Request_get_status, which frees nothing; so is a receive whose
+ * handle the table holds already (MPI_PROC_NULL's, or an entry left by a
+ * request completed outside the stream). Receives are not asked
+ * otherwise: a receive's completion is what record and replay log, and
+ * it must come from the call that completes it, not from when its
+ * message happened to arrive. */
+static int done_at_post(const sc__tr_event *e, sc__tr_dir dir, const void *site)
+{
+    MPI_Status st;
+    sc__tr_event old;
+    int flag = 0, active;
+
+    if (dir == SC_TR_RECV && !look(e->req, 0, &old, &active))
+        return 0;
+    if (MPI_Request_get_status(e->req, &flag, &st) != MPI_SUCCESS || !flag)
+        return 0;
+    completed(*e, dir == SC_TR_RECV ? &st : NULL, site);
+    return 1;
+}
+
+
 static const char *const op_name[] = {
     [SC_TR_OP_SEND] = "MPI_Send",           [SC_TR_OP_SSEND] = "MPI_Ssend",
     [SC_TR_OP_BSEND] = "MPI_Bsend",         [SC_TR_OP_RSEND] = "MPI_Rsend",
@@ -365,9 +397,14 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
         return rc;
     }
     e.req = *a->req;
-    if (!init)
-        emit(&e);
-    follow(&e, !init);
+    if (init) {
+        follow(&e, 0);
+        return rc;
+    }
+    emit(&e);
+    if (done_at_post(&e, dir, a->site))
+        return rc;
+    follow(&e, 1);
     return rc;
 }
 

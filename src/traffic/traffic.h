@@ -294,7 +294,9 @@ typedef enum sc__tr_ev_kind {
  * comm, site, seq, note, as posted) with, for a receive, peer, tag and
  * bytes the matched source, tag and byte count of the status; for a send,
  * peer, tag and bytes as posted. A completion is reported on the thread
- * that completes the request, before the call that completes it returns. */
+ * that completes the request, before the call that completes it returns;
+ * a send that MPI completed at its post (an eager send), right after its
+ * POSTED event (events.c, done_at_post). */
 typedef struct sc__tr_event {
     sc__tr_ev_kind kind;
     sc__tr_dir dir;
@@ -306,7 +308,8 @@ typedef struct sc__tr_event {
     MPI_Comm comm;        /* MPI_COMM_NULL for MPI_Mrecv / MPI_Imrecv (a message's) */
     const void *buf;
     MPI_Count bytes;      /* POSTED: count elements of type; COMPLETED: see above */
-    const MPI_Status *status; /* COMPLETED: MPI's status of the call, else NULL */
+    const MPI_Status *status; /* COMPLETED: MPI's status of the call; NULL for a
+                               * blocking send or a send MPI completed at its post */
     MPI_Request req;      /* the request (MPI_REQUEST_NULL: a blocking call) */
     uint64_t seq;         /* the post's number in this process, from 1; its completion's too */
     uint32_t note;        /* the poster's word: an application wrapper's call

@@ -11,8 +11,12 @@
  * after.
  */
 /* mpi-procs: 2 3 4 */
+/* mpi-env: SAFECOLL_NB_THREAD=1 */
+/* mpi-env-procs: 3 */
 /* mpi-link: static */
 #include "common.h"
+
+#include <pthread.h>
 
 #include "avoid.h"
 #include "traffic.h"
@@ -256,11 +260,16 @@ START_TEST(stream_free_and_persistent)
     tc_begin(&t, "stream_free_and_persistent");
     memset(&s, 0, sizeof s);
     slot = sc__tr_subscribe(observe, &s, SC_TR_WANT_APP);
-    ck_assert_int_eq(safecoll_isend(&out, 1, MPI_INT, right, 41, MPI_COMM_WORLD, &req),
+    /* A synchronous send, freed before the barrier behind which its
+     * receive is posted: active when freed. */
+    ck_assert_int_eq(safecoll_issend(&out, 1, MPI_INT, right, 41, MPI_COMM_WORLD, &req),
                      MPI_SUCCESS);
     ck_assert_int_eq(safecoll_request_free(&req), MPI_SUCCESS);
+    MPI_Barrier(MPI_COMM_WORLD);
     ck_assert_int_eq(safecoll_recv(&in, 1, MPI_INT, left, 41, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
                      MPI_SUCCESS);
+    /* out stays untouched until every send is surely delivered. */
+    MPI_Barrier(MPI_COMM_WORLD);
     TC_CHECK(&t, req == MPI_REQUEST_NULL && in == 7 * left, "freed send: got %d", in);
     TC_CHECK(&t, s.n == 4, "%d events, not 4", s.n);
     if (s.n == 4) {
@@ -300,6 +309,132 @@ START_TEST(stream_free_and_persistent)
         if (s.ev[k].dir == SC_TR_RECV)
             TC_CHECK(&t, s.ev[k].persistent, "event %d of the persistent receive: not persistent",
                      k);
+    tc_end(&t);
+}
+END_TEST
+
+/* Two eager sends pending at once (MPICH gives both one shared handle
+ * when it completes them at their post): each completed once, as itself
+ * (its peer, tag and buffer), whatever the handles. */
+START_TEST(stream_two_sends)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    int out[2] = {me, -me}, in[2] = {-1, -1}, slot, ok = 0;
+    MPI_Request reqs[4];
+    MPI_Status sts[4];
+    seen s;
+    tc_ctx t;
+
+    tc_begin(&t, "stream_two_sends");
+    memset(&s, 0, sizeof s);
+    slot = sc__tr_subscribe(observe, &s, SC_TR_WANT_APP);
+    ck_assert_int_eq(safecoll_irecv(&in[0], 1, MPI_INT, left, 43, MPI_COMM_WORLD, &reqs[0]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_irecv(&in[1], 1, MPI_INT, right, 44, MPI_COMM_WORLD, &reqs[1]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_isend(&out[0], 1, MPI_INT, right, 43, MPI_COMM_WORLD, &reqs[2]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_isend(&out[1], 1, MPI_INT, left, 44, MPI_COMM_WORLD, &reqs[3]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_waitall(4, reqs, sts), MPI_SUCCESS);
+    sc__tr_unsubscribe(slot);
+    TC_CHECK(&t, in[0] == left && in[1] == -right, "received %d and %d", in[0], in[1]);
+    TC_CHECK(&t, s.posted == 4 && s.completed == 4, "%d posted, %d completed; not 4 and 4",
+             s.posted, s.completed);
+    for (int k = 0; k < s.n && k < MAXMSG; k++) {
+        const sc__tr_event *c = &s.ev[k];
+        int posts = 0;
+        if (c->kind != SC_TR_COMPLETED || c->dir != SC_TR_SEND)
+            continue;
+        for (int j = 0; j < k; j++)
+            posts += s.ev[j].kind == SC_TR_POSTED && s.ev[j].seq == c->seq &&
+                     s.ev[j].peer == c->peer && s.ev[j].tag == c->tag && s.ev[j].buf == c->buf;
+        TC_CHECK(&t, posts == 1, "send completion %d (to %d, tag %d): %d posts match it", k,
+                 c->peer, c->tag, posts);
+        ok += c->buf == &out[0] ? 1 : c->buf == &out[1] ? 2 : 0;
+    }
+    TC_CHECK(&t, ok == 3, "the send completions are not one of each send (%d)", ok);
+    tc_end(&t);
+}
+END_TEST
+
+/* The library's messages of non-blocking safe collectives, which may be
+ * posted and completed on the library's progress thread (the mpi-env run
+ * with SAFECOLL_NB_THREAD=1) while the caller's thread posts others: every
+ * message posted is completed once on the stream, after its post. The
+ * subscriber may be called on either thread, so it takes a lock. */
+typedef struct nb_seen {
+    pthread_mutex_t lock;
+    int posted, completed, unmatched;
+    uint64_t seq[256];
+    int nseq;
+} nb_seen;
+
+static void observe_nb(const sc__tr_event *e, void *data)
+{
+    nb_seen *s = data;
+
+    pthread_mutex_lock(&s->lock);
+    if (e->kind == SC_TR_POSTED) {
+        s->posted++;
+        if (s->nseq < 256)
+            s->seq[s->nseq++] = e->seq;
+    } else if (e->kind == SC_TR_COMPLETED) {
+        int found = 0;
+        s->completed++;
+        for (int i = 0; i < s->nseq && !found; i++)
+            found = s->seq[i] == e->seq;
+        s->unmatched += !found;
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+START_TEST(stream_nonblocking)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    int counts[TC_MAXP], displs[TC_MAXP], sb[2] = {me, me}, rb[3][2 * TC_MAXP], bc[4], slot, rc;
+    MPI_Request reqs[4];
+    MPI_Status sts[4];
+    nb_seen s;
+    tc_ctx t;
+
+    tc_begin(&t, "stream_nonblocking");
+    memset(&s, 0, sizeof s);
+    pthread_mutex_init(&s.lock, NULL);
+    for (int i = 0; i < p; i++) {
+        counts[i] = 2;
+        displs[i] = 2 * i;
+    }
+    for (int i = 0; i < 4; i++)
+        bc[i] = me == 0 ? 40 + i : -1;
+    /* The meeting of MPI_COMM_WORLD before the subscriber. */
+    ck_assert_int_eq(safecoll_barrier(MPI_COMM_WORLD), MPI_SUCCESS);
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_P2P);
+    slot = sc__tr_subscribe(observe_nb, &s, SC_TR_WANT_LIB);
+    rc = MPI_SUCCESS;
+    for (int k = 0; k < 3 && rc == MPI_SUCCESS; k++)
+        rc = safecoll_igatherv(sb, 2, MPI_INT, rb[k], counts, displs, MPI_INT, k % p,
+                               MPI_COMM_WORLD, &reqs[k]);
+    if (rc == MPI_SUCCESS)
+        rc = safecoll_ibcast(bc, 4, MPI_INT, 0, MPI_COMM_WORLD, &reqs[3]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Waitall(4, reqs, sts);
+    sc__tr_unsubscribe(slot);
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_AUTO);
+    TC_CHECK(&t, rc == MPI_SUCCESS, "the i-calls: %d (%s)", rc, safecoll_last_error());
+    TC_CHECK(&t, p == 1 || s.posted > 0, "no message posted");
+    TC_CHECK(&t, s.posted == s.completed && s.unmatched == 0,
+             "%d posted, %d completed, %d completions without their post", s.posted,
+             s.completed, s.unmatched);
+    for (int k = 0; k < 3; k++)
+        if (me == k % p)
+            for (int i = 0; i < 2 * p; i++)
+                TC_CHECK(&t, rb[k][i] == i / 2, "igatherv %d: element %d is %d", k, i,
+                         rb[k][i]);
+    for (int i = 0; i < 4; i++)
+        TC_CHECK(&t, bc[i] == 40 + i, "ibcast: element %d is %d", i, bc[i]);
+    pthread_mutex_destroy(&s.lock);
     tc_end(&t);
 }
 END_TEST
@@ -494,7 +629,9 @@ END_TEST
 static Suite *make_suite(void)
 {
     const TTest *const tests[] = {off_by_default, stream_sees_p2p_gatherv, stream_sees_app_calls,
-                                  stream_free_and_persistent, subscriber_slots,
+                                  stream_free_and_persistent, stream_two_sends,
+                                  stream_nonblocking,
+                                  subscriber_slots,
                                   reference_without_agreement, meeting_on_p2p,
                                   mark_inside_mpi};
     Suite *s = suite_create("traffic");
