@@ -320,7 +320,6 @@ static int done_at_post(const sc__tr_event *e, sc__tr_dir dir, const void *site)
     return 1;
 }
 
-
 static const char *const op_name[] = {
     [SC_TR_OP_SEND] = "MPI_Send",           [SC_TR_OP_SSEND] = "MPI_Ssend",
     [SC_TR_OP_BSEND] = "MPI_Bsend",         [SC_TR_OP_RSEND] = "MPI_Rsend",
