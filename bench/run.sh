@@ -18,6 +18,10 @@
 #               P = 4: accuracy, false positives and detection delay of
 #               ParaStack beside the paper's timeout baseline (K = 5, 10).
 #               Written to bench/results-hang.md, not results-latest.md.
+#   bench_p2p   the point-to-point wrappers with nothing on (no replay, no
+#               hang monitor, no subscriber of the traffic layer's event
+#               stream) against MPI's calls: ping-pong and exchange at 8 B
+#               and 64 KiB, P = 2
 #   bench_debug the debugging modes (issue 19): native, the reference
 #               routines (all=p2p), record, replay and both together on
 #               reduce, alltoall+allreduce and a point-to-point workload,
@@ -63,7 +67,7 @@ limit=${SAFECOLL_BENCH_TIMEOUT:-900}
 
 only=${SAFECOLL_BENCH_ONLY:-}
 case $only in
-    '') progs="bench_v bench_wrap bench_all bench_nb bench_perf bench_debug bench_hang" ;;
+    '') progs="bench_v bench_wrap bench_all bench_nb bench_perf bench_debug bench_p2p bench_hang" ;;
     hang) progs="bench_v bench_hang" ;;
     *) echo "bench/run.sh: SAFECOLL_BENCH_ONLY is 'hang' or unset, not '$only'" >&2; exit 1 ;;
 esac
@@ -160,6 +164,10 @@ for np in $procs; do
     [ "$np" -gt "$cores" ] && [ ${#quick[@]} -eq 0 ] && sizes=(--min-mib 16)
     run "$np" bench_wrap "${quick[@]}" "${deadline_wrap[@]}" "${sizes[@]}"
 done
+
+# The point-to-point wrappers off against MPI's calls, P = 2 (two ranks
+# exchange; more would only wait).
+run 2 bench_p2p "${quick[@]}"
 
 # Every collective, untriggered and triggered. At P > cores the times are
 # scheduler slices (see bench_v); the program keeps its deadlines.

@@ -3,8 +3,10 @@
 # collective mappings of include/safecoll/switch.h (src/core/gen.py) and
 # the Fortran binding's shim.c, coll_spec.inc and coll_body.inc
 # (src/fortran/gen.py) are what the generators write from src/core/colls.h
-# and include/safecoll/coll.h; and a collective added there, one row and
-# its declarations, reaches them with no other edit: in a scratch copy a
+# and include/safecoll/coll.h (and the point-to-point mappings from
+# include/safecoll/p2p.h); and a collective added there, one row and
+# its declarations, reaches them with no other edit (a wrapper added to
+# p2p.h, its mapping): in a scratch copy a
 # made-up neighbor_allgather is added, the --check calls then fail, and
 # after the generators run it is mapped by switch.h (which still
 # compiles) and bound in Fortran.
@@ -52,6 +54,13 @@ for i in ('', 'i'):
                  'MPI_Comm comm%s);\n' % (i, c, t, t, ', MPI_Request *request' if i else ''))
 k = s.rindex('#endif')
 open(p, 'w').write(s[:k] + decl + s[k:])
+# A point-to-point wrapper added to p2p.h: mapped with no other edit.
+p = root + '/include/safecoll/p2p.h'
+s = open(p).read()
+k = s.index('SAFECOLL_API int safecoll_replay_flush')
+open(p, 'w').write(s[:k] + 'SAFECOLL_API int safecoll_irsend(const void *buf, int count, '
+                   'MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, '
+                   'MPI_Request *request);\n' + s[k:])
 PY
 check "with a new row, switch.h is found stale" \
     bash -c "! python3 -B '$tmp/src/core/gen.py' --check >/dev/null"
@@ -68,6 +77,10 @@ for m in MPI_Neighbor_allgather MPI_Neighbor_allgather_c MPI_Ineighbor_allgather
     safe=${safe,,}
     check "switch.h maps $m to $safe" grep -qx "#define $m(...) $safe(__VA_ARGS__)" "$sw"
 done
+check "switch.h maps MPI_Irsend, a wrapper added to p2p.h, to safecoll_irsend" \
+    grep -qx "#define MPI_Irsend(...) safecoll_irsend(__VA_ARGS__)" "$sw"
+check "switch.h maps no MPI name to safecoll_replay_flush" \
+    bash -c "! grep -q 'safecoll_replay_flush(__VA_ARGS__)' '$sw'"
 check "the regenerated switch.h passes its own check" python3 -B "$tmp/src/core/gen.py" --check
 for f in safecoll_neighbor_allgather_f08 safecoll_neighbor_allgather_c_f08 \
          safecoll_ineighbor_allgather_f08 safecoll_ineighbor_allgather_c_f08; do
@@ -95,7 +108,8 @@ if command -v "${cc%% *}" >/dev/null 2>&1; then
 int use(void *s, void *r, MPI_Request *q)
 {
     return MPI_Neighbor_allgather(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD) +
-           MPI_Ineighbor_allgather_c(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD, q);
+           MPI_Ineighbor_allgather_c(s, 1, MPI_INT, r, 1, MPI_INT, MPI_COMM_WORLD, q) +
+           MPI_Irsend(s, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, q);
 }
 C
     # shellcheck disable=SC2086 # MPICC may carry flags

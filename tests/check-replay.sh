@@ -7,9 +7,11 @@
 # collectives on p2p strategies, 96 receives outstanding at once, and 64 KiB
 # messages through every blocking completion, the wrappers no other
 # scenario calls (safecoll_isend, _imrecv, _testall, and
-# safecoll_replay_flush, checked on disk), and payloads from 100 B to
+# safecoll_replay_flush, checked on disk), payloads from 100 B to
 # 70 KiB whose receive buffers are overwritten at once, over several log
-# blocks); every scenario checks its own results (each message taken once,
+# blocks, a ring of MPI_Sendrecv and MPI_Sendrecv_replace from
+# MPI_ANY_SOURCE, and persistent receives from MPI_ANY_SOURCE started with
+# MPI_Startall and MPI_Start); every scenario checks its own results (each message taken once,
 # with its content) and exits 1 when one is wrong; the replay's premise,
 # that the native run in the replay's order gives another output than the
 # recording, is checked for each scenario, and where this machine did not
@@ -48,7 +50,7 @@ ok() { # ok LABEL COMMAND...: one check
 outs() { grep -a '^out:\|^ [0-9]' "$1"; }
 differ() { ! cmp -s <(outs "$1") <(outs "$2"); }
 
-for s in sum master poll combined many big calls stage plain; do
+for s in sum master poll combined many big calls stage ring persist plain; do
     extra=()
     [ $s = combined ] && extra=(SAFECOLL_STRATEGY=all=p2p)
     job rec.$s "${extra[@]}" SAFECOLL_TEST_ORDER=a SAFECOLL_REPLAY=record:log.$s -- $s

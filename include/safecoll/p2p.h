@@ -35,8 +35,15 @@
  * doc/guide.md, "Record and replay", for the launchers whose jobs have an
  * identity and the limits.
  *
- * Requests of receives are followed only when posted with safecoll_irecv
- * or safecoll_imrecv; calls must come from one thread at a time.
+ * Requests of receives are followed only when posted with safecoll_irecv,
+ * safecoll_imrecv or started with safecoll_start / safecoll_startall
+ * (persistent receives of safecoll_recv_init), and completed with the
+ * wrappers here; calls must come from one thread at a time.
+ *
+ * The wrappers report every message they post or complete to the
+ * library's event stream of point-to-point traffic (the same stream as the
+ * library's own messages), which record and replay, the hang monitor and
+ * other observers share, so that they run together in one job.
  */
 #ifndef SAFECOLL_P2P_H
 #define SAFECOLL_P2P_H
@@ -98,6 +105,83 @@ SAFECOLL_API int safecoll_testsome(int incount, MPI_Request requests[], int *out
 /** \brief MPI_Testall(), the flag recorded and replayed. */
 SAFECOLL_API int safecoll_testall(int count, MPI_Request requests[], int *flag,
                                   MPI_Status *statuses);
+
+/**
+ * \brief MPI_Sendrecv(): a send and a receive in one call; the receive is
+ *        recorded and replayed like safecoll_recv()'s (a wildcard source
+ *        or tag is bound to the logged one before the call).
+ *
+ * MPI's parameters and semantics: MPI_PROC_NULL as dest or source,
+ * MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_STATUS_IGNORE.
+ * \return MPI_SUCCESS or an MPI error code, through the communicator's
+ *         error handler as MPI_Sendrecv() would.
+ */
+SAFECOLL_API int safecoll_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   int dest, int sendtag, void *recvbuf, int recvcount,
+                                   MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                                   MPI_Status *status);
+/**
+ * \brief MPI_Sendrecv_replace(): as safecoll_sendrecv(), with one buffer
+ *        whose content the received message replaces.
+ */
+SAFECOLL_API int safecoll_sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
+                                           int sendtag, int source, int recvtag, MPI_Comm comm,
+                                           MPI_Status *status);
+/** \brief MPI_Ssend(); a pass-through that counts the call. */
+SAFECOLL_API int safecoll_ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                int tag, MPI_Comm comm);
+/** \brief MPI_Issend(); a pass-through that counts the call. */
+SAFECOLL_API int safecoll_issend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                 int tag, MPI_Comm comm, MPI_Request *request);
+/**
+ * \brief MPI_Bsend(); a pass-through that counts the call (the buffer is
+ *        the one the program attached with MPI_Buffer_attach()).
+ */
+SAFECOLL_API int safecoll_bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                int tag, MPI_Comm comm);
+/**
+ * \brief MPI_Rsend(); a pass-through that counts the call (the matching
+ *        receive must be posted already, as MPI requires).
+ */
+SAFECOLL_API int safecoll_rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                int tag, MPI_Comm comm);
+/**
+ * \brief MPI_Send_init(): a persistent send request, inactive until
+ *        safecoll_start() or safecoll_startall(); each start is a send.
+ */
+SAFECOLL_API int safecoll_send_init(const void *buf, int count, MPI_Datatype datatype, int dest,
+                                    int tag, MPI_Comm comm, MPI_Request *request);
+/**
+ * \brief MPI_Recv_init(): a persistent receive request; each start is a
+ *        receive, recorded at its completion and, with a wildcard source
+ *        or tag, bound to the logged one at the start in replay.
+ *
+ * \note In replay, a start of a persistent receive made with
+ *       MPI_ANY_SOURCE or MPI_ANY_TAG may replace the request by one made
+ *       with the logged source and tag (MPI fixes them at the init), so
+ *       the handle in *request can change at safecoll_start() and
+ *       safecoll_startall(): use the handle they leave, not a copy made
+ *       before.
+ */
+SAFECOLL_API int safecoll_recv_init(void *buf, int count, MPI_Datatype datatype, int source,
+                                    int tag, MPI_Comm comm, MPI_Request *request);
+/**
+ * \brief MPI_Start(): starts a persistent request of safecoll_send_init()
+ *        or safecoll_recv_init().
+ */
+SAFECOLL_API int safecoll_start(MPI_Request *request);
+/**
+ * \brief MPI_Startall(): starts count persistent requests. Under
+ *        `SAFECOLL_REPLAY` it counts as count calls (one per request, at
+ *        least one), so that each start has a call number of its own.
+ */
+SAFECOLL_API int safecoll_startall(int count, MPI_Request array_of_requests[]);
+/**
+ * \brief MPI_Request_free(): frees a request, active or not (an active
+ *        one completes unseen: a receive freed while active is neither
+ *        recorded nor bound in replay, since MPI gives no status of it).
+ */
+SAFECOLL_API int safecoll_request_free(MPI_Request *request);
 
 /**
  * \brief Writes this rank's record log out now (record mode; nothing

@@ -9,6 +9,8 @@ table of their own.
 
     rows(root)          the rows of SC_COLLS, in the table's order
     declarations(root)  {C name: [(kind, parameter name), ...]} of coll.h
+    p2p_calls(root)     [(MPI name, C name), ...] of the point-to-point
+                        wrappers of include/safecoll/p2p.h, in its order
 
 A parameter's kind is what the binding makes of it: sbuf (a send buffer),
 rbuf (a receive buffer), buf (bcast's one buffer), cnt (one count), cnts
@@ -132,3 +134,21 @@ def declarations(root=None):
 
 def cname(name, nb, big):
     return 'safecoll_' + ('i' if nb else '') + name + ('_c' if big else '')
+
+
+def p2p_calls(root=None):
+    """The point-to-point wrappers declared in p2p.h: each safecoll_<name>
+    stands for MPI_<Name> (MPI's name with its first letter capitalized);
+    safecoll_replay_flush, the library's own call, is none."""
+    root = root or default_root()
+    with open(os.path.join(root, 'include', 'safecoll', 'p2p.h')) as fh:
+        text = _strip_comments(fh.read())
+    out = []
+    for m in re.finditer(r'SAFECOLL_API\s+int\s+safecoll_(\w+)\s*\(', text):
+        name = m.group(1)
+        if name == 'replay_flush':
+            continue
+        out.append(('MPI_' + name[0].upper() + name[1:], 'safecoll_' + name))
+    if not out:
+        raise ValueError('p2p.h: no wrapper found')
+    return out

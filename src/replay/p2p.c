@@ -1,18 +1,30 @@
 /*
- * The point-to-point wrappers (include/safecoll/p2p.h) and record / replay
- * (SAFECOLL_REPLAY). Off, a wrapper is one branch and the traffic layer's
- * call. Record and replay: see replay.h for the log; here the state.
+ * The point-to-point wrappers (include/safecoll/p2p.h; the later ones in
+ * more.c) and record / replay (SAFECOLL_REPLAY). Off, a wrapper is one
+ * branch and the traffic layer's call. Record and replay: see replay.h
+ * for the log; here the state.
  *
- *  - Every wrapper call of the rank has a number (ncall, from 1).
- *  - A receive posted with safecoll_irecv / safecoll_imrecv is followed by
- *    its request handle (hash table `ents`, O(1) per look-up) until a
- *    safecoll_ completion
- *    completes it; the completion writes (record) or checks (replay) its
- *    RECV record, whose `post` is the call number of the post.
- *  - Replay binds a wildcard receive at its post: the RECV record with that
- *    post number (`posts`, sorted) gives the source and tag. Other records
- *    are taken in order (`pos`): the call number and kind must be those
- *    logged, else the run has diverged.
+ *  - Every wrapper call of the rank has a number (sc__rp_ncall, from 1).
+ *  - The receives come from the traffic layer's event stream, to which
+ *    record and replay subscribe (the application's messages): the
+ *    wrapper that posts a receive gives the stream its call number (the
+ *    event's note), and the stream, which follows the request, reports
+ *    its completion with the status, the buffer and that number, whatever
+ *    wrapper completes it. The subscriber (on_event) writes (record) or
+ *    checks (replay) the RECV record, whose `post` is that number. The
+ *    hang monitor and other subscribers see the same events.
+ *  - Record keeps the RECV records of a call's completions until the call
+ *    has written its own record (a test's flag, an *any index, a *some
+ *    list), so that the log has them in the order a replay meets them:
+ *    a replayed call takes its own record first, to learn what to
+ *    complete, then completes it.
+ *  - What stays here, outside the stream: replay binds a wildcard receive
+ *    before it is posted (the RECV record with that post number, `posts`,
+ *    sorted, gives the source and tag), which no event can do since the
+ *    post has not happened; and the calls' own outcomes (tests, probes,
+ *    indices), which are no messages. Other records are taken in order
+ *    (`pos`): the call number and kind must be those logged, else the run
+ *    has diverged.
  *
  * Each rank starts its mode alone, at its first wrapper call, with no
  * message: a rank that makes no wrapper call (plain MPI_Send, or no
@@ -41,11 +53,9 @@
 #include "safecoll/p2p.h"
 #include "traffic.h"
 
-enum { RP_UNKNOWN, RP_OFF, RP_RECORD, RP_REPLAY, RP_BROKEN };
-
-static int mode = RP_UNKNOWN;
+int sc__rp_mode = SC_RP_UNKNOWN;
 static int world_rank = -1;
-static uint32_t ncall;
+uint32_t sc__rp_ncall;
 static int init_rc = MPI_SUCCESS;
 static char init_msg[SC_ERROR_MESSAGE];
 
@@ -61,28 +71,16 @@ static size_t nposts;
 /* Replay: the header of this rank's log (its recording id). */
 static sc__rp_header own_header;
 
-/* The followed receive requests: an open-addressing hash table on the
- * handle (linear probing, MPI_REQUEST_NULL marks a free slot, at most half
- * full), grown by doubling, so a post and a completion cost a look-up and
- * no allocation. */
-typedef struct ent {
-    MPI_Request req;
-    void *buf;
-    MPI_Datatype type;
-    MPI_Comm comm;
-    uint32_t post;
-} ent;
-static ent *ents;
-static size_t nents, capents;
-
-/* Scratch of the completions (the handles before the call, the statuses
- * the caller ignores), grown and kept: no allocation per call. */
-static MPI_Request *scr_req;
-static MPI_Status *scr_st;
-static size_t cap_req, cap_st;
-
-/* The off mode's one branch. */
-#define OFF() (!SC_TR_UNLIKELY(mode != RP_OFF))
+/* The subscription to the traffic layer's event stream (record, replay),
+ * the RECV records of the current call's completions that wait for the
+ * call's own record (record), the first error an event raised in the
+ * current call, and the call's name and site for a divergence. */
+static int sub_slot = -1;
+static sc__rp_rec *queue;
+static size_t nqueue, capqueue;
+static int ev_rc = MPI_SUCCESS;
+static const char *cur_fn = "safecoll";
+static const void *cur_site;
 
 /* ------------------------------------------------------------ call sites */
 
@@ -118,11 +116,11 @@ static int diverge(MPI_Comm comm, const char *fn, const void *site, const char *
     va_end(ap);
     site_str(site, where, sizeof where);
     sc__error(MPI_ERR_OTHER, "%s: replay diverged on rank %d at call %u: %s; call site %s", fn,
-              world_rank, (unsigned)ncall, what, where);
+              world_rank, (unsigned)sc__rp_ncall, what, where);
     fprintf(stderr, "libsafecoll: %s\n", safecoll_last_error());
     fflush(stderr);
     sc__error_printed();
-    mode = RP_OFF;
+    sc__rp_mode = SC_RP_OFF;
     return sc__call_errhandler(comm, MPI_ERR_OTHER);
 }
 
@@ -146,12 +144,12 @@ static int at_finalize(MPI_Comm comm, int key, void *value, void *extra)
     (void)key;
     (void)value;
     (void)extra;
-    if (mode == RP_RECORD)
+    if (sc__rp_mode == SC_RP_RECORD)
         sc__rp_log_flush(0);
-    else if (mode == RP_REPLAY && pos + 1 < nrecs)
+    else if (sc__rp_mode == SC_RP_REPLAY && pos + 1 < nrecs)
         fprintf(stderr, "libsafecoll: replay: rank %d reached MPI_Finalize after %u calls with "
                 "%zu records of the log not replayed (the log continues at call %u)\n",
-                world_rank, (unsigned)ncall, nrecs - 1 - pos, (unsigned)recs[pos].call);
+                world_rank, (unsigned)sc__rp_ncall, nrecs - 1 - pos, (unsigned)recs[pos].call);
     return MPI_SUCCESS;
 }
 
@@ -164,12 +162,12 @@ static int post_cmp(const void *a, const void *b)
 static int open_log(const char *spec, int nprocs)
 {
     if (strncmp(spec, "record:", 7) == 0 && spec[7] != '\0') {
-        mode = RP_RECORD;
+        sc__rp_mode = SC_RP_RECORD;
         return sc__rp_log_create(spec + 7, nprocs, world_rank);
     }
     if (strncmp(spec, "replay:", 7) == 0 && spec[7] != '\0') {
         int rc;
-        mode = RP_REPLAY;
+        sc__rp_mode = SC_RP_REPLAY;
         if ((rc = sc__rp_log_load(spec + 7, nprocs, world_rank, &recs, &nrecs,
                                   &own_header)) != MPI_SUCCESS)
             return rc;
@@ -199,7 +197,7 @@ static void fatal(int rc)
     fflush(stderr);
     sc__rp_log_flush(-1);
     init_rc = rc;
-    mode = RP_BROKEN;
+    sc__rp_mode = SC_RP_BROKEN;
     sc__sleep(SC_ABORT_GRACE);
     MPI_Abort(MPI_COMM_WORLD, 1);
 }
@@ -323,29 +321,38 @@ out:
     return rc;
 }
 
+static void on_event(const sc__tr_event *ev, void *data);
+
 static void init(void)
 {
     const char *spec = sc__env("SAFECOLL_REPLAY");
     int nprocs = 0, rc, key = MPI_KEYVAL_INVALID;
 
     if (spec == NULL) {
-        mode = RP_OFF;
+        sc__rp_mode = SC_RP_OFF;
         return;
     }
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     rc = open_log(spec, nprocs);
-    if (rc == MPI_SUCCESS && mode == RP_REPLAY)
+    if (rc == MPI_SUCCESS && sc__rp_mode == SC_RP_REPLAY)
         rc = check_peers(spec + 7, nprocs);
     if (rc != MPI_SUCCESS) {
         fatal(rc);
+        return;
+    }
+    /* The receives' completions come from the traffic layer's event
+     * stream, as every subscriber's do. */
+    if ((sub_slot = sc__tr_subscribe(on_event, NULL, SC_TR_WANT_APP)) < 0) {
+        fatal(sc__error(MPI_ERR_INTERN, "SAFECOLL_REPLAY: the traffic layer's %d event "
+                        "subscribers are all taken", (int)SC_TR_NSUB));
         return;
     }
     if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &key, NULL) == MPI_SUCCESS) {
         MPI_Comm_set_attr(MPI_COMM_SELF, key, NULL);
         MPI_Comm_free_keyval(&key);
     }
-    if (mode == RP_RECORD) {
+    if (sc__rp_mode == SC_RP_RECORD) {
         static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
         atexit(at_exit);
         for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
@@ -386,7 +393,8 @@ static void no_call_check(void)
     int inited = 0, r;
     char who[32];
 
-    if (mode != RP_UNKNOWN || spec == NULL || MPI_Initialized(&inited) != MPI_SUCCESS || !inited)
+    if (sc__rp_mode != SC_RP_UNKNOWN || spec == NULL || MPI_Initialized(&inited) != MPI_SUCCESS ||
+        !inited)
         return;
     r = launcher_rank();
     if (r >= 0)
@@ -417,26 +425,26 @@ __attribute__((constructor)) static void arm_no_call_check(void)
         atexit(no_call_check);
 }
 
-/* Entry of a wrapper call outside off mode: 1 to pass through, 0 to
- * record or replay (the call counted), -1 for a broken set-up (*rc). */
-static int enter(MPI_Comm comm, int *rc)
+int sc__rp_enter(MPI_Comm comm, int *rc, const char *fn, const void *site)
 {
-    if (mode == RP_UNKNOWN)
+    if (sc__rp_mode == SC_RP_UNKNOWN)
         init();
-    if (mode == RP_OFF)
+    if (sc__rp_mode == SC_RP_OFF)
         return 1;
-    if (mode == RP_BROKEN) {
+    if (sc__rp_mode == SC_RP_BROKEN) {
         sc__error(init_rc, "%s", init_msg);
         *rc = sc__call_errhandler(comm, init_rc);
         return -1;
     }
-    ncall++;
+    sc__rp_ncall++;
+    cur_fn = fn;
+    cur_site = site;
     return 0;
 }
 
 int safecoll_replay_flush(void)
 {
-    if (mode != RP_RECORD)
+    if (sc__rp_mode != SC_RP_RECORD)
         return MPI_SUCCESS;
     if (sc__rp_log_flush(-1) != MPI_SUCCESS)
         return sc__error(MPI_ERR_FILE, "safecoll_replay_flush: cannot write the record log");
@@ -527,7 +535,7 @@ static int payload_crc(const void *buf, MPI_Datatype type, int64_t bytes, uint32
 
 static int put(sc__rp_rec r)
 {
-    r.call = ncall;
+    r.call = sc__rp_ncall;
     return sc__rp_log_put(&r);
 }
 
@@ -537,7 +545,7 @@ static int take(int kind, const sc__rp_rec **r, MPI_Comm comm, const char *fn, c
     if (pos >= nrecs || recs[pos].kind == SC_RP_END)
         return diverge(comm, fn, site, "the program makes %s, but the log ends here (at call %u)",
                        kind_name(kind), pos < nrecs ? (unsigned)recs[pos].call : 0u);
-    if (recs[pos].kind != kind || recs[pos].call != ncall)
+    if (recs[pos].kind != kind || recs[pos].call != sc__rp_ncall)
         return diverge(comm, fn, site, "the program makes %s, the log has %s at call %u",
                        kind_name(kind), kind_name(recs[pos].kind), (unsigned)recs[pos].call);
     *r = &recs[pos++];
@@ -559,33 +567,107 @@ static const sc__rp_rec *by_post(uint32_t post)
     return lo < nposts && posts[lo].post == post ? &recs[posts[lo].at] : NULL;
 }
 
-/* A completed receive of buf / type posted at call `post`: its RECV record
- * written (record) or checked (replay). */
-static int received(const MPI_Status *st, const void *buf, MPI_Datatype type, uint32_t post,
-                    MPI_Comm comm, const char *fn, const void *site)
+int sc__rp_force_now(int *src, int *tag, MPI_Comm comm)
 {
     const sc__rp_rec *r;
-    int64_t bytes = status_bytes(st);
+
+    if (sc__rp_mode != SC_RP_REPLAY || !(*src == MPI_ANY_SOURCE || *tag == MPI_ANY_TAG))
+        return MPI_SUCCESS;
+    if (pos >= nrecs || recs[pos].kind != SC_RP_RECV || recs[pos].call != sc__rp_ncall)
+        return take(SC_RP_RECV, &r, comm, cur_fn, cur_site);
+    r = &recs[pos];
+    *src = *src == MPI_ANY_SOURCE ? r->a : *src;
+    *tag = *tag == MPI_ANY_TAG ? r->b : *tag;
+    return MPI_SUCCESS;
+}
+
+void sc__rp_force_post(uint32_t post, int *src, int *tag)
+{
+    const sc__rp_rec *r;
+
+    if (sc__rp_mode != SC_RP_REPLAY || !(*src == MPI_ANY_SOURCE || *tag == MPI_ANY_TAG))
+        return;
+    /* Never completed in the recording (cancelled, freed, or left at the
+     * end): posted as given. */
+    if ((r = by_post(post)) != NULL) {
+        *src = *src == MPI_ANY_SOURCE ? r->a : *src;
+        *tag = *tag == MPI_ANY_TAG ? r->b : *tag;
+    }
+}
+
+/* ------------------------------------------------------------ the event stream */
+
+/* Record: a RECV record kept for the end of the call (sc__rp_finish). */
+static int enqueue(sc__rp_rec r)
+{
+    if (nqueue == capqueue) {
+        size_t cap = capqueue ? 2 * capqueue : 16;
+        sc__rp_rec *q = realloc(queue, cap * sizeof *q);
+        if (q == NULL)
+            return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory for records");
+        queue = q;
+        capqueue = cap;
+    }
+    queue[nqueue++] = r;
+    return MPI_SUCCESS;
+}
+
+/* A completed receive of the application (the stream's COMPLETED event):
+ * its RECV record kept (record) or checked (replay). The post number is
+ * the event's note, which the wrapper that posted gave the stream. */
+static int received(const sc__tr_event *ev)
+{
+    const sc__rp_rec *r;
+    const int64_t bytes = (int64_t)ev->bytes;
     uint32_t crc;
     int rc;
 
-    if ((rc = payload_crc(buf, type, bytes, &crc)) != MPI_SUCCESS)
+    if ((rc = payload_crc(ev->buf, ev->type, bytes, &crc)) != MPI_SUCCESS)
         return rc;
-    if (mode == RP_RECORD)
-        return put((sc__rp_rec){.kind = SC_RP_RECV, .a = st->MPI_SOURCE, .b = st->MPI_TAG,
-                                .post = post, .crc = crc, .bytes = bytes});
-    if ((rc = take(SC_RP_RECV, &r, comm, fn, site)) != MPI_SUCCESS)
+    if (sc__rp_mode == SC_RP_RECORD)
+        return enqueue((sc__rp_rec){.kind = SC_RP_RECV, .a = ev->peer, .b = ev->tag,
+                                    .post = ev->note, .crc = crc, .bytes = bytes});
+    if ((rc = take(SC_RP_RECV, &r, ev->comm, cur_fn, cur_site)) != MPI_SUCCESS)
         return rc;
-    if (r->post != post || r->a != st->MPI_SOURCE || r->b != st->MPI_TAG || r->bytes != bytes ||
+    if (r->post != ev->note || r->a != ev->peer || r->b != ev->tag || r->bytes != bytes ||
         r->crc != crc)
-        return diverge(comm, fn, site,
+        return diverge(ev->comm, cur_fn, cur_site,
                        "the receive posted at call %u got %lld bytes from source %d tag %d, "
                        "CRC-32 0x%08x; the log has the receive posted at call %u, %lld bytes "
                        "from source %d tag %d, CRC-32 0x%08x",
-                       (unsigned)post, (long long)bytes, st->MPI_SOURCE, st->MPI_TAG,
-                       (unsigned)crc, (unsigned)r->post, (long long)r->bytes, (int)r->a,
-                       (int)r->b, (unsigned)r->crc);
+                       (unsigned)ev->note, (long long)bytes, ev->peer, ev->tag, (unsigned)crc,
+                       (unsigned)r->post, (long long)r->bytes, (int)r->a, (int)r->b,
+                       (unsigned)r->crc);
     return MPI_SUCCESS;
+}
+
+/* The subscriber: the application's completed receives, while recording
+ * or replaying. Sends need no record (their match is the receiver's),
+ * and posts none (a wildcard is bound before its post, in the wrapper). */
+static void on_event(const sc__tr_event *ev, void *data)
+{
+    int rc;
+
+    (void)data;
+    if (ev->kind != SC_TR_COMPLETED || ev->dir != SC_TR_RECV || ev->note == 0 ||
+        (sc__rp_mode != SC_RP_RECORD && sc__rp_mode != SC_RP_REPLAY))
+        return;
+    if ((rc = received(ev)) != MPI_SUCCESS && ev_rc == MPI_SUCCESS)
+        ev_rc = rc;
+}
+
+int sc__rp_finish(int rc)
+{
+    for (size_t i = 0; i < nqueue; i++)
+        if (rc == MPI_SUCCESS && sc__rp_mode == SC_RP_RECORD)
+            rc = put(queue[i]);
+    nqueue = 0;
+    if (ev_rc != MPI_SUCCESS) {
+        if (rc == MPI_SUCCESS)
+            rc = ev_rc;
+        ev_rc = MPI_SUCCESS;
+    }
+    return rc;
 }
 
 /* A probe's outcome (flag, status): written or checked. */
@@ -595,7 +677,7 @@ static int probed(int flag, const MPI_Status *st, MPI_Comm comm, const char *fn,
     int64_t bytes = flag ? status_bytes(st) : 0;
     int src = flag ? st->MPI_SOURCE : 0, tag = flag ? st->MPI_TAG : 0;
 
-    if (mode == RP_RECORD)
+    if (sc__rp_mode == SC_RP_RECORD)
         return put((sc__rp_rec){.kind = SC_RP_PROBE, .flag = (uint8_t)flag, .a = src, .b = tag,
                                 .bytes = bytes});
     if (r->a != src || r->b != tag || r->bytes != bytes)
@@ -606,217 +688,62 @@ static int probed(int flag, const MPI_Status *st, MPI_Comm comm, const char *fn,
     return MPI_SUCCESS;
 }
 
-/* ------------------------------------------------------------ requests */
-
-static size_t slot_of(MPI_Request req)
-{
-    uint64_t v = 0;
-
-    memcpy(&v, &req, sizeof req < sizeof v ? sizeof req : sizeof v);
-    v ^= v >> 29;
-    v *= 0x9e3779b97f4a7c15u;
-    return (size_t)(v >> 32) & (capents - 1);
-}
-
-/* The slot of req, or of the free slot where it would go. */
-static size_t find(MPI_Request req)
-{
-    size_t i = slot_of(req);
-
-    while (ents[i].req != MPI_REQUEST_NULL && ents[i].req != req)
-        i = (i + 1) & (capents - 1);
-    return i;
-}
-
-static int grow(void)
-{
-    size_t old = capents, cap = old ? 2 * old : 64;
-    ent *prev = ents, *e = malloc(cap * sizeof *e);
-
-    if (e == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: out of memory for requests");
-    for (size_t i = 0; i < cap; i++)
-        e[i].req = MPI_REQUEST_NULL;
-    ents = e;
-    capents = cap;
-    for (size_t i = 0; i < old; i++)
-        if (prev[i].req != MPI_REQUEST_NULL)
-            ents[find(prev[i].req)] = prev[i];
-    free(prev);
-    return MPI_SUCCESS;
-}
-
-static int follow(MPI_Request req, void *buf, MPI_Datatype type, MPI_Comm comm, uint32_t post)
-{
-    size_t i;
-    int rc;
-
-    if (req == MPI_REQUEST_NULL)
-        return MPI_SUCCESS;
-    if (2 * (nents + 1) > capents && (rc = grow()) != MPI_SUCCESS)
-        return rc;
-    i = find(req);
-    nents += ents[i].req == MPI_REQUEST_NULL;
-    ents[i] = (ent){req, buf, type, comm, post};
-    return MPI_SUCCESS;
-}
-
-/* The followed receive of req, taken out of the table (found = 0: none). */
-static ent unfollow(MPI_Request req, int *found)
-{
-    ent e = {0};
-    size_t i, j;
-
-    *found = 0;
-    if (req == MPI_REQUEST_NULL || nents == 0)
-        return e;
-    i = find(req);
-    if (ents[i].req == MPI_REQUEST_NULL)
-        return e;
-    e = ents[i];
-    *found = 1;
-    nents--;
-    /* Backward-shift deletion: the entries after the hole that probed past
-     * it move into it, so no tombstones are needed. */
-    for (j = (i + 1) & (capents - 1); ents[j].req != MPI_REQUEST_NULL;
-         j = (j + 1) & (capents - 1)) {
-        size_t home = slot_of(ents[j].req);
-        if (((j - home) & (capents - 1)) >= ((j - i) & (capents - 1))) {
-            ents[i] = ents[j];
-            i = j;
-        }
-    }
-    ents[i].req = MPI_REQUEST_NULL;
-    return e;
-}
-
-/* Grows *buf to at least m elements of `size` bytes; 0 when out of memory
- * (*buf is kept). */
-static int grow_scratch(void **buf, size_t *cap, size_t m, size_t size)
-{
-    void *b;
-
-    if (m <= *cap)
-        return 1;
-    if ((b = realloc(*buf, m * size)) == NULL)
-        return 0;
-    *buf = b;
-    *cap = m;
-    return 1;
-}
-
-/* The handles reqs[0..n) copied to scratch (they become MPI_REQUEST_NULL
- * when a completion frees them), and when sts is MPI_STATUSES_IGNORE
- * scratch statuses for them; NULL when out of memory. */
-static MPI_Request *save_reqs(int n, const MPI_Request reqs[], MPI_Status **sts)
-{
-    size_t m = n > 0 ? (size_t)n : 1;
-
-    if (!grow_scratch((void **)&scr_req, &cap_req, m, sizeof *scr_req))
-        return NULL;
-    if (sts != NULL && *sts == MPI_STATUSES_IGNORE) {
-        if (!grow_scratch((void **)&scr_st, &cap_st, m, sizeof *scr_st))
-            return NULL;
-        *sts = scr_st;
-    }
-    if (n > 0)
-        memcpy(scr_req, reqs, (size_t)n * sizeof *reqs);
-    return scr_req;
-}
-
-/* After a completion call that failed: the followed receives it freed are
- * forgotten (their handles may come back for other requests). */
-static void forget_freed(int n, const MPI_Request saved[], const MPI_Request reqs[])
-{
-    int found;
-
-    for (int i = 0; i < n && nents > 0; i++)
-        if (saved[i] != MPI_REQUEST_NULL && reqs[i] == MPI_REQUEST_NULL)
-            unfollow(saved[i], &found);
-}
-
 /* ------------------------------------------------------------ wrappers */
 
 #define ST(st, local) ((st) == MPI_STATUS_IGNORE ? &(local) : (st))
-#define SITE() __builtin_return_address(0)
-#define WILD(src, tag) ((src) == MPI_ANY_SOURCE || (tag) == MPI_ANY_TAG)
+#define SITE() SC_RP_SITE()
+#define N sc__rp_ncall
+#define WRAP SC_RP_WRAP
 
 int safecoll_send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                   MPI_Comm comm)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(comm, &rc) > 0)
-        return sc__tr_send(buf, count, datatype, dest, tag, comm);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_send",
-                                            sc__tr_send(buf, count, datatype, dest, tag, comm));
+    WRAP(safecoll_send, comm,
+         sc__tr_app_send(SC_TR_OP_SEND, buf, count, datatype, dest, tag, comm, SITE(), 0),
+         sc__tr_app_send(SC_TR_OP_SEND, buf, count, datatype, dest, tag, comm, SITE(), N));
 }
 
 int safecoll_isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(comm, &rc) > 0)
-        return sc__tr_isend(buf, count, datatype, dest, tag, comm, request);
-    return rc != MPI_SUCCESS ? rc : sc__tr_isend(buf, count, datatype, dest, tag, comm, request);
+    WRAP(safecoll_isend, comm,
+         sc__tr_app_isend(SC_TR_OP_ISEND, buf, count, datatype, dest, tag, comm, request, SITE(),
+                          0),
+         sc__tr_app_isend(SC_TR_OP_ISEND, buf, count, datatype, dest, tag, comm, request, SITE(),
+                          N));
 }
 
 static int recv_rr(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
                    MPI_Status *status, const void *site)
 {
-    MPI_Status local;
-    MPI_Status *st = ST(status, local);
-    const sc__rp_rec *r;
-    int rc;
+    int rc = sc__rp_force_now(&src, &tag, comm);
 
-    if (mode == RP_REPLAY && WILD(src, tag)) {
-        if (pos >= nrecs || recs[pos].kind != SC_RP_RECV || recs[pos].call != ncall)
-            return take(SC_RP_RECV, &r, comm, "safecoll_recv", site);
-        r = &recs[pos];
-        src = src == MPI_ANY_SOURCE ? r->a : src;
-        tag = tag == MPI_ANY_TAG ? r->b : tag;
-    }
-    if ((rc = sc__tr_recv_st(buf, count, type, src, tag, comm, st)) != MPI_SUCCESS)
-        return rc;
-    return received(st, buf, type, ncall, comm, "safecoll_recv", site);
+    return rc != MPI_SUCCESS ? rc
+                             : sc__tr_app_recv(buf, count, type, src, tag, comm, status, site, N);
 }
 
 int safecoll_recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
                   MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
+    WRAP(safecoll_recv, comm,
+         sc__tr_app_recv(buf, count, datatype, source, tag, comm, status, SITE(), 0),
+         recv_rr(buf, count, datatype, source, tag, comm, status, SITE()));
+}
 
-    if (OFF() || enter(comm, &rc) > 0)
-        return sc__tr_recv_st(buf, count, datatype, source, tag, comm, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_recv",
-                                            recv_rr(buf, count, datatype, source, tag, comm,
-                                                    status, SITE()));
+static int irecv_rr(void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+                    MPI_Request *req, const void *site)
+{
+    sc__rp_force_post(N, &src, &tag);
+    return sc__tr_app_irecv(SC_TR_OP_IRECV, buf, count, type, src, tag, comm, req, site, N);
 }
 
 int safecoll_irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
                    MPI_Comm comm, MPI_Request *request)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(comm, &rc) > 0)
-        return sc__tr_irecv(buf, count, datatype, source, tag, comm, request);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (mode == RP_REPLAY && WILD(source, tag)) {
-        /* Never completed in the recording (cancelled, or left at the
-         * end): posted as given. */
-        const sc__rp_rec *r = by_post(ncall);
-        if (r != NULL) {
-            source = source == MPI_ANY_SOURCE ? r->a : source;
-            tag = tag == MPI_ANY_TAG ? r->b : tag;
-        }
-    }
-    if ((rc = sc__tr_irecv(buf, count, datatype, source, tag, comm, request)) != MPI_SUCCESS)
-        return rc;
-    return follow(*request, buf, datatype, comm, ncall);
+    WRAP(safecoll_irecv, comm,
+         sc__tr_app_irecv(SC_TR_OP_IRECV, buf, count, datatype, source, tag, comm, request,
+                          SITE(), 0),
+         irecv_rr(buf, count, datatype, source, tag, comm, request, SITE()));
 }
 
 /* The probes: kind 0 probe, 1 iprobe, 2 mprobe, 3 improbe. */
@@ -828,7 +755,7 @@ static int probe_rr(int kind, int src, int tag, MPI_Comm comm, int *flag, MPI_Me
     const sc__rp_rec *r = NULL;
     int rc, f = 1;
 
-    if (mode == RP_REPLAY) {
+    if (sc__rp_mode == SC_RP_REPLAY) {
         if ((rc = take(SC_RP_PROBE, &r, comm, fn, site)) != MPI_SUCCESS)
             return rc;
         if (!r->flag) {
@@ -867,233 +794,137 @@ static int probe_rr(int kind, int src, int tag, MPI_Comm comm, int *flag, MPI_Me
 
 int safecoll_probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(comm, &rc) > 0)
-        return sc__tr_probe(source, tag, comm, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_probe",
-                                            probe_rr(0, source, tag, comm, NULL, NULL, status,
-                                                     "safecoll_probe", SITE()));
+    WRAP(safecoll_probe, comm, sc__tr_probe(source, tag, comm, status),
+         probe_rr(0, source, tag, comm, NULL, NULL, status, "safecoll_probe", SITE()));
 }
 
 int safecoll_iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(comm, &rc) > 0)
-        return sc__tr_iprobe(source, tag, comm, flag, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_iprobe",
-                                            probe_rr(1, source, tag, comm, flag, NULL, status,
-                                                     "safecoll_iprobe", SITE()));
+    WRAP(safecoll_iprobe, comm, sc__tr_iprobe(source, tag, comm, flag, status),
+         probe_rr(1, source, tag, comm, flag, NULL, status, "safecoll_iprobe", SITE()));
 }
 
 int safecoll_mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(comm, &rc) > 0)
-        return sc__tr_mprobe(source, tag, comm, message, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_mprobe",
-                                            probe_rr(2, source, tag, comm, NULL, message, status,
-                                                     "safecoll_mprobe", SITE()));
+    WRAP(safecoll_mprobe, comm, sc__tr_mprobe(source, tag, comm, message, status),
+         probe_rr(2, source, tag, comm, NULL, message, status, "safecoll_mprobe", SITE()));
 }
 
 int safecoll_improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                      MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(comm, &rc) > 0)
-        return sc__tr_improbe(source, tag, comm, flag, message, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_improbe",
-                                            probe_rr(3, source, tag, comm, flag, message, status,
-                                                     "safecoll_improbe", SITE()));
-}
-
-static int mrecv_rr(void *buf, int count, MPI_Datatype type, MPI_Message *msg,
-                    MPI_Status *status, const void *site)
-{
-    MPI_Status local;
-    MPI_Status *st = ST(status, local);
-    int rc = sc__tr_mrecv(buf, count, type, msg, st);
-
-    return rc != MPI_SUCCESS ? rc
-                             : received(st, buf, type, ncall, MPI_COMM_NULL, "safecoll_mrecv", site);
+    WRAP(safecoll_improbe, comm, sc__tr_improbe(source, tag, comm, flag, message, status),
+         probe_rr(3, source, tag, comm, flag, message, status, "safecoll_improbe", SITE()));
 }
 
 int safecoll_mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                    MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_mrecv(buf, count, datatype, message, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_mrecv",
-                                            mrecv_rr(buf, count, datatype, message, status,
-                                                     SITE()));
+    WRAP(safecoll_mrecv, MPI_COMM_NULL,
+         sc__tr_app_mrecv(buf, count, datatype, message, status, SITE(), 0),
+         sc__tr_app_mrecv(buf, count, datatype, message, status, SITE(), N));
 }
 
 int safecoll_imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                     MPI_Request *request)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_imrecv(buf, count, datatype, message, request);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if ((rc = sc__tr_imrecv(buf, count, datatype, message, request)) != MPI_SUCCESS)
-        return rc;
-    return follow(*request, buf, datatype, MPI_COMM_NULL, ncall);
+    WRAP(safecoll_imrecv, MPI_COMM_NULL,
+         sc__tr_app_imrecv(buf, count, datatype, message, request, SITE(), 0),
+         sc__tr_app_imrecv(buf, count, datatype, message, request, SITE(), N));
 }
 
 /* ------------------------------------------------------------ completions */
 
-/* Waits for reqs[i] (replay: a logged completion) and checks / writes its
- * receive. */
-static int wait_one(MPI_Request *req, MPI_Status *st, const char *fn, const void *site)
+/* The completions below report each followed receive they complete to
+ * the event stream, whose subscriber (on_event) writes or checks its RECV
+ * record; what stays here is the record of what the call itself returned
+ * (a test's flag, an index) and, in replay, making the call return the
+ * logged one: a replay completes the logged request with a wait. */
+
+static int wait_one(MPI_Request *req, MPI_Status *st, const void *site)
 {
-    int found, rc;
-    ent e = unfollow(*req, &found);
-
-    if ((rc = sc__tr_wait_st(req, st)) != MPI_SUCCESS)
-        return rc;
-    return found ? received(st, e.buf, e.type, e.post, e.comm, fn, site) : MPI_SUCCESS;
-}
-
-static int wait_rr(MPI_Request *req, MPI_Status *status, const void *site)
-{
-    MPI_Status local;
-
-    return wait_one(req, ST(status, local), "safecoll_wait", site);
+    return sc__tr_app_complete(SC_TR_WAIT, 1, req, NULL, NULL, NULL, st, site);
 }
 
 int safecoll_wait(MPI_Request *request, MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_wait_st(request, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_wait", wait_rr(request, status, SITE()));
+    WRAP(safecoll_wait, MPI_COMM_NULL,
+         sc__tr_app_complete(SC_TR_WAIT, 1, request, NULL, NULL, NULL, status, SITE()),
+         wait_one(request, status, SITE()));
 }
 
 /* waitall (test = 0) or testall (test = 1). */
 static int all_rr(int test, int n, MPI_Request reqs[], int *flag, MPI_Status *statuses,
                   const char *fn, const void *site)
 {
-    MPI_Status *sts = statuses;
-    MPI_Request *saved;
-    int rc, f = 1;
     const sc__rp_rec *r;
+    int rc, f = 1;
 
-    if (test && mode == RP_REPLAY) {
+    if (test && sc__rp_mode == SC_RP_REPLAY) {
         if ((rc = take(SC_RP_TEST, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
             return rc;
-        if (!r->flag) {
-            *flag = 0;
+        *flag = r->flag;
+        if (!r->flag)
             return MPI_SUCCESS;
-        }
-        test = 2; /* replayed: wait for all */
+        test = 0; /* replayed: wait for all */
     }
-    if ((saved = save_reqs(n, reqs, &sts)) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", fn, n);
-    rc = test == 1 ? sc__tr_testall_st(n, reqs, &f, sts) : sc__tr_waitall_st(n, reqs, sts);
-    if (rc == MPI_SUCCESS && test == 1 && mode == RP_RECORD)
-        rc = put((sc__rp_rec){.kind = SC_RP_TEST, .flag = (uint8_t)f});
-    if (rc != MPI_SUCCESS) {
-        forget_freed(n, saved, reqs);
-    } else if (f) {
-        for (int i = 0; i < n && nents > 0; i++) {
-            int found;
-            ent e = unfollow(saved[i], &found);
-            if (found && rc == MPI_SUCCESS)
-                rc = received(&sts[i], e.buf, e.type, e.post, e.comm, fn, site);
-        }
-    }
-    if (test)
+    rc = sc__tr_app_complete(test ? SC_TR_TESTALL : SC_TR_WAITALL, n, reqs, NULL, &f, NULL,
+                             statuses, site);
+    if (rc == MPI_SUCCESS && test) {
         *flag = f;
+        if (sc__rp_mode == SC_RP_RECORD)
+            rc = put((sc__rp_rec){.kind = SC_RP_TEST, .flag = (uint8_t)f});
+    }
     return rc;
 }
 
 int safecoll_waitall(int count, MPI_Request requests[], MPI_Status *statuses)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_waitall_st(count, requests, statuses);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_waitall",
-                                            all_rr(0, count, requests, NULL, statuses,
-                                                   "safecoll_waitall", SITE()));
+    WRAP(safecoll_waitall, MPI_COMM_NULL,
+         sc__tr_app_complete(SC_TR_WAITALL, count, requests, NULL, NULL, NULL, statuses, SITE()),
+         all_rr(0, count, requests, NULL, statuses, "safecoll_waitall", SITE()));
 }
 
 int safecoll_testall(int count, MPI_Request requests[], int *flag, MPI_Status *statuses)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_testall_st(count, requests, flag, statuses);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_testall",
-                                            all_rr(1, count, requests, flag, statuses,
-                                                   "safecoll_testall", SITE()));
+    WRAP(safecoll_testall, MPI_COMM_NULL,
+         sc__tr_app_complete(SC_TR_TESTALL, count, requests, NULL, flag, NULL, statuses, SITE()),
+         all_rr(1, count, requests, flag, statuses, "safecoll_testall", SITE()));
 }
 
 static int test_rr(MPI_Request *req, int *flag, MPI_Status *status, const void *site)
 {
-    MPI_Status local;
-    MPI_Status *st = ST(status, local);
-    MPI_Request h = *req;
     const sc__rp_rec *r;
-    int found, rc;
-    ent e;
+    int rc;
 
-    if (mode == RP_REPLAY) {
+    if (sc__rp_mode == SC_RP_REPLAY) {
         if ((rc = take(SC_RP_TEST, &r, MPI_COMM_NULL, "safecoll_test", site)) != MPI_SUCCESS)
             return rc;
         *flag = r->flag;
-        return r->flag ? wait_one(req, st, "safecoll_test", site) : MPI_SUCCESS;
+        return r->flag ? wait_one(req, status, site) : MPI_SUCCESS;
     }
-    if ((rc = sc__tr_test_st(req, flag, st)) == MPI_SUCCESS)
+    if ((rc = sc__tr_app_complete(SC_TR_TEST, 1, req, NULL, flag, NULL, status, site)) ==
+        MPI_SUCCESS)
         rc = put((sc__rp_rec){.kind = SC_RP_TEST, .flag = (uint8_t)*flag});
-    if (rc != MPI_SUCCESS)
-        forget_freed(1, &h, req);
-    else if (*flag) {
-        e = unfollow(h, &found);
-        if (found)
-            rc = received(st, e.buf, e.type, e.post, e.comm, "safecoll_test", site);
-    }
     return rc;
 }
 
 int safecoll_test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_test_st(request, flag, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_test",
-                                            test_rr(request, flag, status, SITE()));
+    WRAP(safecoll_test, MPI_COMM_NULL,
+         sc__tr_app_complete(SC_TR_TEST, 1, request, NULL, flag, NULL, status, SITE()),
+         test_rr(request, flag, status, SITE()));
 }
 
 /* waitany (test = 0) or testany (test = 1). */
 static int any_rr(int test, int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *status,
                   const char *fn, const void *site)
 {
-    MPI_Status local;
-    MPI_Status *st = ST(status, local);
+    const sc__tr_cop cop = test ? SC_TR_TESTANY : SC_TR_WAITANY;
     const sc__rp_rec *r;
-    MPI_Request *saved;
     int rc, f = 1;
 
-    if (mode == RP_REPLAY) {
+    if (sc__rp_mode == SC_RP_REPLAY) {
         if ((rc = take(SC_RP_ANY, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
             return rc;
         if (test)
@@ -1105,29 +936,19 @@ static int any_rr(int test, int n, MPI_Request reqs[], int *index, int *flag, MP
         if (r->a == MPI_UNDEFINED) {
             /* No active request in the recording either. */
             *index = MPI_UNDEFINED;
-            return test ? sc__tr_testany(n, reqs, index, &f, st) : sc__tr_waitany(n, reqs, index, st);
+            return sc__tr_app_complete(cop, n, reqs, index, &f, NULL, status, site);
         }
         if (r->a < 0 || r->a >= n || reqs[r->a] == MPI_REQUEST_NULL)
             return diverge(MPI_COMM_NULL, fn, site,
                            "the log completes request %d of %d, which is not active here",
                            (int)r->a, n);
         *index = r->a;
-        return wait_one(&reqs[r->a], st, fn, site);
+        return wait_one(&reqs[r->a], status, site);
     }
-    if ((saved = save_reqs(n, reqs, NULL)) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", fn, n);
-    rc = test ? sc__tr_testany(n, reqs, index, &f, st) : sc__tr_waitany(n, reqs, index, st);
+    rc = sc__tr_app_complete(cop, n, reqs, index, &f, NULL, status, site);
     if (rc == MPI_SUCCESS)
         rc = put((sc__rp_rec){.kind = SC_RP_ANY, .flag = (uint8_t)f,
                               .a = f ? *index : MPI_UNDEFINED});
-    if (rc != MPI_SUCCESS) {
-        forget_freed(n, saved, reqs);
-    } else if (f && *index != MPI_UNDEFINED) {
-        int found;
-        ent e = unfollow(saved[*index], &found);
-        if (found)
-            rc = received(st, e.buf, e.type, e.post, e.comm, fn, site);
-    }
     if (test)
         *flag = f;
     return rc;
@@ -1135,46 +956,32 @@ static int any_rr(int test, int n, MPI_Request reqs[], int *index, int *flag, MP
 
 int safecoll_waitany(int count, MPI_Request requests[], int *index, MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_waitany(count, requests, index, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_waitany",
-                                            any_rr(0, count, requests, index, NULL, status,
-                                                   "safecoll_waitany", SITE()));
+    WRAP(safecoll_waitany, MPI_COMM_NULL,
+         sc__tr_app_complete(SC_TR_WAITANY, count, requests, index, NULL, NULL, status, SITE()),
+         any_rr(0, count, requests, index, NULL, status, "safecoll_waitany", SITE()));
 }
 
 int safecoll_testany(int count, MPI_Request requests[], int *index, int *flag,
                      MPI_Status *status)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_testany(count, requests, index, flag, status);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_testany",
-                                            any_rr(1, count, requests, index, flag, status,
-                                                   "safecoll_testany", SITE()));
+    WRAP(safecoll_testany, MPI_COMM_NULL,
+         sc__tr_app_complete(SC_TR_TESTANY, count, requests, index, flag, NULL, status, SITE()),
+         any_rr(1, count, requests, index, flag, status, "safecoll_testany", SITE()));
 }
 
 /* waitsome (test = 0) or testsome (test = 1). */
 static int some_rr(int test, int n, MPI_Request reqs[], int *outcount, int indices[],
                    MPI_Status *statuses, const char *fn, const void *site)
 {
-    MPI_Status *sts = statuses;
-    MPI_Request *saved;
+    const sc__tr_cop cop = test ? SC_TR_TESTSOME : SC_TR_WAITSOME;
     const sc__rp_rec *r;
     int rc;
 
-    if ((saved = save_reqs(n, reqs, &sts)) == NULL)
-        return sc__error(MPI_ERR_NO_MEM, "%s: out of memory for %d requests", fn, n);
-    if (mode == RP_REPLAY) {
+    if (sc__rp_mode == SC_RP_REPLAY) {
         if ((rc = take(SC_RP_SOME, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
             return rc;
         if (r->a == MPI_UNDEFINED)
-            return test ? sc__tr_testsome(n, reqs, outcount, indices, sts)
-                        : sc__tr_waitsome(n, reqs, outcount, indices, sts);
+            return sc__tr_app_complete(cop, n, reqs, outcount, NULL, indices, statuses, site);
         *outcount = r->a;
         for (int k = 0; k < *outcount; k++) {
             if ((rc = take(SC_RP_INDEX, &r, MPI_COMM_NULL, fn, site)) != MPI_SUCCESS)
@@ -1186,53 +993,36 @@ static int some_rr(int test, int n, MPI_Request reqs[], int *outcount, int indic
             indices[k] = r->a;
         }
         for (int k = 0; k < *outcount; k++)
-            if ((rc = sc__tr_wait_st(&reqs[indices[k]], &sts[k])) != MPI_SUCCESS) {
-                forget_freed(n, saved, reqs);
+            if ((rc = wait_one(&reqs[indices[k]],
+                               statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[k],
+                               site)) != MPI_SUCCESS)
                 return rc;
-            }
-    } else {
-        rc = test ? sc__tr_testsome(n, reqs, outcount, indices, sts)
-                  : sc__tr_waitsome(n, reqs, outcount, indices, sts);
-        if (rc == MPI_SUCCESS)
-            rc = put((sc__rp_rec){.kind = SC_RP_SOME, .a = *outcount});
-        for (int k = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; k++)
-            rc = put((sc__rp_rec){.kind = SC_RP_INDEX, .a = indices[k]});
-        if (rc != MPI_SUCCESS) {
-            forget_freed(n, saved, reqs);
-            return rc;
-        }
+        return MPI_SUCCESS;
     }
-    for (int k = 0; *outcount != MPI_UNDEFINED && k < *outcount; k++) {
-        int found;
-        ent e = unfollow(saved[indices[k]], &found);
-        if (found && rc == MPI_SUCCESS)
-            rc = received(&sts[k], e.buf, e.type, e.post, e.comm, fn, site);
-    }
+    rc = sc__tr_app_complete(cop, n, reqs, outcount, NULL, indices, statuses, site);
+    if (rc == MPI_SUCCESS)
+        rc = put((sc__rp_rec){.kind = SC_RP_SOME, .a = *outcount});
+    for (int k = 0; rc == MPI_SUCCESS && *outcount != MPI_UNDEFINED && k < *outcount; k++)
+        rc = put((sc__rp_rec){.kind = SC_RP_INDEX, .a = indices[k]});
     return rc;
 }
 
 int safecoll_waitsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                       MPI_Status *statuses)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_waitsome(incount, requests, outcount, indices, statuses);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_waitsome",
-                                            some_rr(0, incount, requests, outcount, indices,
-                                                    statuses, "safecoll_waitsome", SITE()));
+    WRAP(safecoll_waitsome, MPI_COMM_NULL,
+         sc__tr_app_complete(SC_TR_WAITSOME, incount, requests, outcount, NULL, indices,
+                             statuses, SITE()),
+         some_rr(0, incount, requests, outcount, indices, statuses, "safecoll_waitsome",
+                 SITE()));
 }
 
 int safecoll_testsome(int incount, MPI_Request requests[], int *outcount, int indices[],
                       MPI_Status *statuses)
 {
-    int rc = MPI_SUCCESS;
-
-    if (OFF() || enter(MPI_COMM_NULL, &rc) > 0)
-        return sc__tr_testsome(incount, requests, outcount, indices, statuses);
-    return rc != MPI_SUCCESS ? rc
-                             : SC_TR_REGION("safecoll_testsome",
-                                            some_rr(1, incount, requests, outcount, indices,
-                                                    statuses, "safecoll_testsome", SITE()));
+    WRAP(safecoll_testsome, MPI_COMM_NULL,
+         sc__tr_app_complete(SC_TR_TESTSOME, incount, requests, outcount, NULL, indices,
+                             statuses, SITE()),
+         some_rr(1, incount, requests, outcount, indices, statuses, "safecoll_testsome",
+                 SITE()));
 }

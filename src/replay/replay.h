@@ -17,6 +17,12 @@
  * wrapper call number (every safecoll_ point-to-point call counts, from
  * 1).
  *
+ * The wrappers' state lives in p2p.c, which makes the wrappers of the
+ * calls MPI-3 had from the start of record and replay; more.c makes the
+ * others (sendrecv, the synchronous, buffered and ready sends, persistent
+ * requests, request free) through the functions of p2p.c declared at the
+ * end of this header.
+ *
  * Depends on core and traffic (src/traffic/traffic.h) only; nothing below
  * includes it.
  */
@@ -27,6 +33,7 @@
 #include <stdint.h>
 
 #include "core.h"
+#include "traffic.h"
 
 enum { SC_RP_VERSION = 3, SC_RP_PROGRAM = 256, SC_RP_BLOCK_RECS = 2048 };
 
@@ -114,5 +121,52 @@ int sc__rp_log_load(const char *dir, int nprocs, int rank, sc__rp_rec **recs, si
  * (and MPI_SUCCESS) when the file does not exist: that rank made no
  * wrapper call when recorded. */
 int sc__rp_log_peek(const char *dir, int nprocs, int rank, int *missing, sc__rp_header *h);
+
+/* ------------------------------------------------------------ the wrappers (p2p.c) */
+
+/* The rank's mode: decided at its first wrapper call. */
+enum { SC_RP_UNKNOWN, SC_RP_OFF, SC_RP_RECORD, SC_RP_REPLAY, SC_RP_BROKEN };
+extern int sc__rp_mode;
+/* The number of the current wrapper call (record, replay), from 1. */
+extern uint32_t sc__rp_ncall;
+
+/* The off mode's one branch. */
+#define SC_RP_OFF() (!SC_TR_UNLIKELY(sc__rp_mode != SC_RP_OFF))
+
+/* The call site of a wrapper: its return address (expanded in the
+ * wrapper itself). */
+#define SC_RP_SITE() __builtin_return_address(0)
+
+/* The body of the wrapper fn: `off` (the traffic layer's call) when the
+ * rank passes through, else `rr` (recording or replaying, counted as one
+ * call) marked as a region for the hang monitor and ended by
+ * sc__rp_finish. `comm` takes a broken set-up's error. */
+#define SC_RP_WRAP(fn, comm, off, rr)                                                          \
+    do {                                                                                       \
+        int rc_ = MPI_SUCCESS;                                                                 \
+        if (SC_RP_OFF() || sc__rp_enter((comm), &rc_, #fn, SC_RP_SITE()) > 0)                  \
+            return (off);                                                                      \
+        return rc_ != MPI_SUCCESS ? rc_ : sc__rp_finish(SC_TR_REGION(#fn, (rr)));              \
+    } while (0)
+
+/* Entry of a wrapper call fn from site outside off mode: 1 to pass
+ * through, 0 to record or replay (the call counted), -1 for a broken
+ * set-up (*rc, raised on comm). */
+int sc__rp_enter(MPI_Comm comm, int *rc, const char *fn, const void *site);
+
+/* The end of a recorded or replayed call that returned rc: the RECV
+ * records of its completions written after its own record; rc, or the
+ * first error one of its completions raised. */
+int sc__rp_finish(int rc);
+
+/* Replay: the source and tag the log gives the receive the current call
+ * posts and completes at once (a blocking receive, a sendrecv), in place
+ * of a wildcard in *src, *tag. MPI_SUCCESS, or the divergence when the
+ * next record is not that receive. */
+int sc__rp_force_now(int *src, int *tag, MPI_Comm comm);
+
+/* Replay: the same for a receive posted by call `post` and completed
+ * later (left as given when the recording never completed it). */
+void sc__rp_force_post(uint32_t post, int *src, int *tag);
 
 #endif /* SC_REPLAY_H */

@@ -39,10 +39,12 @@ static int post(int send, const void *buf, int n, MPI_Datatype type, int peer, M
     const int tag = SC_TR_TAG_LIBCOLL;
 
     if (send)
-        return SC_TR_MSG_KIND(SC_TR_AGREE, SC_TR_SEND, MPI_Isend, buf, n, type, peer, tag, comm,
-                              (buf, n, type, peer, tag, comm, req));
-    return SC_TR_MSG_KIND(SC_TR_AGREE, SC_TR_RECV, MPI_Irecv, buf, n, type, peer, tag, comm,
-                          ((void *)buf, n, type, peer, tag, comm, req));
+        return SC_TR_P2P_CALL(MPI_Isend(buf, n, type, peer, tag, comm, req), SC_TR_OP_ISEND,
+                              .buf = buf, .count = n, .type = type, .peer = peer, .tag = tag,
+                              .comm = comm, .req = req, .kind = SC_TR_AGREE);
+    return SC_TR_P2P_CALL(MPI_Irecv((void *)buf, n, type, peer, tag, comm, req), SC_TR_OP_IRECV,
+                          .buf = buf, .count = n, .type = type, .peer = peer, .tag = tag,
+                          .comm = comm, .req = req, .kind = SC_TR_AGREE);
 }
 
 /* One message to (send) or from peer on the library's tag, completed. */

@@ -1,6 +1,7 @@
 /*
- * The traffic layer (traffic.h): the hooks behind the wrappers, the
- * completions and the request batch of the point-to-point strategies.
+ * The traffic layer (traffic.h): the mark and the timer behind the
+ * wrappers, the library's completions and the request batch of the
+ * point-to-point strategies. The event stream is in events.c.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -20,9 +21,6 @@ void sc__tr_set_engine(int (*adopt)(MPI_Request *request), int (*block)(int rc))
     atomic_store(&sc__tr_adopt, adopt);
     atomic_store(&sc__tr_block, block);
 }
-
-static _Atomic(sc__tr_observer) observer;
-static _Atomic(void *) observer_data;
 
 static atomic_llong time_ns[SC_TR_NKIND];
 static atomic_llong time_ops[SC_TR_NKIND];
@@ -108,31 +106,6 @@ void sc__tr_mark_enable(int on)
     set_hook(SC_TR_HOOK_MARK, on);
 }
 
-void sc__tr_observe(sc__tr_observer fn, void *data)
-{
-    atomic_store(&observer_data, data);
-    atomic_store(&observer, fn);
-    set_hook(SC_TR_HOOK_OBSERVE, fn != NULL);
-}
-
-void sc__tr_message(sc__tr_dir dir, const void *buf, MPI_Count count, MPI_Datatype type,
-                    int peer, int tag, MPI_Comm comm)
-{
-    sc__tr_observer fn = atomic_load_explicit(&observer, memory_order_acquire);
-    sc__tr_msg m;
-
-    if (fn == NULL)
-        return;
-    m.dir = dir;
-    m.peer = peer;
-    m.tag = tag;
-    m.count = count;
-    m.type = type;
-    m.comm = comm;
-    m.buf = buf;
-    fn(&m, atomic_load_explicit(&observer_data, memory_order_relaxed));
-}
-
 void sc__tr_timer(int on)
 {
     for (int k = 0; k < SC_TR_NKIND; k++) {
@@ -157,10 +130,8 @@ void sc__tr_times(double seconds[SC_TR_NKIND], long long ops[SC_TR_NKIND])
 int sc__tr_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
                             int rtag, MPI_Comm comm)
 {
-    if (SC_TR_ON())
-        sc__tr_message(SC_TR_SEND, buf, n, type, dest, stag, comm);
-    return SC_TR_MSG(SC_TR_RECV, MPI_Sendrecv_replace, buf, n, type, src, rtag, comm,
-                     (buf, n, type, dest, stag, src, rtag, comm, MPI_STATUS_IGNORE));
+    return sc__tr_sendrecv_any(buf, n, type, dest, stag, NULL, 0, MPI_DATATYPE_NULL, src, rtag,
+                               comm, MPI_STATUS_IGNORE, 1, 0, NULL, 0);
 }
 
 int sc__tr_self_copy(const void *src, MPI_Count count, MPI_Datatype stype, void *dst,
@@ -172,12 +143,9 @@ int sc__tr_self_copy(const void *src, MPI_Count count, MPI_Datatype stype, void 
     if (count == 0 && rcount == 0)
         return MPI_SUCCESS;
     if ((rc = sc__type_fit(count, stype, &sn, &st, &sowned)) == MPI_SUCCESS &&
-        (rc = sc__type_fit(rcount, rtype, &rn, &rt, &rowned)) == MPI_SUCCESS) {
-        if (SC_TR_ON())
-            sc__tr_message(SC_TR_SEND, src, sn, st, rank, tag, comm);
-        rc = SC_TR_MSG(SC_TR_RECV, MPI_Sendrecv, dst, rn, rt, rank, tag, comm,
-                       (src, sn, st, rank, tag, dst, rn, rt, rank, tag, comm, MPI_STATUS_IGNORE));
-    }
+        (rc = sc__type_fit(rcount, rtype, &rn, &rt, &rowned)) == MPI_SUCCESS)
+        rc = sc__tr_sendrecv_any(src, sn, st, rank, tag, dst, rn, rt, rank, tag, comm,
+                                 MPI_STATUS_IGNORE, 0, 0, NULL, 0);
     if (sowned)
         MPI_Type_free(&st);
     if (rowned)
@@ -185,72 +153,38 @@ int sc__tr_self_copy(const void *src, MPI_Count count, MPI_Datatype stype, void 
     return rc;
 }
 
-/* MPICH declares the status arrays of MPI_Waitall and MPI_Testall with an
- * access attribute, and GCC 12 then takes the MPI_STATUSES_IGNORE sentinel
- * for a zero-sized array. The calls are correct, so the warning is
- * silenced here, in one place. */
+/* The library's completions: MPI's call, or with a hook on the traffic
+ * layer's (events.c), which marks it and reports the completions. */
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
 #endif
 int sc__tr_wait(MPI_Request *req)
 {
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Wait, req, MPI_STATUS_IGNORE);
+    return SC_TR_ON() ? sc__tr_complete(SC_TR_WAIT, 1, req, NULL, NULL, NULL, MPI_STATUS_IGNORE,
+                                        0, NULL)
+                      : MPI_Wait(req, MPI_STATUS_IGNORE);
 }
 
 int sc__tr_test(MPI_Request *req, int *flag)
 {
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Test, req, flag, MPI_STATUS_IGNORE);
+    return SC_TR_ON() ? sc__tr_complete(SC_TR_TEST, 1, req, NULL, flag, NULL, MPI_STATUS_IGNORE,
+                                        0, NULL)
+                      : MPI_Test(req, flag, MPI_STATUS_IGNORE);
 }
 
 int sc__tr_waitall(int n, MPI_Request reqs[])
 {
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Waitall, n, reqs, MPI_STATUSES_IGNORE);
+    return SC_TR_ON() ? sc__tr_complete(SC_TR_WAITALL, n, reqs, NULL, NULL, NULL,
+                                        MPI_STATUSES_IGNORE, 0, NULL)
+                      : MPI_Waitall(n, reqs, MPI_STATUSES_IGNORE);
 }
 
 int sc__tr_testall(int n, MPI_Request reqs[], int *flag)
 {
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Testall, n, reqs, flag, MPI_STATUSES_IGNORE);
-}
-
-int sc__tr_wait_st(MPI_Request *req, MPI_Status *st)
-{
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Wait, req, st);
-}
-
-int sc__tr_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st)
-{
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Waitany, n, reqs, index, st);
-}
-
-int sc__tr_waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
-{
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Waitsome, n, reqs, outcount, indices, sts);
-}
-
-int sc__tr_waitall_st(int n, MPI_Request reqs[], MPI_Status sts[])
-{
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Waitall, n, reqs, sts);
-}
-
-int sc__tr_test_st(MPI_Request *req, int *flag, MPI_Status *st)
-{
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Test, req, flag, st);
-}
-
-int sc__tr_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st)
-{
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Testany, n, reqs, index, flag, st);
-}
-
-int sc__tr_testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
-{
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Testsome, n, reqs, outcount, indices, sts);
-}
-
-int sc__tr_testall_st(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
-{
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Testall, n, reqs, flag, sts);
+    return SC_TR_ON() ? sc__tr_complete(SC_TR_TESTALL, n, reqs, NULL, flag, NULL,
+                                        MPI_STATUSES_IGNORE, 0, NULL)
+                      : MPI_Testall(n, reqs, flag, MPI_STATUSES_IGNORE);
 }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
@@ -258,7 +192,7 @@ int sc__tr_testall_st(int n, MPI_Request reqs[], int *flag, MPI_Status sts[])
 
 int sc__tr_request_free(MPI_Request *req)
 {
-    return SC_TR_CALL(SC_TR_COMPLETE, MPI_Request_free, req);
+    return sc__tr_request_free_at(req, 0, NULL);
 }
 
 /* ------------------------------------------------------------ the batch */

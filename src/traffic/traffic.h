@@ -14,22 +14,31 @@
  *  (a) the "inside MPI" mark: per thread, the depth of MPI operations the
  *      thread is in and which one is innermost (sc__tr_mark_self), written
  *      with relaxed atomic stores so that a watchdog thread may read it;
- *  (b) a per-message observer (sc__tr_observe): called for each
- *      point-to-point message as it is posted, with peer, tag, count,
- *      datatype, communicator and direction;
+ *  (b) the event stream (events.c): every point-to-point message of the
+ *      library (strategies, agreement, its collectives on point-to-point)
+ *      and of the application's wrapped calls (src/replay/) reported
+ *      twice, when posted and when completed (a receive's completion with
+ *      the matched source, tag and byte count from MPI's status), to any
+ *      number of subscribers (sc__tr_subscribe: a fixed array of
+ *      SC_TR_NSUB slots), each asking for the library's messages, the
+ *      application's or both. Record and replay is a subscriber, the trace
+ *      recorder will be one, tests are; they run together;
  *  (c) a timer (sc__tr_timer): the time spent inside MPI and the number
  *      of operations, per kind of operation.
  * Off, a wrapped call costs one predictable branch on a relaxed atomic load
- * (sc__tr_hooks); the hooks are reached only when one is on.
+ * (sc__tr_hooks); the hooks are reached only when one is on, and the
+ * stream's request table and lock only when a subscriber of the kind of
+ * message (library, application) is.
  *
  * A mark brackets one MPI call, never a coroutine's yield (nb.h): the
  * call's start and end run on the same thread, and marks nest on one
  * thread (an MPI call that polls a generalized request may resume a
  * coroutine, whose calls are then marked inside it).
  *
- * Registration (sc__tr_mark_enable, sc__tr_observe, sc__tr_timer) is
+ * Registration (sc__tr_mark_enable, sc__tr_subscribe, sc__tr_timer) is
  * meant for setup time, when no safe call is in flight: a call in flight
- * while a hook is turned off may still report to it once.
+ * while a hook is turned off may still report to it once, and a message
+ * posted before the first subscriber of its kind has no completion event.
  *
  * Depends on core (core.h) and MPI only.
  */
@@ -51,7 +60,12 @@ typedef enum sc__tr_kind {
 } sc__tr_kind;
 
 /* Bits of sc__tr_hooks: which hooks are on. */
-enum { SC_TR_HOOK_MARK = 1, SC_TR_HOOK_OBSERVE = 2, SC_TR_HOOK_TIME = 4 };
+enum {
+    SC_TR_HOOK_MARK = 1,
+    SC_TR_HOOK_EV_LIB = 2, /* a subscriber of the library's own messages */
+    SC_TR_HOOK_TIME = 4,
+    SC_TR_HOOK_EV_APP = 8  /* a subscriber of the application's messages */
+};
 
 /* Non-zero while any hook is on; the one word the fast path reads. */
 extern atomic_uint sc__tr_hooks;
@@ -258,30 +272,107 @@ static inline int sc__tr_region_leave(int rc)
 #define SC_TR_REGION(what, expr) \
     (SC_TR_ON() ? (sc__tr_region_enter((what), NULL, 0), sc__tr_region_leave(expr)) : (expr))
 
-/* ------------------------------------------------------------ (b) messages */
+/* ------------------------------------------------------------ (b) the event stream */
+
+/* Every point-to-point message the library or the application's wrapped
+ * calls (src/replay/p2p.c) make is reported to the stream's subscribers
+ * twice: when it is posted and when it completes. The events and the
+ * subscribers are in events.c; what the stream knows of a pending request
+ * is kept there too, in one table for every subscriber. */
 
 typedef enum sc__tr_dir { SC_TR_SEND, SC_TR_RECV } sc__tr_dir;
 
-/* One point-to-point message, as posted (for a receive, buf is filled only
- * once the operation completes). */
-typedef struct sc__tr_msg {
+typedef enum sc__tr_ev_kind {
+    SC_TR_POSTED,    /* posted: an i-call, a Start, or a blocking call at its entry */
+    SC_TR_COMPLETED, /* completed: a wait or test, or a blocking call at its return */
+    SC_TR_FREED      /* its request freed while active (MPI_Request_free): no status */
+} sc__tr_ev_kind;
+
+/* One event. POSTED: the message as posted (for a receive, buf is filled
+ * only at completion; peer and tag may be MPI_ANY_SOURCE, MPI_ANY_TAG,
+ * MPI_PROC_NULL). COMPLETED: the posted fields again (buf, count, type,
+ * comm, site, seq, note, as posted) with, for a receive, peer, tag and
+ * bytes the matched source, tag and byte count of the status; for a send,
+ * peer, tag and bytes as posted. A completion is reported on the thread
+ * that completes the request, before the call that completes it returns;
+ * a send that MPI completed at its post (an eager send), right after its
+ * POSTED event (events.c, done_at_post). */
+typedef struct sc__tr_event {
+    sc__tr_ev_kind kind;
     sc__tr_dir dir;
+    int app;              /* 1: the application's wrapped call; 0: the library's own */
+    int persistent;       /* a persistent request (MPI_Send_init, MPI_Recv_init) */
     int peer, tag;
-    MPI_Count count;
+    MPI_Count count;      /* elements of type, as posted */
     MPI_Datatype type;
-    MPI_Comm comm;
+    MPI_Comm comm;        /* MPI_COMM_NULL for MPI_Mrecv / MPI_Imrecv (a message's) */
     const void *buf;
-} sc__tr_msg;
+    MPI_Count bytes;      /* POSTED: count elements of type; COMPLETED: see above */
+    const MPI_Status *status; /* COMPLETED: MPI's status of the call; NULL for a
+                               * blocking send or a send MPI completed at its post */
+    MPI_Request req;      /* the request (MPI_REQUEST_NULL: a blocking call) */
+    uint64_t seq;         /* the post's number in this process, from 1; its completion's too */
+    uint32_t note;        /* the poster's word: an application wrapper's call
+                           * number under SAFECOLL_REPLAY (src/replay/p2p.c), else 0 */
+    const void *site;     /* the post's call site (a return address; NULL for the library's) */
+    const void *done_site; /* COMPLETED, FREED: the completing call's site (NULL: the library's) */
+} sc__tr_event;
 
-typedef void (*sc__tr_observer)(const sc__tr_msg *msg, void *data);
+typedef void (*sc__tr_subscriber)(const sc__tr_event *ev, void *data);
 
-/* Calls fn(msg, data) for every point-to-point message posted from now on,
- * on the thread that posts it; NULL stops. One observer at a time. */
-void sc__tr_observe(sc__tr_observer fn, void *data);
+/* What a subscriber wants: the library's own messages (strategies,
+ * agreement, the library's collectives on point-to-point), the
+ * application's wrapped calls, or both. */
+enum { SC_TR_WANT_LIB = 1, SC_TR_WANT_APP = 2, SC_TR_WANT_ALL = 3 };
 
-/* Reports one message to the observer (hooks on only). */
-void sc__tr_message(sc__tr_dir dir, const void *buf, MPI_Count count, MPI_Datatype type,
-                    int peer, int tag, MPI_Comm comm);
+/* The number of subscriber slots: a fixed array, so that reporting an
+ * event takes no lock and no allocation. */
+enum { SC_TR_NSUB = 8 };
+
+/* Calls fn(ev, data) for every event of the kinds `want` from now on, on
+ * the thread of the event; returns the slot (0 to SC_TR_NSUB - 1), or -1
+ * when every slot is taken or want is 0. Meant for setup time (see
+ * above): a message posted before the first subscriber of its kind is not
+ * followed, and its completion is not reported. */
+int sc__tr_subscribe(sc__tr_subscriber fn, void *data, unsigned want);
+
+/* Frees a slot of sc__tr_subscribe (a slot not in use: nothing). When
+ * the last subscriber of a kind goes, the pending requests of that kind
+ * are forgotten. */
+void sc__tr_unsubscribe(int slot);
+
+/* Bits of sc__tr_hooks of the stream, one per kind of message. */
+#define SC_TR_EV_BIT(app) ((app) ? SC_TR_HOOK_EV_APP : SC_TR_HOOK_EV_LIB)
+/* 1 when a subscriber wants the messages of `app` (0 / 1). */
+#define SC_TR_EV_ON(app) \
+    ((atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) & SC_TR_EV_BIT(app)) != 0)
+
+/* The point-to-point operations the traffic layer makes with a hook on
+ * (sc__tr_p2p_on). */
+typedef enum sc__tr_op {
+    SC_TR_OP_SEND, SC_TR_OP_SSEND, SC_TR_OP_BSEND, SC_TR_OP_RSEND, SC_TR_OP_RECV,
+    SC_TR_OP_ISEND, SC_TR_OP_ISSEND, SC_TR_OP_IRECV, SC_TR_OP_SEND_INIT, SC_TR_OP_RECV_INIT,
+    SC_TR_OP_MRECV, SC_TR_OP_IMRECV
+} sc__tr_op;
+
+/* The arguments of one: MPI's, and who makes it. */
+typedef struct sc__tr_args {
+    const void *buf;
+    int count;
+    MPI_Datatype type;
+    int peer, tag;
+    MPI_Comm comm;
+    MPI_Request *req;   /* the i-forms and inits */
+    MPI_Status *st;     /* the blocking receives (MPI_STATUS_IGNORE allowed) */
+    MPI_Message *msg;   /* MPI_Mrecv, MPI_Imrecv */
+    sc__tr_kind kind;   /* for the mark and the timer */
+    int app;            /* the application's call (1) or the library's (0) */
+    const void *site;   /* the application's call site */
+    uint32_t note;      /* sc__tr_event.note */
+} sc__tr_args;
+
+/* The operation op with a hook on: marked, timed, its events reported. */
+int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a) SC_COLD;
 
 /* ------------------------------------------------------------ (c) the timer */
 
@@ -295,49 +386,54 @@ void sc__tr_times(double seconds[SC_TR_NKIND], long long ops[SC_TR_NKIND]);
 
 /* ------------------------------------------------------------ point-to-point */
 
-/* The point-to-point call `fn args` (args: the whole parenthesized
- * argument list), reported to the observer as a message of buf, n, type,
- * peer, tag, comm and marked, when a hook is on. */
-#define SC_TR_MSG(dir, fn, buf, n, type, peer, tag, comm, args)                                \
-    SC_TR_MSG_KIND(SC_TR_P2P, dir, fn, buf, n, type, peer, tag, comm, args)
-/* The same, marked as an operation of `kind` (the library's own messages
- * are SC_TR_AGREE). */
-#define SC_TR_MSG_KIND(kind, dir, fn, buf, n, type, peer, tag, comm, args)                     \
-    (SC_TR_ON() ? (sc__tr_message((dir), (buf), (n), (type), (peer), (tag), (comm)),          \
-                   sc__tr_enter((kind), #fn), sc__tr_leave(fn args))                           \
-                : fn args)
+/* The call `mpi` (MPI's call, the whole expression) when no hook is on,
+ * else op through sc__tr_p2p_on with the arguments that follow. */
+#define SC_TR_P2P_CALL(mpi, op, ...) \
+    (SC_TR_ON() ? sc__tr_p2p_on((op), &(sc__tr_args){__VA_ARGS__}) : (mpi))
 
-/* MPI_Isend / MPI_Irecv / MPI_Send / MPI_Recv (no status kept), with MPI's
- * parameters in MPI's order. */
+/* MPI_Isend / MPI_Irecv / MPI_Send / MPI_Recv of the library (no status
+ * kept), with MPI's parameters in MPI's order. */
 static inline int sc__tr_isend(const void *buf, int n, MPI_Datatype type, int dest, int tag,
                                MPI_Comm comm, MPI_Request *req)
 {
-    return SC_TR_MSG(SC_TR_SEND, MPI_Isend, buf, n, type, dest, tag, comm,
-                     (buf, n, type, dest, tag, comm, req));
+    return SC_TR_P2P_CALL(MPI_Isend(buf, n, type, dest, tag, comm, req), SC_TR_OP_ISEND,
+                          .buf = buf, .count = n, .type = type, .peer = dest, .tag = tag,
+                          .comm = comm, .req = req, .kind = SC_TR_P2P);
 }
 
 static inline int sc__tr_irecv(void *buf, int n, MPI_Datatype type, int src, int tag,
                                MPI_Comm comm, MPI_Request *req)
 {
-    return SC_TR_MSG(SC_TR_RECV, MPI_Irecv, buf, n, type, src, tag, comm,
-                     (buf, n, type, src, tag, comm, req));
+    return SC_TR_P2P_CALL(MPI_Irecv(buf, n, type, src, tag, comm, req), SC_TR_OP_IRECV,
+                          .buf = buf, .count = n, .type = type, .peer = src, .tag = tag,
+                          .comm = comm, .req = req, .kind = SC_TR_P2P);
 }
 
 static inline int sc__tr_send(const void *buf, int n, MPI_Datatype type, int dest, int tag,
                               MPI_Comm comm)
 {
-    return SC_TR_MSG(SC_TR_SEND, MPI_Send, buf, n, type, dest, tag, comm,
-                     (buf, n, type, dest, tag, comm));
+    return SC_TR_P2P_CALL(MPI_Send(buf, n, type, dest, tag, comm), SC_TR_OP_SEND, .buf = buf,
+                          .count = n, .type = type, .peer = dest, .tag = tag, .comm = comm,
+                          .kind = SC_TR_P2P);
 }
 
 static inline int sc__tr_recv(void *buf, int n, MPI_Datatype type, int src, int tag,
                               MPI_Comm comm)
 {
-    return SC_TR_MSG(SC_TR_RECV, MPI_Recv, buf, n, type, src, tag, comm,
-                     (buf, n, type, src, tag, comm, MPI_STATUS_IGNORE));
+    return SC_TR_P2P_CALL(MPI_Recv(buf, n, type, src, tag, comm, MPI_STATUS_IGNORE),
+                          SC_TR_OP_RECV, .buf = buf, .count = n, .type = type, .peer = src,
+                          .tag = tag, .comm = comm, .st = MPI_STATUS_IGNORE, .kind = SC_TR_P2P);
 }
 
-/* MPI_Sendrecv_replace, no status kept. */
+/* MPI_Sendrecv (replace = 0) or MPI_Sendrecv_replace (replace = 1: rb,
+ * rn and rt are ignored, the message replaces sb's), marked and both
+ * halves reported when a hook is on: a send and a receive posted, then
+ * both completed. */
+int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, int stag, void *rb,
+                        int rn, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
+                        MPI_Status *st, int replace, int app, const void *site, uint32_t note);
+
+/* MPI_Sendrecv_replace of the library, no status kept. */
 int sc__tr_sendrecv_replace(void *buf, int n, MPI_Datatype type, int dest, int stag, int src,
                             int rtag, MPI_Comm comm);
 
@@ -350,28 +446,110 @@ int sc__tr_self_copy(const void *src, MPI_Count count, MPI_Datatype stype, void 
 
 /* ------------------------------------------------------------ completion */
 
-/* MPI_Wait / MPI_Test / MPI_Waitall / MPI_Testall / MPI_Request_free,
- * statuses ignored. */
+/* The completion calls, one code each (sc__tr_complete). */
+typedef enum sc__tr_cop {
+    SC_TR_WAIT, SC_TR_TEST, SC_TR_WAITANY, SC_TR_TESTANY, SC_TR_WAITSOME, SC_TR_TESTSOME,
+    SC_TR_WAITALL, SC_TR_TESTALL
+} sc__tr_cop;
+
+/* The completion cop on n requests, with MPI's outputs (those cop has
+ * not: NULL) and statuses (MPI_STATUS(ES)_IGNORE allowed), marked
+ * SC_TR_COMPLETE, with the completions of the requests the stream
+ * follows reported (hooks on only: off, it is never called). app and site
+ * say who completes (site: the application's call site). */
+int sc__tr_complete(sc__tr_cop cop, int n, MPI_Request reqs[], int *index, int *flag,
+                    int indices[], MPI_Status *sts, int app, const void *site);
+
+/* MPI_Wait / MPI_Test / MPI_Waitall / MPI_Testall / MPI_Request_free of
+ * the library, statuses ignored. */
 int sc__tr_wait(MPI_Request *req);
 int sc__tr_test(MPI_Request *req, int *flag);
 int sc__tr_waitall(int n, MPI_Request reqs[]);
 int sc__tr_testall(int n, MPI_Request reqs[], int *flag);
 int sc__tr_request_free(MPI_Request *req);
 
+/* MPI_Request_free of a request of app (0 / 1), from site: a FREED event
+ * when the stream follows it and it is active, and the stream forgets it. */
+int sc__tr_request_free_at(MPI_Request *req, int app, const void *site);
+
 /* ------------------------------------------------------------ the application's point-to-point */
 
 /* The application's point-to-point calls and completions, as the public
  * wrappers of src/replay/ make them (safecoll_recv, safecoll_waitany,
- * ...): MPI's parameters in MPI's order, statuses kept, marked "inside
- * MPI" (SC_TR_P2P for posts, probes and blocking receives, SC_TR_COMPLETE
- * for completions) when a hook is on. Receives are reported to the
- * observer with the source and tag as given (wildcards included). */
-static inline int sc__tr_recv_st(void *buf, int n, MPI_Datatype type, int src, int tag,
-                                 MPI_Comm comm, MPI_Status *st)
+ * ...): MPI's parameters in MPI's order, statuses kept, then the call
+ * site and the wrapper's note (sc__tr_event), marked "inside MPI"
+ * (SC_TR_P2P for posts, probes and blocking calls, SC_TR_COMPLETE for
+ * completions) and reported to the stream as the application's (app = 1)
+ * when a hook is on. Receives are reported with the source and tag as
+ * given (wildcards included) at the post, as matched at completion. */
+#define SC_TR_APP_P2P(mpi, op, ...)                                                              \
+    SC_TR_P2P_CALL(mpi, op, __VA_ARGS__, .kind = SC_TR_P2P, .app = 1, .site = site, .note = note)
+
+/* op: SC_TR_OP_SEND, _SSEND, _BSEND or _RSEND. */
+static inline int sc__tr_app_send(sc__tr_op op, const void *buf, int n, MPI_Datatype type,
+                                  int dest, int tag, MPI_Comm comm, const void *site,
+                                  uint32_t note)
 {
-    return SC_TR_MSG(SC_TR_RECV, MPI_Recv, buf, n, type, src, tag, comm,
-                     (buf, n, type, src, tag, comm, st));
+    return SC_TR_APP_P2P(op == SC_TR_OP_SEND    ? MPI_Send(buf, n, type, dest, tag, comm)
+                         : op == SC_TR_OP_SSEND ? MPI_Ssend(buf, n, type, dest, tag, comm)
+                         : op == SC_TR_OP_BSEND ? MPI_Bsend(buf, n, type, dest, tag, comm)
+                                                : MPI_Rsend(buf, n, type, dest, tag, comm),
+                         op, .buf = buf, .count = n, .type = type, .peer = dest, .tag = tag,
+                         .comm = comm);
 }
+
+/* op: SC_TR_OP_ISEND, _ISSEND or _SEND_INIT. */
+static inline int sc__tr_app_isend(sc__tr_op op, const void *buf, int n, MPI_Datatype type,
+                                   int dest, int tag, MPI_Comm comm, MPI_Request *req,
+                                   const void *site, uint32_t note)
+{
+    return SC_TR_APP_P2P(op == SC_TR_OP_ISEND    ? MPI_Isend(buf, n, type, dest, tag, comm, req)
+                         : op == SC_TR_OP_ISSEND ? MPI_Issend(buf, n, type, dest, tag, comm, req)
+                                                 : MPI_Send_init(buf, n, type, dest, tag, comm,
+                                                                 req),
+                         op, .buf = buf, .count = n, .type = type, .peer = dest, .tag = tag,
+                         .comm = comm, .req = req);
+}
+
+/* op: SC_TR_OP_IRECV or _RECV_INIT. */
+static inline int sc__tr_app_irecv(sc__tr_op op, void *buf, int n, MPI_Datatype type, int src,
+                                   int tag, MPI_Comm comm, MPI_Request *req, const void *site,
+                                   uint32_t note)
+{
+    return SC_TR_APP_P2P(op == SC_TR_OP_IRECV ? MPI_Irecv(buf, n, type, src, tag, comm, req)
+                                              : MPI_Recv_init(buf, n, type, src, tag, comm, req),
+                         op, .buf = buf, .count = n, .type = type, .peer = src, .tag = tag,
+                         .comm = comm, .req = req);
+}
+
+static inline int sc__tr_app_recv(void *buf, int n, MPI_Datatype type, int src, int tag,
+                                  MPI_Comm comm, MPI_Status *st, const void *site, uint32_t note)
+{
+    return SC_TR_APP_P2P(MPI_Recv(buf, n, type, src, tag, comm, st), SC_TR_OP_RECV, .buf = buf,
+                         .count = n, .type = type, .peer = src, .tag = tag, .comm = comm,
+                         .st = st);
+}
+
+static inline int sc__tr_app_mrecv(void *buf, int n, MPI_Datatype type, MPI_Message *msg,
+                                   MPI_Status *st, const void *site, uint32_t note)
+{
+    return SC_TR_APP_P2P(MPI_Mrecv(buf, n, type, msg, st), SC_TR_OP_MRECV, .buf = buf,
+                         .count = n, .type = type, .peer = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG,
+                         .comm = MPI_COMM_NULL, .msg = msg, .st = st);
+}
+
+static inline int sc__tr_app_imrecv(void *buf, int n, MPI_Datatype type, MPI_Message *msg,
+                                    MPI_Request *req, const void *site, uint32_t note)
+{
+    return SC_TR_APP_P2P(MPI_Imrecv(buf, n, type, msg, req), SC_TR_OP_IMRECV, .buf = buf,
+                         .count = n, .type = type, .peer = MPI_ANY_SOURCE, .tag = MPI_ANY_TAG,
+                         .comm = MPI_COMM_NULL, .msg = msg, .req = req);
+}
+
+/* MPI_Start / MPI_Startall of persistent requests: each start a POSTED
+ * event of what the init gave, with note (startall: note + i for
+ * reqs[i]). */
+int sc__tr_app_startall(int n, MPI_Request reqs[], const void *site, uint32_t note);
 
 static inline int sc__tr_probe(int src, int tag, MPI_Comm comm, MPI_Status *st)
 {
@@ -395,28 +573,10 @@ static inline int sc__tr_improbe(int src, int tag, MPI_Comm comm, int *flag, MPI
     return SC_TR_CALL(SC_TR_P2P, MPI_Improbe, src, tag, comm, flag, msg, st);
 }
 
-static inline int sc__tr_mrecv(void *buf, int n, MPI_Datatype type, MPI_Message *msg,
-                               MPI_Status *st)
-{
-    return SC_TR_CALL(SC_TR_P2P, MPI_Mrecv, buf, n, type, msg, st);
-}
-
-static inline int sc__tr_imrecv(void *buf, int n, MPI_Datatype type, MPI_Message *msg,
-                                MPI_Request *req)
-{
-    return SC_TR_CALL(SC_TR_P2P, MPI_Imrecv, buf, n, type, msg, req);
-}
-
-/* MPI_Wait / _Waitany / _Waitsome / _Waitall / _Test / _Testany /
- * _Testsome / _Testall with their statuses (MPI_STATUS(ES)_IGNORE allowed). */
-int sc__tr_wait_st(MPI_Request *req, MPI_Status *st);
-int sc__tr_waitany(int n, MPI_Request reqs[], int *index, MPI_Status *st);
-int sc__tr_waitsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[]);
-int sc__tr_waitall_st(int n, MPI_Request reqs[], MPI_Status sts[]);
-int sc__tr_test_st(MPI_Request *req, int *flag, MPI_Status *st);
-int sc__tr_testany(int n, MPI_Request reqs[], int *index, int *flag, MPI_Status *st);
-int sc__tr_testsome(int n, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[]);
-int sc__tr_testall_st(int n, MPI_Request reqs[], int *flag, MPI_Status sts[]);
+/* The application's completions: cop (sc__tr_complete) with MPI's
+ * parameters, from site. Off, MPI's call. */
+int sc__tr_app_complete(sc__tr_cop cop, int n, MPI_Request reqs[], int *index, int *flag,
+                        int indices[], MPI_Status *sts, const void *site);
 
 /* MPI_Allreduce on comm, as the library's own message (SC_TR_AGREE). */
 static inline int sc__tr_allreduce(const void *sb, void *rb, int n, MPI_Datatype type, MPI_Op op,
@@ -515,7 +675,7 @@ typedef int (*sc__tr_wait_fn)(int n, MPI_Request reqs[]);
  * operations. On an intercommunicator, as MPI's, they combine the blocks
  * of the remote group. The tag is SC_TR_TAG_LIBCOLL, on a private
  * duplicate; the messages are the library's own (SC_TR_AGREE), reported to
- * the observer like every point-to-point message. */
+ * the event stream like every point-to-point message. */
 int sc__tr_lib_MPI_Allgather(const void *sb, int sn, MPI_Datatype st, void *rb, int rn,
                              MPI_Datatype rt, MPI_Comm comm, sc__tr_wait_fn wait);
 int sc__tr_lib_MPI_Allreduce(const void *sb, void *rb, int n, MPI_Datatype type, MPI_Op op,

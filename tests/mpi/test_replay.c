@@ -24,6 +24,15 @@
  *                       polled safecoll_testall; then
  *                       safecoll_replay_flush, whose effect on the log
  *                       (record) is checked on disk
+ *   test_replay ring    a ring of MPI_Sendrecv to the right and
+ *                       MPI_Sendrecv_replace to the left, both receiving
+ *                       from MPI_ANY_SOURCE with MPI_ANY_TAG: which
+ *                       neighbour a rank hears first depends on the order
+ *   test_replay persist persistent requests: ranks 1 and 2 send with
+ *                       MPI_Send_init / MPI_Start / MPI_Wait (and one
+ *                       MPI_Ssend), rank 0 receives from MPI_ANY_SOURCE
+ *                       with two MPI_Recv_init requests started with
+ *                       MPI_Startall and MPI_Start, the values summed
  *   test_replay plain   sum, rank 2 sending with the plain MPI_Send (no
  *                       wrapper call on rank 2 at all)
  *   test_replay idle    sum over ranks 0 and 1; rank 2 makes no MPI call
@@ -735,6 +744,120 @@ static void stage_scenario(void)
     }
 }
 
+/* The ring: K rounds, each a sendrecv to the right and a
+ * sendrecv_replace to the left, both from MPI_ANY_SOURCE with MPI_ANY_TAG.
+ * Rank 0 hears rank 2 (its left) and rank 1 (its right) once each per
+ * round; order a holds rank 1 back before its second call, order b rank
+ * 2 before its first, so rank 0 hears them in another order. Rank 0 sums
+ * what it hears in floating point (rank 1 sends +-1e16, the others 0.3)
+ * and prints whom it heard. */
+static void ring_scenario(void)
+{
+    const int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    int seen[10][K][2] = {{{0}}};
+    double sum = 0;
+
+    for (int k = 0; k < K && !diverged; k++) {
+        const double v = rank == 1 ? (k % 2 ? -1e16 : 1e16) : 0.3;
+        double m[4] = {v, rank, k, 0}, in[4] = {0, 0, 0, 0};
+        MPI_Status st[2];
+        if (order == 'b' && rank == 2)
+            usleep(30000);
+        check(MPI_Sendrecv(m, 4, MPI_DOUBLE, right, 50 + k, in, 4, MPI_DOUBLE, MPI_ANY_SOURCE,
+                           MPI_ANY_TAG, MPI_COMM_WORLD, &st[0]),
+              "ring: MPI_Sendrecv");
+        if (order == 'a' && rank == 1)
+            usleep(30000);
+        m[3] = 1;
+        check(MPI_Sendrecv_replace(m, 4, MPI_DOUBLE, left, 60 + k, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                                   MPI_COMM_WORLD, &st[1]),
+              "ring: MPI_Sendrecv_replace");
+        for (int j = 0; j < 2 && !diverged; j++) {
+            const double *x = j == 0 ? in : m;
+            const int src = st[j].MPI_SOURCE, kk = (int)x[2], dir = (int)x[3];
+            expect(src >= 0 && src < size && (int)x[1] == src && kk >= 0 && kk < K &&
+                       (dir == 0 || dir == 1) && (dir == 0 ? src == left : src == right) &&
+                       st[j].MPI_TAG == (dir == 0 ? 50 : 60) + kk && !seen[src][kk][dir]++ &&
+                       x[0] == (src == 1 ? (kk % 2 ? -1e16 : 1e16) : 0.3),
+                   "ring: rank %d heard %a from %d (round %d, way %d, tag %d): not expected",
+                   rank, x[0], src, kk, dir, st[j].MPI_TAG);
+            if (rank == 0) {
+                sum += x[0];
+                printf("recv %d from %d msg %d\n", 2 * k + j + 1, src, kk);
+                printf("out: ring %d: %d\n", 2 * k + j, src);
+            }
+        }
+    }
+    if (rank == 0)
+        printf("out: ring sum %a\n", sum);
+}
+
+/* Persistent requests: ranks 1 and 2 send K messages each to rank 0 (a
+ * persistent send started K - 1 times, then an MPI_Ssend), one rank held
+ * back by the order; rank 0 takes them with two persistent receives from
+ * MPI_ANY_SOURCE with MPI_ANY_TAG, started together with MPI_Startall
+ * (completed with MPI_Waitall) and then one at a time with MPI_Start
+ * (MPI_Wait), and sums the values in the order they came. */
+static void persist_scenario(void)
+{
+    if (rank == 0) {
+        const int n = K * (size - 1);
+        double b[2][3], sum = 0;
+        int seen[10][K] = {{0}}, got = 0;
+        MPI_Request r[2];
+        MPI_Status st[2];
+        check(MPI_Recv_init(b[0], 3, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                            &r[0]),
+              "persist: recv_init");
+        check(MPI_Recv_init(b[1], 3, MPI_DOUBLE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD,
+                            &r[1]),
+              "persist: recv_init");
+        while (got < n && !diverged) {
+            const int two = got + 2 <= n && got < n / 2;
+            if (two) {
+                check(MPI_Startall(2, r), "persist: startall");
+                check(MPI_Waitall(2, r, st), "persist: waitall");
+            } else {
+                check(MPI_Start(&r[got % 2]), "persist: start");
+                check(MPI_Wait(&r[got % 2], &st[got % 2]), "persist: wait");
+            }
+            for (int j = 0; j < 2 && !diverged; j++) {
+                const int i = two ? j : got % 2, src = st[i].MPI_SOURCE, k = (int)b[i][2];
+                if (!two && j == 1)
+                    break;
+                expect(src >= 1 && src < size && (int)b[i][1] == src && k >= 0 && k < K &&
+                           st[i].MPI_TAG == 70 && !seen[src][k]++ &&
+                           b[i][0] == (src == 1 ? (k % 2 ? -1e16 : 1e16) : 0.3),
+                       "persist: %a from %d (message %d, tag %d) is not one expected", b[i][0],
+                       src, k, st[i].MPI_TAG);
+                sum += b[i][0];
+                got++;
+                printf("recv %d from %d msg %d\n", got, src, k);
+            }
+        }
+        check(MPI_Request_free(&r[0]), "persist: request_free");
+        check(MPI_Request_free(&r[1]), "persist: request_free");
+        printf("out: persist sum %a\n", sum);
+    } else {
+        double m[3] = {0, rank, 0};
+        MPI_Request s;
+        delay_for(rank);
+        /* One persistent send started K - 1 times, its buffer refilled
+         * between the starts. */
+        check(MPI_Send_init(m, 3, MPI_DOUBLE, 0, 70, MPI_COMM_WORLD, &s), "persist: send_init");
+        for (int k = 0; k < K - 1; k++) {
+            m[0] = rank == 1 ? (k % 2 ? -1e16 : 1e16) : 0.3;
+            m[2] = k;
+            check(MPI_Start(&s), "persist: start");
+            check(MPI_Wait(&s, MPI_STATUS_IGNORE), "persist: wait");
+        }
+        check(MPI_Request_free(&s), "persist: request_free");
+        m[0] = rank == 1 ? ((K - 1) % 2 ? -1e16 : 1e16) : 0.3;
+        m[2] = K - 1;
+        check(MPI_Ssend(m, 3, MPI_DOUBLE, 0, 70, MPI_COMM_WORLD), "persist: ssend");
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "all";
@@ -812,6 +935,14 @@ int main(int argc, char **argv)
     if (strcmp(what, "calls") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
         calls_scenario();
+    }
+    if (strcmp(what, "ring") == 0 || strcmp(what, "all") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        ring_scenario();
+    }
+    if (strcmp(what, "persist") == 0 || strcmp(what, "all") == 0) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        persist_scenario();
     }
     if (strcmp(what, "stage") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
