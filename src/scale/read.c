@@ -214,8 +214,9 @@ static int csv_line(reader *r, csv *c, char *line)
     if (n < 0)
         return fail(r, "%s", "more than 5 columns");
     if (c->ncols == 0) {
-        /* The first line: a header, or the first point. */
-        int header = 1;
+        /* The first line: a header (its first column is not a number),
+         * or the first point. */
+        int header = number(f[0], &p) != 0;
         for (int k = 0; k < n && header; k++) {
             int known = 0;
             for (int m = 0; m < NCOL; m++)
@@ -223,7 +224,9 @@ static int csv_line(reader *r, csv *c, char *line)
                     c->col[k] = m;
                     known = 1;
                 }
-            header = known;
+            if (!known)
+                return fail(r, "unknown column '%s' in the header (p, value, repetition, "
+                               "function, metric)", f[k]);
         }
         c->ncols = n;
         if (header) {
