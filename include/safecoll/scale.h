@@ -146,7 +146,8 @@ typedef struct safecoll_scale_fit {
     safecoll_scale_term deviation; /**< the deviation limit D */
     safecoll_scale_term delta;     /**< the divergence model lead / E (exponent differences,
                                         may be negative) */
-    safecoll_scale_verdict verdict;
+    safecoll_scale_verdict verdict; /**< the match (SAFECOLL_SCALE_UNJUDGED without an
+                                         expectation) */
     int side;                      /**< verdict none: -1 below E / D, +1 above E * D; else 0 */
     double baseline_ratio;         /**< the model over the baseline's model at p_max, or 0
                                         when the baseline has no model */
@@ -157,7 +158,7 @@ typedef struct safecoll_scale_fit {
 typedef struct safecoll_scale_rule {
     const char *text;                  /**< the rule as given, e.g. "allreduce <= reduce + bcast" */
     const char *metric;                /**< the metric it was checked for */
-    safecoll_scale_rule_status status;
+    safecoll_scale_rule_status status; /**< what the models say */
     double break_p;                    /**< where it breaks (BREAKS, BROKEN), else 0 */
     int builtin;                       /**< 1: one of the paper's default rules */
 } safecoll_scale_rule;
