@@ -979,6 +979,7 @@ install: lib bin fortran
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/safecoll
 	$(Q)$(INSTALL) -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/safecoll
 	$(Q)$(INSTALL) -m 644 data/known-bounds $(DESTDIR)$(datadir)/safecoll/known-bounds
+	$(Q)$(INSTALL) -m 644 data/scale-table1 $(DESTDIR)$(datadir)/safecoll/scale-table1
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir) $(DESTDIR)$(docdir)/examples
 	$(Q)$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(man1dir)/safecoll.1
 	$(Q)$(INSTALL) -m 644 $(MAN3) $(DESTDIR)$(man3dir)/libsafecoll.3
@@ -1015,6 +1016,7 @@ uninstall:
 	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfigVersion.cmake \
 	          $(DESTDIR)$(bindir)/safecoll \
 	          $(DESTDIR)$(datadir)/safecoll/known-bounds \
+	          $(DESTDIR)$(datadir)/safecoll/scale-table1 \
 	          $(DESTDIR)$(includedir)/safecoll.h \
 	          $(DESTDIR)$(includedir)/safecoll/*.h \
 	          $(DESTDIR)$(man1dir)/safecoll.1 $(DESTDIR)$(man3dir)/libsafecoll.3 \

@@ -267,8 +267,9 @@ SAFECOLL_API double safecoll_scale_model_eval(const safecoll_scale_model *model,
 /**
  * \brief Set the expectation of a function, or of every function.
  * \param[in] s           the analysis
- * \param[in] function    a function name, or NULL for every function without
- *                        one of its own
+ * \param[in] function    a function name (of a function that has points
+ *                        already), or NULL for every function without one
+ *                        of its own
  * \param[in] expectation a term (safecoll_scale_term_parse()), or, with a
  *                        NULL function, "table1": paper 003's Table 1 by
  *                        function name (barrier, bcast, reduce, allreduce:

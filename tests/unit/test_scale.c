@@ -748,6 +748,46 @@ START_TEST(csv_input)
 }
 END_TEST
 
+/* The shipped data/scale-table1 says what the built-in Table 1 says (the
+ * unit tests run from the source tree). */
+START_TEST(table1_data)
+{
+    safecoll_scale *s;
+    safecoll_scale_fit f;
+    const char *names[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "allgather",
+                           "alltoall", "bcast_bt", "comm_create", "comm_dup", "win_create",
+                           "cart_create", "memory"};
+    double ps[] = {2, 4, 8, 16, 32};
+    int n = (int)(sizeof names / sizeof *names);
+
+    if (access("data/scale-table1", R_OK) != 0)
+        ck_abort_msg("data/scale-table1 is not readable from %s", getcwd((char[512]){0}, 512));
+    for (int pass = 0; pass < 2; pass++) {
+        ck_assert_int_eq(safecoll_scale_create(&s), MPI_SUCCESS);
+        for (int k = 0; k < n; k++)
+            add_fn(s, names[k], ps, 5, 1, 1, T(1, 0), 0.01, 2);
+        if (pass == 0)
+            ck_assert_int_eq(safecoll_scale_baseline_load(s, "data/scale-table1"), MPI_SUCCESS);
+        else
+            ck_assert_int_eq(safecoll_scale_expect(s, NULL, "table1", NULL), MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_scale_analyze(s, NULL), MPI_SUCCESS);
+        for (int k = 0; k < n; k++) {
+            safecoll_scale_term e;
+            find_fn(s, names[k], &f);
+            ck_assert_int_eq(f.has_expectation, 1);
+            ck_assert_int_eq(sc__scale_table1(names[k], &e), 0);
+            ck_assert_msg(same_term(f.expect, e), "%s", names[k]);
+            ck_assert(same_term(f.deviation, sc__scale_default_deviation(e)));
+        }
+        safecoll_scale_destroy(s);
+    }
+    safecoll_scale_term e;
+    ck_assert_int_eq(sc__scale_table1("MPI_Allreduce", &e), 0);
+    ck_assert(same_term(e, T(0, 1)));
+    ck_assert_int_eq(sc__scale_table1("scatter", &e), -1);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- API errors */
 
 START_TEST(api_errors)
@@ -899,6 +939,7 @@ static Suite *scale_suite(void)
     tcase_add_test(tc, extrap_round_trip);
     tcase_add_test(tc, malformed_files);
     tcase_add_test(tc, csv_input);
+    tcase_add_test(tc, table1_data);
     tcase_add_test(tc, api_errors);
     tcase_add_test(tc, writers);
     suite_add_tcase(s, tc);
