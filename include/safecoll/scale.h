@@ -70,7 +70,8 @@ typedef enum safecoll_scale_space {
     SAFECOLL_SCALE_SPACE_AUTO = 0, /**< `expect` for a function with an expectation,
                                         `extrap` for one without */
     SAFECOLL_SCALE_SPACE_EXPECT,   /**< paper 003 section 2.3: the ruler of the
-                                        expectation E, from 1 to E^2 */
+                                        expectation E, from 1 to E^2 (a function
+                                        without an expectation: `extrap`) */
     SAFECOLL_SCALE_SPACE_EXTRAP,   /**< Extra-P's 42 default building blocks */
     SAFECOLL_SCALE_SPACE_PAPER     /**< section 3.1.3: p^(k/4), p^(k/3) up to p^2,
                                         times log2(p)^0 or ^1 */
@@ -114,7 +115,8 @@ typedef struct safecoll_scale_opts {
     int min_points;    /**< distinct p a function needs (default 5, >= 3) */
     int default_rules; /**< 1: the paper's rules Allreduce <= Reduce + Bcast and
                             Allgather <= Gather + Bcast, where those functions have
-                            points (default 1) */
+                            points and no rule of the user's has the same left side
+                            (default 1) */
 } safecoll_scale_opts;
 
 /** A fitted model `c + a * p^term.p_exp * log2(p)^term.log_exp`. */

@@ -542,14 +542,19 @@ int safecoll_scale_analyze(safecoll_scale *s, const safecoll_scale_opts *opts)
      * points and the user did not give the same left side. */
     int nuser = 0;
     for (int k = 0; k < s->nrules; k++)
-        nuser += !s->rules[k].builtin;
+        if (!s->rules[k].builtin)
+            s->rules[nuser++] = s->rules[k];
     s->nrules = nuser;
     if (o.default_rules) {
-        static const char *const paper[] = {"allreduce <= reduce + bcast",
-                                            "allgather <= gather + bcast"};
-        for (int k = 0; k < 2; k++)
-            if ((rc = rule_add(s, paper[k], 1)) != MPI_SUCCESS)
+        static const char *const paper[][2] = {{"allreduce", "allreduce <= reduce + bcast"},
+                                               {"allgather", "allgather <= gather + bcast"}};
+        for (int k = 0; k < 2; k++) {
+            int own = 0;
+            for (int u = 0; u < nuser; u++)
+                own |= same_name(s->rules[u].lhs, paper[k][0]);
+            if (!own && (rc = rule_add(s, paper[k][1], 1)) != MPI_SUCCESS)
                 return rc;
+        }
     }
     free(s->rres);
     s->rres = NULL;

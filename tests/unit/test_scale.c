@@ -505,13 +505,24 @@ START_TEST(rules)
     ck_assert_int_eq(r.status, SAFECOLL_SCALE_RULE_HOLDS);
     ck_assert_int_eq(safecoll_scale_get_rule(s, 4, &r), MPI_ERR_ARG);
 
-    /* Without the paper's rules: only the user's two. */
+    /* A rule of the user's for allreduce replaces the paper's. */
+    ck_assert_int_eq(safecoll_scale_rule_add(s, "allreduce <= reduce"), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_scale_analyze(s, NULL), MPI_SUCCESS);
+    safecoll_scale_count(s, NULL, &nr);
+    ck_assert_int_eq(nr, 4);
+    safecoll_scale_get_rule(s, 2, &r);
+    ck_assert_str_eq(r.text, "allreduce <= reduce");
+    ck_assert_int_eq(r.builtin, 0);
+    safecoll_scale_get_rule(s, 3, &r);
+    ck_assert_str_eq(r.text, "allgather <= gather + bcast");
+
+    /* Without the paper's rules: only the user's three. */
     safecoll_scale_opts o;
     safecoll_scale_opts_init(&o);
     o.default_rules = 0;
     ck_assert_int_eq(safecoll_scale_analyze(s, &o), MPI_SUCCESS);
     safecoll_scale_count(s, NULL, &nr);
-    ck_assert_int_eq(nr, 2);
+    ck_assert_int_eq(nr, 3);
     safecoll_scale_destroy(s);
 }
 END_TEST
