@@ -195,8 +195,10 @@ int safecoll_scale_write_json(const safecoll_scale *s, const char *path)
 
     if ((rc = check(s, who)) != MPI_SUCCESS)
         return rc;
+    if (path == NULL)
+        return sc__error(MPI_ERR_ARG, "%s: path is NULL", who);
     if ((fp = open_out(who, path)) == NULL)
-        return safecoll_last_error()[0] ? MPI_ERR_FILE : MPI_ERR_ARG;
+        return MPI_ERR_FILE;
     fprintf(fp, "{\n  \"aggregate\": \"%s\",\n  \"functions\": [", aggregate_names[s->aggregate]);
     for (int i = 0; i < s->nfn; i++) {
         const sc__scale_fn *f = &s->fn[i];

@@ -868,6 +868,34 @@ START_TEST(api_errors)
     ck_assert_int_eq(safecoll_scale_write_plot(s, 0, "x.svg", NULL), MPI_ERR_ARG);
     ck_assert_int_eq(safecoll_scale_write_json(s, "/tmp"), MPI_ERR_ARG);
     ck_assert(isnan(safecoll_scale_model_eval(NULL, 2)));
+    /* Every other call with NULL. */
+    ck_assert_int_eq(safecoll_scale_read(NULL, "x", 0), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_read(s, NULL, 0), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_rule_add(NULL, "a <= b"), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_rule_add(s, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_baseline_load(NULL, "x"), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_baseline_load(s, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_analyze(NULL, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_count(NULL, NULL, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_get_rule(NULL, 0, &r), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_get_rule(s, 0, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_extrap(NULL, "x"), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_extrap(s, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_baseline(NULL, "x"), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_baseline(s, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_table(s, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_json(NULL, "x"), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_plot(NULL, 0, "x.svg", stdout), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_plot(s, 0, NULL, stdout), MPI_ERR_ARG);
+    /* Files that cannot be written. */
+    ck_assert_int_eq(safecoll_scale_analyze(s, &(safecoll_scale_opts){.min_points = 4,
+                                                  .halvings = 2, .default_rules = 1}),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_scale_write_json(s, "/nonexistent/x.json"), MPI_ERR_FILE);
+    ck_assert_int_eq(safecoll_scale_write_json(s, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_baseline(s, NULL), MPI_ERR_ARG);
+    ck_assert_int_eq(safecoll_scale_write_baseline(s, "/nonexistent/b"), MPI_ERR_FILE);
+    ck_assert_int_eq(safecoll_scale_write_extrap(s, "/nonexistent/x.txt"), MPI_ERR_FILE);
     safecoll_scale_destroy(s);
 }
 END_TEST
