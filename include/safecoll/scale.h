@@ -241,7 +241,8 @@ SAFECOLL_API int safecoll_scale_read(safecoll_scale *s, const char *path,
  * `log2(p)`, `log^E p`, `log(p)^E`. E is a number (`2`, `0.75`) or a
  * fraction (`3/4`, `(3/4)`), >= 0. Logarithms are base 2. Factors
  * multiply (`p log p`, `p^0.5 * log^2 p`). Anything else is an error that
- * names it; exponential terms (`2^p`) are not supported.
+ * names it; exponential terms (`2^p`) are not supported, and `log p^2`
+ * is refused as ambiguous.
  * \param[in]  text the term
  * \param[out] out  the term
  * \return MPI_SUCCESS, or MPI_ERR_ARG.

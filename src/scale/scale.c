@@ -161,25 +161,29 @@ double safecoll_scale_model_eval(const safecoll_scale_model *model, double p)
 
 /* ---------------------------------------------------------------- expectations */
 
-/* The reason of the last term_parse error, without its prefix. */
-static const char *parse_reason(void)
+/* The reason of the last term_parse error, without its prefix, copied:
+ * the message is overwritten by the next error. */
+static const char *parse_reason(char *buf, size_t size)
 {
     const char *m = strstr(safecoll_last_error(), "': ");
 
-    return m != NULL ? m + 3 : safecoll_last_error();
+    snprintf(buf, size, "%s", m != NULL ? m + 3 : safecoll_last_error());
+    return buf;
 }
 
 /* e and d from the texts (d NULL: the default). */
 static int parse_pair(const char *who, const char *expectation, const char *deviation,
                       safecoll_scale_term *e, safecoll_scale_term *d, int *d_set)
 {
+    char why[512];
+
     if (safecoll_scale_term_parse(expectation, e) != MPI_SUCCESS)
         return sc__error(MPI_ERR_ARG, "%s: unknown expectation '%s': %s", who, expectation,
-                         parse_reason());
+                         parse_reason(why, sizeof why));
     *d_set = deviation != NULL;
     if (deviation != NULL && safecoll_scale_term_parse(deviation, d) != MPI_SUCCESS)
         return sc__error(MPI_ERR_ARG, "%s: unknown deviation '%s': %s", who, deviation,
-                         parse_reason());
+                         parse_reason(why, sizeof why));
     return MPI_SUCCESS;
 }
 

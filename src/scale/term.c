@@ -243,6 +243,9 @@ int safecoll_scale_term_parse(const char *text, safecoll_scale_term *out)
                 if (parse_p(&s) != 0)
                     return bad(text, s, "'log' is not followed by p");
                 q = skip_blanks(s);
+                /* `log p^2` could be log(p^2) or log(p)^2: refused. */
+                if (*q == '^' && s[-1] != ')')
+                    return bad(text, q, "ambiguous (write log^E p or log(p)^E)");
                 if (*q == '^') {
                     s = q + 1;
                     if (parse_exponent(&s, &e) != 0)

@@ -112,7 +112,7 @@ START_TEST(term_grammar)
 
     const char *bad[] = {"",        "n log n", "p log",  "log",    "2^p",  "p^",
                          "p^-1",    "3 p",     "O(p",    "plog p", "p^x",  "sqrt n",
-                         "log^2 n", "p)",      "p ^ inf"};
+                         "log^2 n", "p)",      "p ^ inf", "log p^2"};
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         ck_assert_msg(safecoll_scale_term_parse(bad[k], &t) == MPI_ERR_ARG, "'%s' accepted", bad[k]);
         ck_assert_ptr_nonnull(strstr(safecoll_last_error(), bad[k]));
@@ -857,7 +857,11 @@ START_TEST(api_errors)
 
     /* Unknown expectation and deviation strings are named. */
     ck_assert_int_eq(safecoll_scale_expect(s, NULL, "n log n", NULL), MPI_ERR_ARG);
-    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "unknown expectation 'n log n'"));
+    ck_assert_ptr_nonnull(
+        strstr(safecoll_last_error(), "unknown expectation 'n log n': an unknown factor at 'n log n'"));
+    ck_assert_int_eq(safecoll_scale_expect(s, NULL, "log p^2", NULL), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "'log p^2': ambiguous (write log^E p or "
+                                                        "log(p)^E) at '^2'"));
     ck_assert_int_eq(safecoll_scale_expect(s, NULL, "p", "lots"), MPI_ERR_ARG);
     ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "unknown deviation 'lots'"));
     ck_assert_int_eq(safecoll_scale_expect(s, "nosuch", "p", NULL), MPI_ERR_ARG);
