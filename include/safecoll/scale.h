@@ -329,7 +329,8 @@ SAFECOLL_API int safecoll_scale_count(const safecoll_scale *s, int *functions, i
  * \brief The result of function i after safecoll_scale_analyze().
  * \param[in]  s   the analysis
  * \param[in]  i   in [0, functions)
- * \param[out] out the result; its strings live as long as s
+ * \param[out] out the result; its strings live until s is destroyed or
+ *                 gets points of a new function
  * \return MPI_SUCCESS, or MPI_ERR_ARG (also before an analysis).
  */
 SAFECOLL_API int safecoll_scale_get(const safecoll_scale *s, int i, safecoll_scale_fit *out);

@@ -159,11 +159,14 @@ static double smape_term(double predicted, double actual)
     return sum != 0 ? 200.0 * fabs(predicted - actual) / sum : 0;
 }
 
-void sc__scale_fit(const double *p, const double *y, int n, const safecoll_scale_term *cand,
-                   int ncand, safecoll_scale_model *out)
+int sc__scale_fit(const double *p, const double *y, int n, const safecoll_scale_term *cand,
+                  int ncand, safecoll_scale_model *out)
 {
     double mean = 0, tss = 0, smape = 0;
-    double x[n];
+    double *x = malloc((size_t)n * sizeof *x);
+
+    if (x == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "safecoll_scale_analyze: out of memory");
 
     for (int k = 0; k < n; k++)
         mean += y[k] / n;
@@ -176,8 +179,10 @@ void sc__scale_fit(const double *p, const double *y, int n, const safecoll_scale
     out->smape = smape;
     out->ar2 = NAN;
     out->rss = tss;
-    if (tss == 0)
-        return;
+    if (tss == 0) {
+        free(x);
+        return MPI_SUCCESS;
+    }
 
     for (int t = 0; t < ncand; t++) {
         double c, a, loo = 0, rss = 0, contrib = 0;
@@ -220,4 +225,6 @@ void sc__scale_fit(const double *p, const double *y, int n, const safecoll_scale
         out->rss = rss;
         out->ar2 = 1.0 - (rss / tss) * (n - 1.0) / (n - 2.0);
     }
+    free(x);
+    return MPI_SUCCESS;
 }

@@ -425,7 +425,8 @@ static int analyze_fn(safecoll_scale *s, sc__scale_fn *f, const safecoll_scale_o
         space = r->has_expectation ? SAFECOLL_SCALE_SPACE_EXPECT : SAFECOLL_SCALE_SPACE_EXTRAP;
     ncand = sc__scale_space(space, r->expect, o->halvings, o->log_steps, cand, SC_SCALE_MAX_TERMS);
     r->candidates = ncand + 1;
-    sc__scale_fit(f->up, f->agg, f->nu, cand, ncand, &r->model);
+    if ((rc = sc__scale_fit(f->up, f->agg, f->nu, cand, ncand, &r->model)) != MPI_SUCCESS)
+        return rc;
     if (r->model.a > 0)
         r->lead = r->model.term;
     if (r->has_expectation) {

@@ -50,9 +50,9 @@ int sc__scale_space(safecoll_scale_space space, safecoll_scale_term e, int halvi
                     int log_steps, safecoll_scale_term *out, int max);
 
 /* The best model of the n points (p[k], y[k]), p distinct and >= 1, over
- * the candidates; n >= 3. */
-void sc__scale_fit(const double *p, const double *y, int n, const safecoll_scale_term *cand,
-                   int ncand, safecoll_scale_model *out);
+ * the candidates; n >= 3. MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int sc__scale_fit(const double *p, const double *y, int n, const safecoll_scale_term *cand,
+                  int ncand, safecoll_scale_model *out);
 
 /* ---- the handle (scale.c) ---- */
 
