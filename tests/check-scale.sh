@@ -53,7 +53,7 @@ run 0 scale --help;                  expect out "usage: safecoll scale --input F
 expect out "not built yet"
 run 2 scale;                         expect err "no --input FILE"
 run 2 scale --input daint.csv --format xml; expect err "--format is not auto, extrap or csv"
-run 2 scale --input daint.csv --function bcast; expect err "--function is not NAME=EXPECTATION"
+run 2 scale --input daint.csv --function bcast; expect err "--function is not NAME=EXPECTATION[,DEVIATION]"
 run 2 scale --input daint.csv --min-points 2; expect err "--min-points is not a number >= 3"
 run 2 scale --input daint.csv --deviation p; expect err "--deviation without --expect"
 run 2 scale --input daint.csv --frob 1; expect err "unknown option or missing value: --frob"
@@ -84,6 +84,18 @@ check "the rule's predicted break" \
 check "allgather's predicted break" \
     grep -qE '^  allgather <= gather \+ bcast: breaks from p = [0-9]+ on \(predicted\)$' table.txt
 [ -n "$(row allreduce)" ] || { failed=$((failed + 1)); echo "FAIL: no allreduce row"; cat table.txt; }
+
+# --- one function's expectation and deviation: bcast's p^0.5 is within
+# log p * p^0.5, but not within log p * log p (in the paper's space: the
+# expectation's own space for log p has no power of p)
+run 0 scale --input daint.csv --function 'bcast=log p,sqrt p' --space paper
+check "bcast=log p,sqrt p: approximate" grep -qE '^bcast .* approx$' "$out"
+check "no expectation for the others" grep -qE '^gather .* - +-$' "$out"
+run 0 scale --input daint.csv --function 'bcast=log p,log p' --expect p --deviation 'p^0.25' \
+    --space paper
+check "bcast=log p,log p: none" grep -qE '^bcast .* none \(above\)$' "$out"
+check "gather: --expect p applies" grep -qE '^gather .* exact$' "$out"
+check "alltoall: --deviation p^0.25 applies" grep -qE '^alltoall .* p\^\(1/3\) +none \(above\)$' "$out"
 
 # --- JSON, baseline, plots
 if command -v python3 >/dev/null 2>&1; then

@@ -41,9 +41,11 @@ static const char scale_usage[] =
     "  --expect E          for every function: 1, log p, p, p log p, p^2,\n"
     "                      sqrt p, log^2 p, p^0.5 log p, ...; or table1 (paper\n"
     "                      003's Table 1 by name: bcast log p, gather p, ...)\n"
-    "  --function NAME=E   for one function (repeatable)\n"
-    "  --deviation D       deviation limit of these (default: half the leading\n"
-    "                      exponent of E: sqrt p for p, log^0.5 p for log p)\n"
+    "  --function NAME=E[,D]  for one function, with its own deviation limit\n"
+    "                      D if given (repeatable)\n"
+    "  --deviation D       deviation limit of the others (default: half the\n"
+    "                      leading exponent of E: sqrt p for p, log^0.5 p for\n"
+    "                      log p)\n"
     "  --rule 'F <= G + H' a cross-function rule (repeatable); the paper's\n"
     "                      allreduce <= reduce + bcast and allgather <= gather +\n"
     "                      bcast apply where those functions have points\n"
@@ -219,7 +221,7 @@ int tool_scale(int argc, char **argv)
             expect = v;
         } else if (strcmp(a, "--function") == 0) {
             if (strchr(v, '=') == NULL || v[0] == '=')
-                return usage("--function is not NAME=EXPECTATION", v);
+                return usage("--function is not NAME=EXPECTATION[,DEVIATION]", v);
             if (nfuncs == MAX_ITEMS)
                 return usage("too many --function", v);
             funcs[nfuncs++] = v;
@@ -275,10 +277,11 @@ int tool_scale(int argc, char **argv)
     if (expect != NULL && safecoll_scale_expect(s, NULL, expect, deviation) != MPI_SUCCESS)
         goto data;
     for (int k = 0; k < nfuncs; k++) {
-        char name[256];
-        const char *eq = strchr(funcs[k], '=');
+        char name[256], e[256];
+        const char *eq = strchr(funcs[k], '='), *comma = strchr(eq, ',');
         snprintf(name, sizeof name, "%.*s", (int)(eq - funcs[k]), funcs[k]);
-        if (safecoll_scale_expect(s, name, eq + 1, deviation) != MPI_SUCCESS)
+        snprintf(e, sizeof e, "%.*s", comma ? (int)(comma - eq - 1) : (int)strlen(eq + 1), eq + 1);
+        if (safecoll_scale_expect(s, name, e, comma ? comma + 1 : deviation) != MPI_SUCCESS)
             goto data;
     }
     for (int k = 0; k < nrules; k++)
