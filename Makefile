@@ -252,9 +252,10 @@ export SAFECOLL_TEST_TIMEOUT
 # Debian packages `make deps` provides.  MPICH's only when a wrapper is
 # one of its Debian names: an MPI found as plain mpicc/mpiexec on PATH
 # (modules, Spack) is the user's, and apt-get must not add a second one.
-# groff-base renders the man pages (check-man).
+# groff-base renders the man pages (check-man); gnuplot-nox draws the plots
+# of `safecoll scale --plot` (check-scale).
 MPI_DEPS_PKGS := $(if $(filter %.mpich,$(MPICC) $(MPICXX) $(MPIEXEC)),mpich libmpich-dev)
-DEPS_PKGS := make gcc g++ $(MPI_DEPS_PKGS) check pkg-config doxygen zlib1g-dev libisal-dev cmake groff-base
+DEPS_PKGS := make gcc g++ $(MPI_DEPS_PKGS) check pkg-config doxygen zlib1g-dev libisal-dev cmake groff-base gnuplot-nox
 GROFF     ?= groff
 # The second MPI, for `make check-openmpi` (`make deps-openmpi`).  Installing
 # it makes Debian's plain mpicc/mpiexec point to Open MPI; nothing here uses
@@ -272,7 +273,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 .DEFAULT_GOAL := all
 .PHONY: all lib bin fortran check-fortran tests examples bench-build deps deps-openmpi check-openmpi help \
         check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen check-p2ponly check-fatal \
-        check-guideline fuzz \
+        check-guideline check-scale fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
         check-big-run check-man check-mpi-names print-mpi man man3 \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
@@ -553,7 +554,7 @@ endif
 # build can run before the compilers exist (also under -j).  Every step
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-fortran check-examples check-symbols check-traffic check-cxx check-headers \
-               check-switch check-dlopen check-p2ponly check-fatal check-cli check-search check-bisect check-guideline check-hang \
+               check-switch check-dlopen check-p2ponly check-fatal check-cli check-search check-bisect check-guideline check-scale check-hang \
                check-replay check-install \
                check-cmake check-man check-mpi-names check-doc
 
@@ -741,6 +742,12 @@ check-replay: $(B)tests/bin/mpi/test_replay
 check-guideline: $(TOOL_BIN)
 	@printf '\n== guideline (fault injection) ==\n'
 	@$(call record,guideline,tests/check-guideline.sh $(TOOL_BIN))
+
+# `safecoll scale` on generated points (paper 003's models): its table,
+# outputs, regression check and errors; no MPI job.
+check-scale: $(TOOL_BIN)
+	@printf '\n== scale (scalability validation) ==\n'
+	@$(call record,scale,tests/check-scale.sh $(TOOL_BIN))
 
 # The man pages render without a warning and say what the tool's --help
 # says, every command included.  Skipped where groff is missing.
@@ -977,6 +984,7 @@ install: lib bin fortran
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(bindir) $(DESTDIR)$(datadir)/safecoll
 	$(Q)$(INSTALL) -m 755 $(TOOL_BIN) $(DESTDIR)$(bindir)/safecoll
 	$(Q)$(INSTALL) -m 644 data/known-bounds $(DESTDIR)$(datadir)/safecoll/known-bounds
+	$(Q)$(INSTALL) -m 644 data/scale-table1 $(DESTDIR)$(datadir)/safecoll/scale-table1
 	$(Q)$(INSTALL) -d -m 755 $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir) $(DESTDIR)$(docdir)/examples
 	$(Q)$(INSTALL) -m 644 $(MAN1) $(DESTDIR)$(man1dir)/safecoll.1
 	$(Q)$(INSTALL) -m 644 $(MAN3) $(DESTDIR)$(man3dir)/libsafecoll.3
@@ -1013,6 +1021,7 @@ uninstall:
 	          $(DESTDIR)$(cmakedir)/safecoll/safecollConfigVersion.cmake \
 	          $(DESTDIR)$(bindir)/safecoll \
 	          $(DESTDIR)$(datadir)/safecoll/known-bounds \
+	          $(DESTDIR)$(datadir)/safecoll/scale-table1 \
 	          $(DESTDIR)$(includedir)/safecoll.h \
 	          $(DESTDIR)$(includedir)/safecoll/*.h \
 	          $(DESTDIR)$(man1dir)/safecoll.1 $(DESTDIR)$(man3dir)/libsafecoll.3 \

@@ -22,6 +22,9 @@
 #               hang monitor, no subscriber of the traffic layer's event
 #               stream) against MPI's calls: ping-pong and exchange at 8 B
 #               and 64 KiB, P = 2
+#   bench_scale fitting and validating 20 functions x 10 process counts x 5
+#               repetitions (safecoll/scale.h), no MPI job: median and
+#               slowest of 21 rounds against the 1 s target
 #   bench_debug the debugging modes (issue 19): native, the reference
 #               routines (all=p2p), record, replay and both together on
 #               reduce, alltoall+allreduce and a point-to-point workload,
@@ -67,7 +70,7 @@ limit=${SAFECOLL_BENCH_TIMEOUT:-900}
 
 only=${SAFECOLL_BENCH_ONLY:-}
 case $only in
-    '') progs="bench_v bench_wrap bench_all bench_nb bench_perf bench_debug bench_p2p bench_hang" ;;
+    '') progs="bench_v bench_wrap bench_all bench_nb bench_perf bench_debug bench_p2p bench_scale bench_hang" ;;
     hang) progs="bench_v bench_hang" ;;
     *) echo "bench/run.sh: SAFECOLL_BENCH_ONLY is 'hang' or unset, not '$only'" >&2; exit 1 ;;
 esac
@@ -224,6 +227,21 @@ for np in $procs; do
     emit "_bench_debug, P = $np: load average $before before, $(loadavg) after; $(( $(date +%s) - t )) s._"
     emit ""
 done
+
+# Scalability validation (issue 34): no MPI job, the fit and validation
+# of synthetic points alone.
+emit "### bench_scale: fitting and validating 20 functions x 10 p x 5 repetitions"
+emit ""
+before=$(loadavg)
+timeout "$limit" "$bin/bench_scale" | tee -a "$tmp"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+    emit "**bench_scale failed (exit status $rc)**"
+    status=1
+fi
+emit ""
+emit "_bench_scale: load average $before before, $(loadavg) after._"
+emit ""
 
 emit "_The hang monitor (bench_hang) follows; its report goes to bench/results-hang.md._"
 emit ""

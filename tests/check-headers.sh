@@ -4,8 +4,9 @@
 #   MPICC=mpicc.mpich tests/check-headers.sh
 #
 # <safecoll.h> is what an application includes; the toolkit headers
-# (safecoll/probe.h, safecoll/guideline.h: a probe, a driver that launches
-# mpiexec jobs, the guideline timing) are included explicitly by the
+# (safecoll/probe.h, safecoll/guideline.h, safecoll/scale.h: a probe, a
+# driver that launches mpiexec jobs, the guideline timing, the scaling
+# models) are included explicitly by the
 # programs that test the installed MPI.  This script checks, with the C
 # compiler of the MPI:
 #   1. a program that includes only <safecoll.h> sees none of the names the
@@ -23,7 +24,7 @@ set -uo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
 here=$(cd "$(dirname "$0")/.." && pwd)
 inc=$here/include
-toolkit=(safecoll/probe.h safecoll/guideline.h)
+toolkit=(safecoll/probe.h safecoll/guideline.h safecoll/scale.h)
 cflags=(-std=c11 -Wall -Wextra -Werror -I"$inc")
 
 tmp=$(mktemp -d)
@@ -39,7 +40,7 @@ names=$(
                -e 's/^} *\(safecoll_[a-z0-9_]*\);.*/\1/p' \
                -e 's/^ *\(SAFECOLL_[A-Z0-9_]*\) *[=,].*/\1/p' \
                -e 's/^#define *\(SAFECOLL_[A-Z0-9_]*\).*/\1/p' "$inc/$h"
-    done | grep -vE '^SAFECOLL_(PROBE|GUIDELINE)_H$' | sort -u)
+    done | grep -vE '^SAFECOLL_(PROBE|GUIDELINE|SCALE)_H$' | sort -u)
 count=$(printf '%s\n' "$names" | grep -c . || true)
 if [ "$count" -lt 10 ]; then
     fail "found only $count names in the toolkit headers (the patterns no longer match them)"

@@ -80,7 +80,8 @@ The command\-line tool of libsafecoll views and checks bound files, and
 tests the installed MPI library: where its collectives break
 (\fBsearch\fR, \fBprobe\fR) and where an equivalent beats them
 (\fBguideline\fR); it also finds the collective that makes an
-application fail (\fBbisect\fR).
+application fail (\fBbisect\fR), and checks how measured collectives
+scale against expectations in big\-O (\fBscale\fR).
 Each section below is the text that the command prints with \fB\-\-help\fR.
 .PP
 .nf

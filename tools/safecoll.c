@@ -8,6 +8,7 @@
  *   safecoll probe --coll C --n N [options]                      (tools/search.c)
  *   safecoll guideline --coll C[,C...] --procs P[,P...] --sizes S (tools/guideline.c)
  *   safecoll bisect [options] -- LAUNCHER... APP [ARGS...]       (tools/bisect.c)
+ *   safecoll scale --input FILE [options]                        (tools/scale.c)
  *
  * A dispatcher: the first argument names a command, each command is one
  * function with its own --help, and a command with subcommands dispatches
@@ -488,6 +489,7 @@ static const command commands[] = {
     {"guideline", "--coll C --procs P ...", "time collectives against their equivalents",
      tool_guideline},
     {"bisect", "[options] -- CMD...", "find the collective that makes CMD fail", tool_bisect},
+    {"scale", "--input FILE ...", "fit and validate scaling models (paper 003)", tool_scale},
 };
 
 static const dispatcher main_dispatcher = {

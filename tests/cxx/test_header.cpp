@@ -13,11 +13,12 @@
 // The umbrella header is the runtime: the testing toolkit is not in it
 // (tests/check-headers.sh checks every name), but its headers compile as
 // C++ too.
-#if defined(SAFECOLL_PROBE_H) || defined(SAFECOLL_GUIDELINE_H)
+#if defined(SAFECOLL_PROBE_H) || defined(SAFECOLL_GUIDELINE_H) || defined(SAFECOLL_SCALE_H)
 #error "<safecoll.h> includes a testing toolkit header"
 #endif
 #include <safecoll/guideline.h>
 #include <safecoll/probe.h>
+#include <safecoll/scale.h>
 
 #include <cstdio>
 #include <cstring>
@@ -65,6 +66,12 @@ int main()
     if (safecoll_probe_supported(SAFECOLL_COLL_GATHER) != 1 ||
         safecoll_guideline_supported(SAFECOLL_COLL_GATHER) != 1) {
         std::fprintf(stderr, "safecoll_probe_supported/safecoll_guideline_supported(gather) != 1\n");
+        failures++;
+    }
+    safecoll_scale_term term;
+    if (safecoll_scale_term_parse("p log p", &term) != MPI_SUCCESS || term.p_exp != 1 ||
+        term.log_exp != 1) {
+        std::fprintf(stderr, "safecoll_scale_term_parse(\"p log p\") is not p^1 log^1 p\n");
         failures++;
     }
 

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# `safecoll scale` (scalability validation of measured points, paper 003)
+# on generated files: the table's models and verdicts, the paper's rule and
+# its predicted break, the outputs (JSON, plots with and without gnuplot,
+# Extra-P text read back to the same table, baselines and --strict), and
+# the errors (usage, unknown expectation, malformed file with its line, too
+# few points).  Where Extra-P's Python package is installed, it models the
+# same points and its growth terms are compared with ours; a skip where it
+# is not.
+#
+#   tests/check-scale.sh [bin/safecoll]
+#
+# Prints one line per failed assertion and "scale: N checks, F failed";
+# exit status non-zero when anything failed.  KEEP=1 keeps the scratch
+# directory.
+set -u
+
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+lib_tool check-scale "${1:-}"
+lib_scratch scale
+
+# gen FILE SPEC...: a CSV "function,p,value,repetition" of every SPEC
+# "name:c:a:i:j" (value c + a * p^i * log2(p)^j, 0.3% noise, fixed seed) at
+# p = 64 .. 4096, three repetitions.
+gen() {
+    local file=$1
+    shift
+    awk -v specs="$*" 'BEGIN {
+        srand(7); print "function,p,value,repetition"
+        n = split(specs, s, " ")
+        for (k = 1; k <= n; k++) {
+            split(s[k], f, ":")
+            for (p = 64; p <= 4096; p *= 2)
+                for (r = 0; r < 3; r++) {
+                    v = (f[2] + f[3] * p ^ f[4] * (log(p) / log(2)) ^ f[5]) * (1 + 0.006 * (rand() - 0.5))
+                    printf "%s,%d,%.9g,%d\n", f[1], p, v, r
+                }
+        }
+    }' > "$file"
+}
+
+# Piz Daint's column of Table 4 (the published models) with coefficients
+# of ours: allreduce p^(2/3) log p is no match for log p and grows past
+# reduce + bcast beyond the measured p; so does allgather p^1.25 past
+# gather p + bcast.
+gen daint.csv bcast:1e-6:5e-8:0.5:0 reduce:1e-6:5e-8:0.5:1 allreduce:1e-6:1e-8:0.6666666667:1 \
+    gather:1e-6:1e-7:1:0 allgather:1e-6:1e-8:1.25:0 alltoall:1e-6:4e-8:1.3333333333:0 \
+    barrier:1e-6:1e-7:0.3333333333:0
+
+# --- usage and errors
+run 0 scale --help;                  expect out "usage: safecoll scale --input FILE"
+expect out "not built yet"
+run 2 scale;                         expect err "no --input FILE"
+run 2 scale --input daint.csv --format xml; expect err "--format is not auto, extrap or csv"
+run 2 scale --input daint.csv --function bcast; expect err "--function is not NAME=EXPECTATION[,DEVIATION]"
+run 2 scale --input daint.csv --min-points 2; expect err "--min-points is not a number >= 3"
+run 2 scale --input daint.csv --deviation p; expect err "--deviation without --expect"
+run 2 scale --input daint.csv --frob 1; expect err "unknown option or missing value: --frob"
+run 1 scale --input daint.csv --expect 'n log n'
+expect err "unknown expectation 'n log n'"
+run 1 scale --input daint.csv --function nosuch=p; expect err "no points of a function named 'nosuch'"
+run 1 scale --input nosuch.csv;      expect err "nosuch.csv: No such file or directory"
+printf 'PARAMETER p\nPOINTS 2 4 8\nREGION bcast\nDATA 1\nDATA 2 x\nDATA 3\n' > bad.txt
+run 1 scale --input bad.txt;         expect err "bad.txt:5: value 'x' is not a number"
+printf 'p,value\n2,1\n4,2\n8,3\n16,4\n' > few.csv
+run 1 scale --input few.csv;         expect err "too few points: 'few' has values at 4 distinct p, a model needs 5"
+run 0 scale --input few.csv --min-points 4
+
+# --- the table
+run 0 scale --input daint.csv --expect table1 --deviation 'sqrt p' --space paper \
+    --json out.json --plot plots --write-baseline base.txt --extrap-out daint.txt
+cp "$out" table.txt
+row() { grep "^$1 " table.txt; }
+check "bcast: sqrt p, approximate"        grep -qE '^bcast .* \* p\^0\.5 .* p\^0\.5 / log p +approx$' table.txt
+check "reduce: sqrt p log p, approximate" grep -qE '^reduce .* \* p\^0\.5 log p .* p\^0\.5 +approx$' table.txt
+check "allreduce: none, rule"             grep -qE '^allreduce .* \* p\^\(2/3\) log p .* none \(above\) !rule$' table.txt
+check "gather: p, exact"                  grep -qE '^gather .* \* p +1\.00 +1 +exact$' table.txt
+check "allgather: p^1.25, approximate"    grep -qE '^allgather .* \* p\^1\.25 .* p\^0\.25 +approx !rule$' table.txt
+check "alltoall: p^(4/3), approximate"    grep -qE '^alltoall .* \* p\^\(4/3\) .* approx$' table.txt
+check "barrier: p^(1/3), approximate"     grep -qE '^barrier .* \* p\^\(1/3\) .* approx$' table.txt
+check "the rule's predicted break" \
+    grep -qE '^  allreduce <= reduce \+ bcast: breaks from p = [0-9]+ on \(predicted\)$' table.txt
+check "allgather's predicted break" \
+    grep -qE '^  allgather <= gather \+ bcast: breaks from p = [0-9]+ on \(predicted\)$' table.txt
+[ -n "$(row allreduce)" ] || { failed=$((failed + 1)); echo "FAIL: no allreduce row"; cat table.txt; }
+
+# --- one function's expectation and deviation: bcast's p^0.5 is within
+# log p * p^0.5, but not within log p * log p (in the paper's space: the
+# expectation's own space for log p has no power of p)
+run 0 scale --input daint.csv --function 'bcast=log p,sqrt p' --space paper
+check "bcast=log p,sqrt p: approximate" grep -qE '^bcast .* approx$' "$out"
+check "no expectation for the others" grep -qE '^gather .* - +-$' "$out"
+run 0 scale --input daint.csv --function 'bcast=log p,log p' --expect p --deviation 'p^0.25' \
+    --space paper
+check "bcast=log p,log p: none" grep -qE '^bcast .* none \(above\)$' "$out"
+check "gather: --expect p applies" grep -qE '^gather .* exact$' "$out"
+check "alltoall: --deviation p^0.25 applies" grep -qE '^alltoall .* p\^\(1/3\) +none \(above\)$' "$out"
+
+# --- JSON, baseline, plots
+if command -v python3 >/dev/null 2>&1; then
+    check "the JSON parses and holds 7 functions, 2 rules" python3 -c '
+import json, sys
+d = json.load(open("out.json"))
+assert len(d["functions"]) == 7 and len(d["rules"]) == 2, d.keys()
+f = {x["function"]: x for x in d["functions"]}
+assert f["allreduce"]["verdict"] == "none" and f["gather"]["verdict"] == "exact"
+assert len(f["bcast"]["points"]) == 7 and len(f["bcast"]["points"][0]["values"]) == 3
+assert d["rules"][0]["status"] == "breaks" and d["rules"][0]["break_p"] > 4096
+assert f["allreduce"]["rule_warnings"] == 1 and f["bcast"]["rule_warnings"] == 0'
+else
+    lib_skip scale-json "python3 is not installed"
+fi
+check "a baseline line per function" test "$(grep -c '^function=' base.txt)" -eq 7
+check "one plot script per function" test "$(ls plots/*.gp | wc -l)" -eq 7
+if command -v gnuplot >/dev/null 2>&1; then
+    check "an SVG per function" test "$(ls plots/*.svg 2>/dev/null | wc -l)" -eq 7
+    check "the SVG is one" grep -q '<svg' plots/allreduce.svg
+else
+    lib_skip scale-svg "gnuplot is not installed (Debian: gnuplot-nox)"
+fi
+# Without gnuplot: a message, the scripts, exit 0.
+checks=$((checks + 1))
+PATH=/nonexistent "$tool" scale --input daint.csv --plot noplot >"$out" 2>"$err" ||
+    { failed=$((failed + 1)); echo "FAIL: scale --plot without gnuplot: exit $?"; cat "$err"; }
+expect err "plots skipped: gnuplot is not installed"
+check "the scripts without gnuplot" test "$(ls noplot/*.gp | wc -l)" -eq 7
+
+# --- Extra-P text out and in: the same table
+run 0 scale --input daint.txt --expect table1 --deviation 'sqrt p' --space paper
+check "Extra-P text read back gives the same table" cmp -s "$out" table.txt
+check "Extra-P text: one REGION per function" test "$(grep -c '^REGION ' daint.txt)" -eq 7
+
+# --- regression: the baseline against the same points, then an allgather
+# that grows as p^2.25 where the baseline has p^1.25 (D = p^0.625)
+run 0 scale --input daint.csv --baseline base.txt --strict --no-default-rules
+expect out "exact"
+check "no mismatch against its own baseline" bash -c "! grep -q 'none' '$out'"
+gen worse.csv bcast:1e-6:5e-8:0.5:0 reduce:1e-6:5e-8:0.5:1 allreduce:1e-6:1e-8:0.6666666667:1 \
+    gather:1e-6:1e-7:1:0 allgather:1e-6:1e-8:2.25:0 alltoall:1e-6:4e-8:1.3333333333:0 \
+    barrier:1e-6:1e-7:0.3333333333:0
+run 3 scale --input worse.csv --baseline base.txt --strict --no-default-rules
+check "the slower allgather is flagged" grep -qE '^allgather .*\(b\).* none \(above\)' "$out"
+expect err "flagged"
+
+# --- Extra-P itself, where installed: the same points, the same growth
+if python3 -c 'import extrap' >/dev/null 2>&1; then
+    run 0 scale --input daint.txt --space extrap --aggregate mean --json ours.json
+    check "Extra-P finds the growth terms we find" python3 - <<'PY'
+import json
+from fractions import Fraction
+try:
+    from extrap.fileio.file_reader.text_file_reader import TextFileReader
+    exp = TextFileReader().read_experiment("daint.txt")
+except ImportError:
+    from extrap.fileio.text_file_reader import read_text_file
+    exp = read_text_file("daint.txt")
+from extrap.modelers.model_generator import ModelGenerator
+mg = ModelGenerator(exp)
+mg.model_all()
+theirs = {}
+for (callpath, metric), model in mg.models.items():
+    fn = model.hypothesis.function
+    i = j = 0
+    for ct in getattr(fn, "compound_terms", []):
+        for t in ct.simple_terms:
+            if t.term_type == "polynomial":
+                i = float(t.exponent)
+            else:
+                j = float(t.exponent)
+    theirs[callpath.name] = (round(i, 6), round(j, 6))
+ours = {f["function"]: (round(f["model"]["p_exp"], 6), round(f["model"]["log_exp"], 6))
+        for f in json.load(open("ours.json"))["functions"]}
+diff = {k: (ours[k], theirs.get(k)) for k in ours if ours[k] != theirs.get(k)}
+assert not diff, diff
+PY
+else
+    lib_skip scale-extrap "Extra-P's Python package (extrap) is not installed"
+fi
+
+echo "scale: $checks checks, $failed failed"
+[ "$failed" -eq 0 ]
