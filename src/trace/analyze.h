@@ -1,0 +1,110 @@
+/*
+ * The analyzer's inner state (include/safecoll/trace.h is its public
+ * side): the matched messages and kept-data records of a whole trace, and
+ * the instances the replays find (one per occurrence), which report.c
+ * groups into findings.
+ *
+ *   analyze.c   loading, message matching, the broadcast replay and the
+ *               compositions of broadcasts (allgather, scatter+allgather)
+ *   patterns.c  personalized fan-out and fan-in (all-to-all, scatter,
+ *               gather, reduce) and the barrier's knowledge replay
+ *   report.c    instances to findings, the ranking, text and JSON
+ */
+#ifndef SC_TRACE_ANALYZE_H
+#define SC_TRACE_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <safecoll/trace.h>
+
+#include "trace.h"
+
+/* A matched message: the send of src and the receive of dst. */
+typedef struct sc__tr_msg {
+    int32_t src, dst;
+    uint32_t crc, sumh;
+    int64_t bytes;
+    uint64_t sseq, rseq; /* positions in src's and dst's records */
+    int64_t ts, tr;      /* send posted, receive completed (ns, common origin) */
+    uint32_t ssite, rsite; /* global site ids, 0: none */
+    uint32_t gen;        /* the receipt's number of this payload on dst, from 0 */
+    uint8_t elem;
+    uint8_t used;        /* consumed by a composition */
+} sc__tr_msg;
+
+/* Data a rank keeps (safecoll_trace_self). */
+typedef struct sc__tr_self {
+    int32_t rank;
+    uint8_t elem;
+    uint32_t crc, sumh, site;
+    int64_t bytes;
+    uint64_t seq;
+    int64_t t;
+} sc__tr_self;
+
+/* One occurrence of a pattern. */
+typedef struct sc__tr_inst {
+    safecoll_trace_kind kind;
+    int near, root, alternatives;
+    uint64_t *set;       /* the ranks, a bitset of W words */
+    int64_t bytes;
+    int64_t t0, t1;
+    long nmsgs;
+    uint32_t *sites;     /* global site ids, sorted, unique */
+    int nsites;
+    uint32_t value;      /* bcast: the payload's CRC; reduce: the result's */
+    int op;              /* reduce: 0 sum, 1 bxor */
+    int elem;
+    int used;            /* merged into a composition */
+    char detail[160];
+} sc__tr_inst;
+
+typedef struct sc__tr_an {
+    int P, W;            /* ranks; words of a rank bitset */
+    safecoll_trace_options opt;
+    sc__tr_msg *m;
+    size_t nm;
+    sc__tr_self *self;   /* by rank, then seq */
+    size_t nself;
+    size_t *self_at;     /* rank r's kept data: self[self_at[r] .. self_at[r+1]) */
+    char **sites;        /* global site strings by id, [0] NULL */
+    uint32_t nsites;
+    sc__tr_inst *inst;
+    size_t ninst, cap;
+    long events, unmatched;
+} sc__tr_an;
+
+/* Bitsets of ranks. */
+static inline void sc__tr_bset(uint64_t *s, int r)
+{
+    s[r >> 6] |= 1ull << (r & 63);
+}
+static inline int sc__tr_bget(const uint64_t *s, int r)
+{
+    return (int)((s[r >> 6] >> (r & 63)) & 1u);
+}
+int sc__tr_bcount(const uint64_t *s, int W);
+
+/* A new instance with an empty rank set (NULL when out of memory). */
+sc__tr_inst *sc__tr_inst_new(sc__tr_an *a, safecoll_trace_kind kind);
+/* Adds the sites of message m to the instance's site list (kept unique
+ * at the end by sc__tr_inst_sites_done). */
+int sc__tr_inst_site(sc__tr_inst *in, uint32_t site);
+void sc__tr_inst_sites_done(sc__tr_inst *in);
+/* Sets near/whole from the instance's rank set against P and opt.near;
+ * returns 0 when the set is too small to report (fewer than min_ranks). */
+int sc__tr_inst_classify(sc__tr_an *a, sc__tr_inst *in);
+
+/* patterns.c */
+int sc__tr_fan(sc__tr_an *a);
+int sc__tr_barrier(sc__tr_an *a);
+
+/* analyze.c */
+int sc__tr_bcast(sc__tr_an *a);
+int sc__tr_compose(sc__tr_an *a);
+
+/* report.c: the findings of the instances; frees nothing of a. */
+int sc__tr_report_make(sc__tr_an *a, safecoll_trace_report **out);
+
+#endif /* SC_TRACE_ANALYZE_H */

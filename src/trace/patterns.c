@@ -1,0 +1,611 @@
+/*
+ * The personalized patterns and the barrier:
+ *
+ *  - a fan-out is a run of one rank's sends of equal bytes to distinct
+ *    ranks with distinct payloads (receives may come between); a fan-in
+ *    the same of its receives. Fan-outs of every rank of a set at once
+ *    are an all-to-all (paper 001: a composition of one-to-all parts). A
+ *    fan-out whose rank kept a piece of the same size (a SELF record,
+ *    safecoll_trace_self) is a scatter; a fan-in whose rank kept its own
+ *    contribution is a gather, or a reduce when the rank then keeps a
+ *    result whose hash is the sum (additive hash) or the exclusive or
+ *    (CRC-32 is linear) of the contributions'; a reduce whose result the
+ *    root then broadcasts is an allreduce.
+ *  - a barrier is an all-to-all of empty messages: a replay of them in
+ *    causal order where each message carries what its sender knows of
+ *    who has arrived; a rank completes an episode when it knows of every
+ *    rank's arrival, and an episode every rank completes is a barrier.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "replay.h"
+
+/* ---------------------------------------------------------------- runs */
+
+typedef struct run {
+    int owner;
+    uint64_t *set;   /* owner and peers */
+    int64_t bytes;
+    int64_t t0, t1;
+    size_t at, n;    /* its messages: ord[at .. at + n) */
+    uint64_t first_seq, last_seq, prev_seq; /* prev_seq: the owner's event before, or 0 */
+    int used;
+} run;
+
+static const sc__tr_msg *sort_m;
+static int cmp_out(const void *x, const void *y)
+{
+    const sc__tr_msg *a = &sort_m[*(const size_t *)x], *b = &sort_m[*(const size_t *)y];
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    return (a->sseq > b->sseq) - (a->sseq < b->sseq);
+}
+static int cmp_in(const void *x, const void *y)
+{
+    const sc__tr_msg *a = &sort_m[*(const size_t *)x], *b = &sort_m[*(const size_t *)y];
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    return (a->rseq > b->rseq) - (a->rseq < b->rseq);
+}
+static int cmp_u32(const void *x, const void *y)
+{
+    uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* The runs of ord[0..n) (messages by owner and position; out: the owner
+ * is the sender). */
+static int find_runs(sc__tr_an *a, const size_t *ord, size_t n, int out, run **runs,
+                     size_t *nruns)
+{
+    int *stamp = malloc((size_t)a->P * sizeof *stamp);
+    uint32_t *crcs = malloc((size_t)a->P * sizeof *crcs + 4);
+    size_t cap = 0;
+    int id = 0;
+
+    *runs = NULL;
+    *nruns = 0;
+    if (stamp == NULL || crcs == NULL)
+        goto nomem;
+    for (int r = 0; r < a->P; r++)
+        stamp[r] = -1;
+    for (size_t i = 0; i < n;) {
+        const sc__tr_msg *m0 = &a->m[ord[i]];
+        int owner = out ? m0->src : m0->dst;
+        size_t j = i;
+        id++;
+        while (j < n) {
+            const sc__tr_msg *m = &a->m[ord[j]];
+            int o = out ? m->src : m->dst, peer = out ? m->dst : m->src;
+            if (o != owner || m->bytes != m0->bytes || stamp[peer] == id || peer == owner)
+                break;
+            stamp[peer] = id;
+            crcs[j - i] = m->crc;
+            j++;
+        }
+        size_t k = j - i;
+        if (j == i)
+            k = j - i, j = i + 1; /* a message to itself: skipped */
+        if ((long)k + 1 >= a->opt.min_ranks && m0->bytes > 0) {
+            int distinct = 1;
+            qsort(crcs, k, sizeof *crcs, cmp_u32);
+            for (size_t q = 1; q < k; q++)
+                distinct &= crcs[q] != crcs[q - 1];
+            if (distinct) {
+                if (*nruns == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    run *nr = realloc(*runs, cap * sizeof *nr);
+                    if (nr == NULL)
+                        goto nomem;
+                    *runs = nr;
+                }
+                run *R = &(*runs)[(*nruns)++];
+                memset(R, 0, sizeof *R);
+                if ((R->set = calloc((size_t)a->W, sizeof *R->set)) == NULL)
+                    goto nomem;
+                R->owner = owner;
+                R->bytes = m0->bytes;
+                R->t0 = INT64_MAX;
+                R->t1 = INT64_MIN;
+                R->at = i;
+                R->n = k;
+                sc__tr_bset(R->set, owner);
+                for (size_t q = i; q < i + k; q++) {
+                    const sc__tr_msg *m = &a->m[ord[q]];
+                    sc__tr_bset(R->set, out ? m->dst : m->src);
+                    if (m->ts < R->t0)
+                        R->t0 = m->ts;
+                    if (m->tr > R->t1)
+                        R->t1 = m->tr;
+                }
+                R->first_seq = out ? a->m[ord[i]].sseq : a->m[ord[i]].rseq;
+                R->last_seq = out ? a->m[ord[i + k - 1]].sseq : a->m[ord[i + k - 1]].rseq;
+                R->prev_seq = 0;
+                if (i > 0) {
+                    const sc__tr_msg *p = &a->m[ord[i - 1]];
+                    if ((out ? p->src : p->dst) == owner)
+                        R->prev_seq = (out ? p->sseq : p->rseq) + 1;
+                }
+            }
+        }
+        i = j;
+    }
+    free(stamp);
+    free(crcs);
+    return MPI_SUCCESS;
+nomem:
+    free(stamp);
+    free(crcs);
+    return MPI_ERR_NO_MEM;
+}
+
+static void free_runs(run *runs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(runs[i].set);
+    free(runs);
+}
+
+/* A new instance of kind over the run's set, with its messages. */
+static sc__tr_inst *inst_of_runs(sc__tr_an *a, safecoll_trace_kind kind, run *const *rs,
+                                 size_t nrs, const size_t *ord)
+{
+    sc__tr_inst *in = sc__tr_inst_new(a, kind);
+    if (in == NULL)
+        return NULL;
+    memcpy(in->set, rs[0]->set, (size_t)a->W * sizeof *in->set);
+    in->bytes = rs[0]->bytes;
+    for (size_t q = 0; q < nrs; q++) {
+        const run *R = rs[q];
+        in->nmsgs += (long)R->n;
+        if (R->t0 < in->t0)
+            in->t0 = R->t0;
+        if (R->t1 > in->t1)
+            in->t1 = R->t1;
+        for (size_t i = R->at; i < R->at + R->n; i++) {
+            sc__tr_inst_site(in, a->m[ord[i]].ssite);
+            sc__tr_inst_site(in, a->m[ord[i]].rsite);
+        }
+    }
+    return in;
+}
+
+/* The SELF records of rank r with seq in [lo, hi]. */
+static const sc__tr_self *self_between(const sc__tr_an *a, int r, uint64_t lo, uint64_t hi,
+                                       int64_t bytes)
+{
+    for (size_t i = a->self_at[r]; i < a->self_at[r + 1]; i++) {
+        const sc__tr_self *s = &a->self[i];
+        if (s->seq >= lo && s->seq <= hi && (bytes < 0 || s->bytes == bytes))
+            return s;
+    }
+    return NULL;
+}
+
+static const run *sort_runs;
+static int W_runs;
+static int cmp_run_idx(const void *x, const void *y)
+{
+    const run *a = &sort_runs[*(const size_t *)x], *b = &sort_runs[*(const size_t *)y];
+    int c = memcmp(a->set, b->set, (size_t)W_runs * sizeof *a->set);
+    if (c != 0)
+        return c;
+    if (a->bytes != b->bytes)
+        return a->bytes < b->bytes ? -1 : 1;
+    return (a->t0 > b->t0) - (a->t0 < b->t0);
+}
+
+/* Fan-outs of every rank of one set at once: all-to-all. */
+static int alltoall(sc__tr_an *a, run *runs, size_t n, const size_t *ord)
+{
+    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    run **rs = malloc((n ? n : 1) * sizeof *rs);
+    uint64_t *seen = calloc((size_t)a->W, sizeof *seen);
+    int rc = MPI_SUCCESS;
+
+    if (!idx || !rs || !seen) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (size_t i = 0; i < n; i++)
+        idx[i] = i;
+    sort_runs = runs;
+    W_runs = a->W;
+    qsort(idx, n, sizeof *idx, cmp_run_idx);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        int64_t end = runs[idx[i]].t1;
+        while (j < n && memcmp(runs[idx[j]].set, runs[idx[i]].set,
+                               (size_t)a->W * sizeof *seen) == 0 &&
+               runs[idx[j]].bytes == runs[idx[i]].bytes && runs[idx[j]].t0 < end) {
+            if (runs[idx[j]].t1 < end)
+                end = runs[idx[j]].t1;
+            j++;
+        }
+        int members = sc__tr_bcount(runs[idx[i]].set, a->W), unique = 1;
+        memset(seen, 0, (size_t)a->W * sizeof *seen);
+        for (size_t q = i; q < j; q++) {
+            unique &= !sc__tr_bget(seen, runs[idx[q]].owner);
+            sc__tr_bset(seen, runs[idx[q]].owner);
+            rs[q - i] = &runs[idx[q]];
+        }
+        if (unique && (long)(j - i) == members) {
+            sc__tr_inst *in = inst_of_runs(a, SAFECOLL_TRACE_ALLTOALL, rs, j - i, ord);
+            if (in == NULL) {
+                rc = MPI_ERR_NO_MEM;
+                goto out;
+            }
+            sc__tr_inst_sites_done(in);
+            sc__tr_inst_classify(a, in);
+            snprintf(in->detail, sizeof in->detail, "composition: a fan-out of distinct pieces "
+                     "from each of the %d ranks at once, %ld messages", members, in->nmsgs);
+            for (size_t q = i; q < j; q++)
+                runs[idx[q]].used = 1;
+        }
+        i = j;
+    }
+out:
+    free(idx);
+    free(rs);
+    free(seen);
+    return rc;
+}
+
+/* CRC-32 of n zero bytes. */
+static uint32_t crc_zeros(int64_t n)
+{
+    static const unsigned char z[4096];
+    uint32_t c = 0;
+    while (n > 0) {
+        size_t k = n > (int64_t)sizeof z ? sizeof z : (size_t)n;
+        c = sc__rp_crc(c, z, k);
+        n -= (int64_t)k;
+    }
+    return c;
+}
+
+/* A fan-in at a rank that kept its contribution: gather or reduce. */
+static int fan_in(sc__tr_an *a, run *R, const size_t *ord)
+{
+    const sc__tr_self *own = self_between(a, R->owner, R->prev_seq, R->last_seq, R->bytes);
+    const sc__tr_self *res = NULL;
+    run *rs[1] = {R};
+
+    if (own == NULL)
+        return MPI_SUCCESS;
+    /* The result: the first record the rank keeps after the run. */
+    for (size_t i = a->self_at[R->owner]; i < a->self_at[R->owner + 1]; i++)
+        if (a->self[i].seq > R->last_seq) {
+            res = &a->self[i];
+            break;
+        }
+    /* The contributions' sum hash, and the CRC of their exclusive or:
+     * CRC-32 is affine over GF(2), crc(a ^ b) = crc(a) ^ crc(b) ^ crc(0^n),
+     * so an even count of operands needs the zeros' CRC once more. */
+    uint32_t sum = own->sumh, x = own->crc;
+    long k = (long)R->n + 1;
+    for (size_t i = R->at; i < R->at + R->n; i++) {
+        sum += a->m[ord[i]].sumh;
+        x ^= a->m[ord[i]].crc;
+    }
+    if (k % 2 == 0)
+        x ^= crc_zeros(R->bytes);
+    int op = -1;
+    if (res != NULL && res->bytes == R->bytes) {
+        if (res->elem > 0 && own->elem == res->elem && res->sumh == sum)
+            op = 0;
+        else if (res->crc == x)
+            op = 1;
+    }
+    sc__tr_inst *in = inst_of_runs(a, op >= 0 ? SAFECOLL_TRACE_REDUCE : SAFECOLL_TRACE_GATHER,
+                                   rs, 1, ord);
+    if (in == NULL)
+        return MPI_ERR_NO_MEM;
+    in->root = R->owner;
+    sc__tr_inst_site(in, own->site);
+    if (op >= 0) {
+        sc__tr_inst_site(in, res->site);
+        in->op = op;
+        in->elem = res->elem;
+        in->value = res->crc;
+        snprintf(in->detail, sizeof in->detail, "forward replay: the kept result is the %s of "
+                 "the %ld contributions' hashes", op == 0 ? "sum" : "xor", k);
+    } else {
+        snprintf(in->detail, sizeof in->detail, "forward replay: %ld distinct pieces of %lld "
+                 "bytes, the root's own kept", k, (long long)R->bytes);
+    }
+    sc__tr_inst_sites_done(in);
+    sc__tr_inst_classify(a, in);
+    return MPI_SUCCESS;
+}
+
+/* A reduce whose result the root broadcasts over the same ranks after it:
+ * an allreduce. */
+static void allreduce(sc__tr_an *a)
+{
+    for (size_t i = 0; i < a->ninst; i++) {
+        sc__tr_inst *rd = &a->inst[i];
+        if (rd->kind != SAFECOLL_TRACE_REDUCE || rd->used)
+            continue;
+        for (size_t j = 0; j < a->ninst; j++) {
+            sc__tr_inst *b = &a->inst[j];
+            if (b->kind != SAFECOLL_TRACE_BCAST || b->used || b->near || b->root != rd->root ||
+                b->value != rd->value || b->bytes != rd->bytes || b->t0 < rd->t0 ||
+                memcmp(b->set, rd->set, (size_t)a->W * sizeof *b->set) != 0)
+                continue;
+            b->used = 1;
+            rd->kind = SAFECOLL_TRACE_ALLREDUCE;
+            rd->nmsgs += b->nmsgs;
+            if (b->t1 > rd->t1)
+                rd->t1 = b->t1;
+            for (int s = 0; s < b->nsites; s++)
+                sc__tr_inst_site(rd, b->sites[s]);
+            sc__tr_inst_sites_done(rd);
+            snprintf(rd->detail, sizeof rd->detail, "a reduce (forward replay) whose result "
+                     "the root broadcasts, %ld messages", rd->nmsgs);
+            break;
+        }
+    }
+}
+
+int sc__tr_fan(sc__tr_an *a)
+{
+    size_t *ord = malloc((a->nm ? a->nm : 1) * sizeof *ord), n = 0;
+    run *runs = NULL;
+    size_t nruns = 0;
+    int rc;
+
+    if (ord == NULL)
+        return MPI_ERR_NO_MEM;
+    for (size_t i = 0; i < a->nm; i++)
+        if (a->m[i].bytes > 0)
+            ord[n++] = i;
+    sort_m = a->m;
+    /* Fan-outs: all-to-all, then scatter. */
+    qsort(ord, n, sizeof *ord, cmp_out);
+    if ((rc = find_runs(a, ord, n, 1, &runs, &nruns)) != MPI_SUCCESS)
+        goto out;
+    if ((rc = alltoall(a, runs, nruns, ord)) != MPI_SUCCESS)
+        goto out;
+    for (size_t i = 0; i < nruns; i++) {
+        run *R = &runs[i];
+        if (R->used)
+            continue;
+        const sc__tr_self *own = self_between(a, R->owner, R->prev_seq, R->last_seq, R->bytes);
+        if (own == NULL)
+            continue;
+        sc__tr_inst *in = inst_of_runs(a, SAFECOLL_TRACE_SCATTER, &R, 1, ord);
+        if (in == NULL) {
+            rc = MPI_ERR_NO_MEM;
+            goto out;
+        }
+        in->root = R->owner;
+        sc__tr_inst_site(in, own->site);
+        sc__tr_inst_sites_done(in);
+        sc__tr_inst_classify(a, in);
+        snprintf(in->detail, sizeof in->detail, "%ld distinct pieces of %lld bytes from the "
+                 "root, its own kept", in->nmsgs + 1, (long long)R->bytes);
+    }
+    free_runs(runs, nruns);
+    runs = NULL;
+    nruns = 0;
+    /* Fan-ins: gather and reduce. */
+    qsort(ord, n, sizeof *ord, cmp_in);
+    if ((rc = find_runs(a, ord, n, 0, &runs, &nruns)) != MPI_SUCCESS)
+        goto out;
+    for (size_t i = 0; i < nruns; i++)
+        if ((rc = fan_in(a, &runs[i], ord)) != MPI_SUCCESS)
+            goto out;
+    allreduce(a);
+out:
+    free_runs(runs, nruns);
+    free(ord);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- barrier */
+
+typedef struct ev {
+    uint64_t seq;
+    size_t msg;
+    int send;
+} ev;
+
+static int cmp_ev(const void *x, const void *y)
+{
+    const ev *a = x, *b = y;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+typedef struct episode {
+    int done;
+    int64_t t0, t1;
+    long nmsgs;
+} episode;
+
+int sc__tr_barrier(sc__tr_an *a)
+{
+    int P = a->P, W = a->W, rc = MPI_ERR_NO_MEM;
+    size_t nz = 0, *cnt = NULL, *at = NULL, *pos = NULL, *zidx = NULL;
+    ev *evs = NULL;
+    int *ep = NULL, *done = NULL, *stack = NULL;
+    long *blocked = NULL;
+    int64_t *start = NULL;
+    uint64_t *K = NULL, *mK = NULL;
+    int *me = NULL;
+    unsigned char *sent = NULL;
+    episode *E = NULL;
+    int nE = 0, capE = 0;
+
+    if (P < a->opt.min_ranks)
+        return MPI_SUCCESS;
+    for (size_t i = 0; i < a->nm; i++)
+        nz += a->m[i].bytes == 0;
+    if (nz == 0)
+        return MPI_SUCCESS;
+    zidx = malloc(nz * sizeof *zidx);
+    cnt = calloc((size_t)P + 1, sizeof *cnt);
+    at = calloc((size_t)P + 1, sizeof *at);
+    pos = calloc((size_t)P, sizeof *pos);
+    evs = malloc(2 * nz * sizeof *evs);
+    ep = calloc((size_t)P, sizeof *ep);
+    done = calloc((size_t)P, sizeof *done);
+    stack = malloc((size_t)P * sizeof *stack);
+    blocked = malloc((size_t)P * sizeof *blocked);
+    start = malloc((size_t)P * sizeof *start);
+    K = calloc((size_t)P * W, sizeof *K);
+    mK = calloc(nz * (size_t)W, sizeof *mK);
+    me = calloc(nz, sizeof *me);
+    sent = calloc(nz, 1);
+    if (!zidx || !cnt || !at || !pos || !evs || !ep || !done || !stack || !blocked || !start ||
+        !K || !mK || !me || !sent)
+        goto out;
+    nz = 0;
+    for (size_t i = 0; i < a->nm; i++)
+        if (a->m[i].bytes == 0) {
+            cnt[a->m[i].src]++;
+            cnt[a->m[i].dst]++;
+            zidx[nz++] = i;
+        }
+    for (int r = 0; r < P; r++)
+        at[r + 1] = at[r] + cnt[r];
+    memset(cnt, 0, ((size_t)P + 1) * sizeof *cnt);
+    for (size_t z = 0; z < nz; z++) {
+        const sc__tr_msg *m = &a->m[zidx[z]];
+        evs[at[m->src] + cnt[m->src]++] = (ev){m->sseq, z, 1};
+        evs[at[m->dst] + cnt[m->dst]++] = (ev){m->rseq, z, 0};
+    }
+    int sp = 0;
+    for (int r = 0; r < P; r++) {
+        qsort(evs + at[r], at[r + 1] - at[r], sizeof *evs, cmp_ev);
+        blocked[r] = -1;
+        start[r] = -1;
+        stack[sp++] = r;
+    }
+    /* The replay: a rank runs until a receive whose send has not run. */
+    while (sp > 0) {
+        int r = stack[--sp];
+        blocked[r] = -1;
+        while (at[r] + pos[r] < at[r + 1]) {
+            const ev *e = &evs[at[r] + pos[r]];
+            const sc__tr_msg *m = &a->m[zidx[e->msg]];
+            uint64_t *Kr = K + (size_t)r * W;
+            if (e->send) {
+                if (done[r]) {
+                    ep[r]++;
+                    done[r] = 0;
+                    memset(Kr, 0, (size_t)W * sizeof *Kr);
+                    start[r] = -1;
+                }
+                if (start[r] < 0)
+                    start[r] = m->ts;
+                me[e->msg] = ep[r];
+                memcpy(mK + e->msg * W, Kr, (size_t)W * sizeof *Kr);
+                sc__tr_bset(mK + e->msg * W, r);
+                sent[e->msg] = 1;
+                if (blocked[m->dst] == (long)e->msg)
+                    stack[sp++] = m->dst, blocked[m->dst] = -2;
+            } else {
+                if (!sent[e->msg]) {
+                    blocked[r] = (long)e->msg;
+                    break;
+                }
+                int es = me[e->msg], complete = 0;
+                if (!done[r] && start[r] < 0)
+                    start[r] = m->tr;
+                if (!done[r] && es == ep[r]) {
+                    for (int w = 0; w < W; w++)
+                        Kr[w] |= mK[e->msg * W + w];
+                    sc__tr_bset(Kr, r);
+                    complete = sc__tr_bcount(Kr, W) == P;
+                } else if (!done[r] && es == ep[r] + 1) {
+                    complete = 1; /* a release: the sender completed our episode */
+                } else if (done[r] && es == ep[r] + 1) {
+                    ep[r]++;
+                    done[r] = 0;
+                    memcpy(Kr, mK + e->msg * W, (size_t)W * sizeof *Kr);
+                    sc__tr_bset(Kr, r);
+                    start[r] = m->tr;
+                    complete = sc__tr_bcount(Kr, W) == P;
+                }
+                if (complete) {
+                    done[r] = 1;
+                    while (ep[r] >= nE) {
+                        if (nE == capE) {
+                            capE = capE ? 2 * capE : 16;
+                            episode *nw = realloc(E, (size_t)capE * sizeof *nw);
+                            if (nw == NULL)
+                                goto out;
+                            E = nw;
+                        }
+                        E[nE++] = (episode){0, INT64_MAX, INT64_MIN, 0};
+                    }
+                    episode *x = &E[ep[r]];
+                    x->done++;
+                    if (start[r] < x->t0)
+                        x->t0 = start[r];
+                    if (m->tr > x->t1)
+                        x->t1 = m->tr;
+                }
+            }
+            pos[r]++;
+        }
+    }
+    /* Every rank completed the episode: a barrier. */
+    int *inst_of = malloc(((size_t)nE + 1) * sizeof *inst_of);
+    if (inst_of == NULL)
+        goto out;
+    for (int e = 0; e < nE; e++) {
+        inst_of[e] = -1;
+        if (E[e].done != P)
+            continue;
+        sc__tr_inst *in = sc__tr_inst_new(a, SAFECOLL_TRACE_BARRIER);
+        if (in == NULL) {
+            free(inst_of);
+            goto out;
+        }
+        for (int r = 0; r < P; r++)
+            sc__tr_bset(in->set, r);
+        in->t0 = E[e].t0;
+        in->t1 = E[e].t1;
+        inst_of[e] = (int)(a->ninst - 1);
+    }
+    for (size_t z = 0; z < nz; z++) {
+        int e = me[z];
+        if (!sent[z] || e >= nE || inst_of[e] < 0)
+            continue;
+        sc__tr_inst *in = &a->inst[inst_of[e]];
+        in->nmsgs++;
+        sc__tr_inst_site(in, a->m[zidx[z]].ssite);
+        sc__tr_inst_site(in, a->m[zidx[z]].rsite);
+    }
+    for (int e = 0; e < nE; e++)
+        if (inst_of[e] >= 0) {
+            sc__tr_inst *in = &a->inst[inst_of[e]];
+            sc__tr_inst_sites_done(in);
+            sc__tr_inst_classify(a, in);
+            snprintf(in->detail, sizeof in->detail, "an all-to-all of empty messages: every "
+                     "rank hears of every rank's arrival, %ld messages", in->nmsgs);
+        }
+    free(inst_of);
+    rc = MPI_SUCCESS;
+out:
+    free(zidx);
+    free(cnt);
+    free(at);
+    free(pos);
+    free(evs);
+    free(ep);
+    free(done);
+    free(stack);
+    free(blocked);
+    free(start);
+    free(K);
+    free(mK);
+    free(me);
+    free(sent);
+    free(E);
+    return rc;
+}

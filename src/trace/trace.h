@@ -1,0 +1,129 @@
+/*
+ * Traces of hashed point-to-point events (issue 33) and their offline
+ * analysis (include/safecoll/trace.h): the file format (file.c, written
+ * by the runtime recorder, read by the analyzer), the hashes (hash.c), and
+ * the analyzer: matching and replays (analyze.c, patterns.c) and the
+ * report (report.c). doc/trace.md describes the format for readers
+ * outside the library.
+ *
+ * The file, one per rank, DIR/trace.<rank>, in the writer's byte order:
+ * a header (sc__tr_header, CRC-checked), then blocks, each a block header
+ * (sc__tr_block: its type, its number in the file, its payload size and
+ * one CRC-32 over the payload and these three) and its payload:
+ *   RECS   up to SC_TR_BLOCK_RECS fixed-size records (sc__tr_rec);
+ *   SITES  call-site strings, each a uint32 id, a uint32 length and the
+ *          bytes (no NUL), padded to 4 bytes;
+ *   END    the last block: the file's record and site counts (two
+ *          uint64). A file without it was not closed: it is truncated.
+ * A site's block comes before the first block of records that names it.
+ *
+ * Depends on core (errors) and the replay module's CRC-32 (crc.c) only.
+ */
+#ifndef SC_TRACE_H
+#define SC_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core.h"
+
+enum { SC_TR_VERSION = 1, SC_TR_BLOCK_RECS = 1024, SC_TR_SITE_MAX = 1024 };
+
+/* Kinds of record. A send is recorded when posted, a receive when
+ * complete (with the matched source, tag and byte count of its status);
+ * SELF is safecoll_trace_self(): data a rank keeps (the paper's
+ * Send_To_Self), peer = own rank. */
+typedef enum sc__tr_kind { SC_TR_SEND = 1, SC_TR_RECV, SC_TR_SELF } sc__tr_kind;
+
+typedef enum sc__tr_block_type { SC_TR_RECS = 1, SC_TR_SITES, SC_TR_END } sc__tr_block_type;
+
+typedef struct sc__tr_header {
+    char magic[8];      /* "SCTRACE" and a NUL */
+    uint32_t byteorder; /* 0x01020304 as written */
+    uint32_t version;   /* SC_TR_VERSION */
+    uint32_t recsize;   /* sizeof(sc__tr_rec) */
+    uint32_t blockrecs; /* the most records a block holds */
+    int32_t nprocs, rank;
+    uint64_t id;        /* the recording: the same in every rank's file */
+    int64_t origin_ns;  /* the clock's origin (CLOCK_REALTIME, ns): times count from it */
+    uint32_t reserved;
+    uint32_t crc;       /* CRC-32 of the bytes above */
+} sc__tr_header;
+
+typedef struct sc__tr_rec {
+    uint8_t kind;     /* sc__tr_kind */
+    uint8_t elem;     /* bytes of a predefined integer element (1, 2, 4, 8), 0: other */
+    uint16_t flags;   /* 0 */
+    int32_t rank;     /* own rank in MPI_COMM_WORLD */
+    int32_t peer;     /* destination (SEND), matched source (RECV), own (SELF), world ranks */
+    int32_t tag;
+    uint32_t comm;    /* stable communicator id (0: MPI_COMM_WORLD) */
+    uint32_t site;    /* call-site id of a SITES block, 0: none */
+    uint32_t crc;     /* CRC-32 of the packed payload */
+    uint32_t dtype;   /* hash of the datatype signature */
+    uint32_t sumh;    /* additive hash of integer elements (elem > 0), sc__tr_sum_hash */
+    uint32_t pad;
+    int64_t bytes;    /* payload bytes */
+    int64_t t_ns;     /* time since the header's origin, ns */
+    uint64_t seq;     /* the event's number on its rank, from 0 */
+} sc__tr_rec;
+
+typedef struct sc__tr_block {
+    uint32_t type; /* sc__tr_block_type */
+    uint32_t seq;  /* the block's number in the file, from 0 */
+    uint32_t size; /* payload bytes */
+    uint32_t crc;  /* CRC-32 of the payload, continued over type, seq and size */
+} sc__tr_block;
+
+/* ---- hashes (hash.c) ---- */
+
+/* CRC-32 of the concatenation a||b from their CRCs and b's length
+ * (zlib's crc32_combine). */
+uint32_t sc__tr_crc_concat(uint32_t crc_a, uint32_t crc_b, int64_t len_b);
+
+/* The additive hash of n bytes of integers of elem bytes (1, 2, 4, 8,
+ * native byte order): sum over elements i of w(i) * (x_i << (32 - 8 elem))
+ * modulo 2^32 (the low 32 bits of 8-byte elements), w(i) a fixed odd
+ * weight. Element-wise sums that wrap (MPI_SUM on integer types) map to
+ * sums of hashes: h(a + b) = h(a) + h(b). */
+uint32_t sc__tr_sum_hash(const void *buf, size_t n, int elem);
+
+/* ---- writer (file.c) ---- */
+
+typedef struct sc__tr_writer sc__tr_writer;
+
+/* Creates DIR (if missing) and DIR/trace.<rank> with its header. */
+int sc__tr_writer_open(sc__tr_writer **w, const char *dir, int rank, int nprocs, uint64_t id,
+                       int64_t origin_ns);
+/* Appends one record (its rank and seq are set here); a full block is
+ * written out with one write(2). */
+int sc__tr_writer_add(sc__tr_writer *w, sc__tr_rec *r);
+/* The id of a call-site string (one id per distinct string, from 1),
+ * 0 when out of memory. Strings longer than SC_TR_SITE_MAX are cut. */
+uint32_t sc__tr_writer_site(sc__tr_writer *w, const char *site);
+/* Writes the buffered sites and records out (write(2) only). */
+int sc__tr_writer_flush(sc__tr_writer *w);
+/* Flushes, writes the END block, closes and frees; NULL is a no-op. */
+int sc__tr_writer_close(sc__tr_writer *w);
+
+/* ---- reader (file.c) ---- */
+
+typedef struct sc__tr_file {
+    int nprocs, rank;
+    uint64_t id;
+    int64_t origin_ns;
+    sc__tr_rec *recs; /* in the order written */
+    size_t n;
+    char **sites;     /* by id; sites[0] is NULL */
+    uint32_t nsites;  /* ids 1 .. nsites - 1 */
+} sc__tr_file;
+
+/* Reads and checks one file whole (header, blocks, CRCs, sequence, kinds,
+ * the END block); errors name the file. */
+int sc__tr_read(const char *path, sc__tr_file *f);
+/* Reads DIR/trace.0 .. DIR/trace.<P-1>, every file of the same recording
+ * and job size, each rank's once; *files holds P files. */
+int sc__tr_read_dir(const char *dir, sc__tr_file **files, int *nprocs);
+void sc__tr_file_free(sc__tr_file *f);
+
+#endif /* SC_TRACE_H */
