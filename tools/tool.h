@@ -25,6 +25,10 @@ int tool_guideline(int argc, char **argv);
  * (tools/bisect.c). */
 int tool_bisect(int argc, char **argv);
 
+/* `safecoll trace analyze DIR ...`: the hand-written collectives of a
+ * trace, offline (tools/trace.c). */
+int tool_trace_analyze(int argc, char **argv);
+
 /* Shared option parsing (tools/search.c). */
 
 /* Digits with an optional Ki, Mi, Gi, Ti suffix, in [lo, hi]; 0 or -1. */

@@ -450,8 +450,7 @@ static int round_replay(round *R)
             a->ninst--;
             continue;
         }
-        snprintf(in->detail, sizeof in->detail, "receiver sets (backward replay), %ld messages",
-                 in->nmsgs);
+        snprintf(in->detail, sizeof in->detail, "receiver sets (backward replay)");
     }
     for (int t = 0; t < R->ntouched; t++) {
         int y = R->touched[t];
@@ -556,8 +555,8 @@ static int merge(sc__tr_an *a, const size_t *idx, size_t n, safecoll_trace_kind 
     }
     sc__tr_inst_sites_done(in);
     sc__tr_inst_classify(a, in);
-    snprintf(in->detail, sizeof in->detail, "%s: %zu broadcasts at once over the same ranks, "
-             "%ld messages", how, n, in->nmsgs);
+    snprintf(in->detail, sizeof in->detail, "%s: %zu broadcasts at once over the same ranks",
+             how, n);
     return MPI_SUCCESS;
 }
 

@@ -240,7 +240,7 @@ static int alltoall(sc__tr_an *a, run *runs, size_t n, const size_t *ord)
             sc__tr_inst_sites_done(in);
             sc__tr_inst_classify(a, in);
             snprintf(in->detail, sizeof in->detail, "composition: a fan-out of distinct pieces "
-                     "from each of the %d ranks at once, %ld messages", members, in->nmsgs);
+                     "from each of the %d ranks at once", members);
             for (size_t q = i; q < j; q++)
                 runs[idx[q]].used = 1;
         }
@@ -344,7 +344,7 @@ static void allreduce(sc__tr_an *a)
                 sc__tr_inst_site(rd, b->sites[s]);
             sc__tr_inst_sites_done(rd);
             snprintf(rd->detail, sizeof rd->detail, "a reduce (forward replay) whose result "
-                     "the root broadcasts, %ld messages", rd->nmsgs);
+                     "the root then broadcasts");
             break;
         }
     }
@@ -587,7 +587,7 @@ int sc__tr_barrier(sc__tr_an *a)
             sc__tr_inst_sites_done(in);
             sc__tr_inst_classify(a, in);
             snprintf(in->detail, sizeof in->detail, "an all-to-all of empty messages: every "
-                     "rank hears of every rank's arrival, %ld messages", in->nmsgs);
+                     "rank hears of every rank's arrival");
         }
     free(inst_of);
     rc = MPI_SUCCESS;

@@ -115,13 +115,16 @@ static int index_in(const int *ranks, int n, int r)
     return -1;
 }
 
+/* The replacing call; a near-match's is the call over the whole job it
+ * nearly is. */
 static char *call_of(const safecoll_trace_finding *f, int op, int elem)
 {
     char *s = NULL;
     size_t len = 0;
     FILE *fp = open_memstream(&s, &len);
-    const char *comm = f->whole ? "MPI_COMM_WORLD" : "comm";
-    int root = f->whole ? f->root : index_in(f->ranks, f->nranks, f->root);
+    int world = f->whole || f->near;
+    const char *comm = world ? "MPI_COMM_WORLD" : "comm";
+    int root = world ? f->root : index_in(f->ranks, f->nranks, f->root);
     long long b = (long long)f->bytes;
 
     if (fp == NULL)
@@ -230,7 +233,7 @@ static int fill(const sc__tr_an *a, safecoll_trace_report *rep, safecoll_trace_f
             f->seconds += (double)(x->t1 - x->t0) * 1e-9;
     }
     f->call = call_of(f, in->op, in->elem);
-    f->split = f->whole ? NULL : split_of(ranks, k);
+    f->split = f->whole || f->near ? NULL : split_of(ranks, k);
     if (in->near) {
         char *d = NULL;
         size_t len = 0;
@@ -252,7 +255,8 @@ static int fill(const sc__tr_an *a, safecoll_trace_report *rep, safecoll_trace_f
             sites[i] = rep->sites[in->sites[i]];
     f->sites = sites;
     f->nsites = sites ? in->nsites : 0;
-    if (f->call == NULL || f->detail == NULL || sites == NULL || (!f->whole && f->split == NULL))
+    if (f->call == NULL || f->detail == NULL || sites == NULL ||
+        (!f->whole && !f->near && f->split == NULL))
         return -1;
     return 0;
 }
