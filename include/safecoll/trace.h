@@ -74,6 +74,7 @@ typedef struct safecoll_trace_options {
  *  safecoll_trace_report_destroy(). Fields may be added at the end in
  *  later versions (the library allocates findings, callers never do). */
 typedef struct safecoll_trace_finding {
+    /** What it is. */
     safecoll_trace_kind kind;
     /** 1: a near-match, not a match: `missing` lists the ranks it lacks. */
     int near;
@@ -82,11 +83,14 @@ typedef struct safecoll_trace_finding {
     /** Other ranks that could equally be the root of the same messages
      *  (each is a finding of its own); 0 usually. */
     int alternatives;
-    /** The ranks it spans, ascending, in MPI_COMM_WORLD. */
+    /** The number of ranks it spans. */
     int nranks;
+    /** The ranks it spans, ascending, in MPI_COMM_WORLD (nranks of them). */
     const int *ranks;
-    /** Near-match: the ranks of the job it does not reach. */
+    /** Near-match: the number of ranks of the job it does not reach; 0
+     *  otherwise. */
     int nmissing;
+    /** Near-match: the ranks it does not reach (nmissing of them). */
     const int *missing;
     /** 1: every rank of the job; 0: a subset (see `split`). */
     int whole;
@@ -113,8 +117,10 @@ typedef struct safecoll_trace_finding {
     const char *split;
     /** How it was found, and for a near-match what is missing. */
     const char *detail;
-    /** Every call site of its messages (file:line or an address), sorted. */
+    /** The number of call sites. */
     int nsites;
+    /** Every call site of its messages and kept data (file:line or an
+     *  address), sorted (nsites of them). */
     const char *const *sites;
 } safecoll_trace_finding;
 
@@ -147,6 +153,7 @@ SAFECOLL_API const safecoll_trace_finding *
 safecoll_trace_report_finding(const safecoll_trace_report *rep, int i);
 
 /** \brief What the analysis read.
+ *  \param[in]  rep      the report
  *  \param[out] nprocs   ranks of the job (or NULL)
  *  \param[out] events   records of all files (or NULL)
  *  \param[out] messages matched messages (or NULL)
