@@ -521,7 +521,10 @@ int sc__tr_barrier(sc__tr_an *a)
                     sc__tr_bset(Kr, r);
                     complete = sc__tr_bcount(Kr, W) == P;
                 } else if (!done[r] && es == ep[r] + 1) {
-                    complete = 1; /* a release: the sender completed our episode */
+                    /* A release: the sender completed our episode; the
+                     * message belongs to it. */
+                    complete = 1;
+                    me[e->msg] = ep[r];
                 } else if (done[r] && es == ep[r] + 1) {
                     ep[r]++;
                     done[r] = 0;

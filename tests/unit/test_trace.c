@@ -52,7 +52,7 @@ static int synth_mode;
             ASSERT_OK(rc_);                                                                   \
     } while (0)
 
-enum { MAXP = 16 };
+enum { MAXP = 100 };
 
 /* ---------------------------------------------------------------- synthesis */
 
@@ -680,6 +680,126 @@ START_TEST(reduce_wrong_result)
 }
 END_TEST
 
+
+/* A sum reduce to 0 whose result 0 then broadcasts (binomial): allreduce. */
+START_TEST(allreduce_reduce_then_bcast)
+{
+    syn s;
+    int64_t v[8][8], sum[8];
+
+    syn_open(&s, 8);
+    memset(sum, 0, sizeof sum);
+    for (int i = 0; i < 8; i++)
+        for (int e = 0; e < 8; e++) {
+            v[i][e] = (int64_t)i * 123456789012ll - e;
+            sum[e] += v[i][e];
+        }
+    ev(&s, SC_TR_SELF, 0, 0, v[0], sizeof v[0], 8, "allred.c:1");
+    for (int i = 1; i < 8; i++) {
+        ev(&s, SC_TR_SEND, i, 0, v[i], sizeof v[i], 8, "allred.c:2");
+        ev(&s, SC_TR_RECV, 0, i, v[i], sizeof v[i], 8, "allred.c:3");
+    }
+    ev(&s, SC_TR_SELF, 0, 0, sum, sizeof sum, 8, "allred.c:4");
+    binomial(&s, 8, 0, (const unsigned char *)sum, sizeof sum, NULL);
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    const safecoll_trace_finding *f = only(rep, SAFECOLL_TRACE_ALLREDUCE, 0);
+    ck_assert_str_eq(f->call, "MPI_Allreduce(sendbuf, recvbuf, 8, MPI_INT64_T, MPI_SUM, "
+                              "MPI_COMM_WORLD)");
+    ck_assert_int_eq(f->messages, 14);
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
+/* An exclusive-or reduce of bytes (even and odd operand counts). */
+START_TEST(bxor_reduce)
+{
+    for (int P = 5; P <= 6; P++) {
+        syn s;
+        unsigned char v[8][37], x[37];
+
+        syn_open(&s, P);
+        memset(x, 0, sizeof x);
+        for (int i = 0; i < P; i++) {
+            pat(v[i], sizeof v[i], 900 + i);
+            for (int e = 0; e < 37; e++)
+                x[e] ^= v[i][e];
+        }
+        ev(&s, SC_TR_SELF, 1, 1, v[1], sizeof v[1], 0, "xor.c:1");
+        for (int i = 0; i < P; i++)
+            if (i != 1)
+                MSG(&s, i, 1, v[i], sizeof v[i], "xor.c:2");
+        ev(&s, SC_TR_SELF, 1, 1, x, sizeof x, 0, "xor.c:3");
+        syn_close(&s);
+        safecoll_trace_report *rep = analyze();
+        const safecoll_trace_finding *f = only(rep, SAFECOLL_TRACE_REDUCE, 1);
+        ck_assert_ptr_nonnull(strstr(f->call, "MPI_BXOR"));
+        safecoll_trace_report_destroy(rep);
+        rmscratch();
+    }
+}
+END_TEST
+
+/* A linear barrier: every rank tells rank 0, which then releases each. */
+START_TEST(linear_barrier)
+{
+    syn s;
+
+    syn_open(&s, 6);
+    for (int rep = 0; rep < 3; rep++) {
+        for (int i = 1; i < 6; i++)
+            MSG(&s, i, 0, "", 0, "lin.c:1");
+        for (int i = 1; i < 6; i++)
+            MSG(&s, 0, i, "", 0, "lin.c:2");
+    }
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    const safecoll_trace_finding *f = only(rep, SAFECOLL_TRACE_BARRIER, -1);
+    ck_assert_int_eq(f->occurrences, 3);
+    ck_assert_int_eq(f->messages, 30);
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
+/* More ranks than one word of a rank set: a binomial broadcast at P = 100
+ * and one over ranks 64-99. */
+START_TEST(many_ranks)
+{
+    syn s;
+    unsigned char X[300], Y[300];
+    int upper[36];
+
+    for (int i = 0; i < 36; i++)
+        upper[i] = 64 + i;
+    mkscratch();
+    s.P = 100;
+    s.t = 0;
+    for (int r = 0; r < 100; r++)
+        ASSERT_OK(sc__tr_writer_open(&s.w[r], scratch, r, 100, 3, 0));
+    binomial(&s, 100, 70, pat(X, sizeof X, 1), sizeof X, NULL);
+    binomial(&s, 36, 5, pat(Y, sizeof Y, 2), sizeof Y, upper);
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    if (safecoll_trace_report_count(rep) != 2)
+        dump(rep);
+    ck_assert_int_eq(safecoll_trace_report_count(rep), 2);
+    const safecoll_trace_finding *f = find(rep, SAFECOLL_TRACE_BCAST, 70);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->whole, 1);
+    ck_assert_int_eq(f->messages, 99);
+    f = find(rep, SAFECOLL_TRACE_BCAST, 69);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(f->nranks, 36);
+    ck_assert_str_eq(f->split, "MPI_Comm_split(MPI_COMM_WORLD, rank >= 64 && rank <= 99 ? 0 : "
+                               "MPI_UNDEFINED, rank, &comm)");
+    ck_assert_str_eq(f->call, "MPI_Bcast(buf, 300, MPI_BYTE, 5, comm)");
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- subsets */
 
 START_TEST(bcast_over_half)
@@ -1056,6 +1176,10 @@ int main(void)
     tcase_add_test(pat_, scatter_with_self);
     tcase_add_test(pat_, sum_reduce_with_self);
     tcase_add_test(pat_, reduce_wrong_result);
+    tcase_add_test(pat_, allreduce_reduce_then_bcast);
+    tcase_add_test(pat_, bxor_reduce);
+    tcase_add_test(pat_, linear_barrier);
+    tcase_add_test(pat_, many_ranks);
     tcase_add_test(pat_, bcast_over_half);
     tcase_add_test(pat_, near_match);
     tcase_add_test(neg, no_finding_halo);
