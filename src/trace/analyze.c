@@ -159,10 +159,11 @@ static int load(sc__tr_an *a, sc__tr_file *files)
     R = malloc((total ? total : 1) * sizeof *R);
     a->self = malloc((total ? total : 1) * sizeof *a->self);
     a->self_at = calloc((size_t)a->P + 1, sizeof *a->self_at);
+    a->self_used = calloc(total ? total : 1, 1);
     map = calloc((size_t)a->P, sizeof *map);
     a->sites = calloc(1, sizeof *a->sites);
     a->nsites = 1;
-    if (!S || !R || !a->self || !a->self_at || !map || !a->sites)
+    if (!S || !R || !a->self || !a->self_at || !a->self_used || !map || !a->sites)
         goto out;
     for (int r = 0; r < a->P; r++) {
         sc__tr_file *f = &files[r];
@@ -651,6 +652,7 @@ static void an_free(sc__tr_an *a)
     free(a->m);
     free(a->self);
     free(a->self_at);
+    free(a->self_used);
     for (uint32_t i = 1; i < a->nsites; i++)
         free(a->sites[i]);
     free(a->sites);
@@ -696,6 +698,8 @@ int safecoll_trace_analyze(const char *dir, const safecoll_trace_options *opt,
         rc = sc__tr_bcast(&a);
     if (rc == MPI_SUCCESS)
         rc = sc__tr_compose(&a);
+    if (rc == MPI_SUCCESS)
+        rc = sc__tr_tree(&a);
     if (rc == MPI_SUCCESS)
         rc = sc__tr_fan(&a);
     if (rc == MPI_SUCCESS)

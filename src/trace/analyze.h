@@ -6,6 +6,7 @@
  *
  *   analyze.c   loading, message matching, the broadcast replay and the
  *               compositions of broadcasts (allgather, scatter+allgather)
+ *   tree.c      the forward replay: gathers and reductions through inner ranks
  *   patterns.c  personalized fan-out and fan-in (all-to-all, scatter,
  *               gather, reduce) and the barrier's knowledge replay
  *   report.c    instances to findings, the ranking, text and JSON
@@ -68,6 +69,7 @@ typedef struct sc__tr_an {
     sc__tr_self *self;   /* by rank, then seq */
     size_t nself;
     size_t *self_at;     /* rank r's kept data: self[self_at[r] .. self_at[r+1]) */
+    unsigned char *self_used; /* kept data a tree gather or reduce used */
     char **sites;        /* global site strings by id, [0] NULL */
     uint32_t nsites;
     sc__tr_inst *inst;
@@ -95,6 +97,9 @@ void sc__tr_inst_sites_done(sc__tr_inst *in);
 /* Sets near/whole from the instance's rank set against P and opt.near;
  * returns 0 when the set is too small to report (fewer than min_ranks). */
 int sc__tr_inst_classify(sc__tr_an *a, sc__tr_inst *in);
+
+/* tree.c */
+int sc__tr_tree(sc__tr_an *a);
 
 /* patterns.c */
 int sc__tr_fan(sc__tr_an *a);

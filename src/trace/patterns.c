@@ -172,13 +172,15 @@ static sc__tr_inst *inst_of_runs(sc__tr_an *a, safecoll_trace_kind kind, run *co
     return in;
 }
 
-/* The SELF records of rank r with seq in [lo, hi]. */
+/* The first SELF record of rank r with seq in [lo, hi] and the bytes
+ * (any when negative) that no tree gather or reduce used. */
 static const sc__tr_self *self_between(const sc__tr_an *a, int r, uint64_t lo, uint64_t hi,
                                        int64_t bytes)
 {
     for (size_t i = a->self_at[r]; i < a->self_at[r + 1]; i++) {
         const sc__tr_self *s = &a->self[i];
-        if (s->seq >= lo && s->seq <= hi && (bytes < 0 || s->bytes == bytes))
+        if (s->seq >= lo && s->seq <= hi && (bytes < 0 || s->bytes == bytes) &&
+            !a->self_used[i])
             return s;
     }
     return NULL;

@@ -800,6 +800,77 @@ START_TEST(many_ranks)
 }
 END_TEST
 
+
+/* A binomial gather to 0 of 8 pieces of 24 bytes: every rank keeps its
+ * piece first (safecoll_trace_self), an inner rank forwards its piece and
+ * its children's chunks as one message. Verified at the root by the
+ * result (the whole receive buffer) kept there. */
+START_TEST(tree_gather)
+{
+    syn s;
+    enum { P = 8, B = 24 };
+    unsigned char piece[P][B], whole[P * B];
+
+    syn_open(&s, P);
+    for (int r = 0; r < P; r++) {
+        pat(piece[r], B, 1500 + r);
+        memcpy(whole + r * B, piece[r], B);
+        ev(&s, SC_TR_SELF, r, r, piece[r], B, 0, "tgather.c:1");
+    }
+    for (int mask = 1; mask < P; mask *= 2)
+        for (int rel = mask; rel < P; rel += 2 * mask) {
+            int size = mask < P - rel ? mask : P - rel;
+            MSG(&s, rel, rel - mask, whole + rel * B, (size_t)size * B, "tgather.c:2");
+        }
+    ev(&s, SC_TR_SELF, 0, 0, whole, sizeof whole, 0, "tgather.c:3");
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    const safecoll_trace_finding *f = only(rep, SAFECOLL_TRACE_GATHER, 0);
+    ck_assert_int_eq(f->whole, 1);
+    ck_assert_int_eq(f->bytes, B);
+    ck_assert_int_eq(f->messages, P - 1);
+    ck_assert_int_eq(f->nsites, 3);
+    ck_assert_ptr_nonnull(strstr(f->detail, "inner ranks"));
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
+/* A binomial sum reduce of int16 vectors to 0: inner ranks send partial
+ * sums; the root keeps its contribution and the result. */
+START_TEST(tree_sum_reduce)
+{
+    syn s;
+    enum { P = 8, N = 10 };
+    int16_t v[P][N], part[P][N];
+
+    syn_open(&s, P);
+    for (int r = 0; r < P; r++) {
+        for (int e = 0; e < N; e++)
+            v[r][e] = part[r][e] = (int16_t)(r * 4099 + e * 37 - 9000);
+        ev(&s, SC_TR_SELF, r, r, v[r], sizeof v[r], 2, "treduce.c:1");
+    }
+    for (int mask = 1; mask < P; mask *= 2)
+        for (int rel = mask; rel < P; rel += 2 * mask) {
+            ev(&s, SC_TR_SEND, rel, rel - mask, part[rel], sizeof part[rel], 2, "treduce.c:2");
+            ev(&s, SC_TR_RECV, rel - mask, rel, part[rel], sizeof part[rel], 2, "treduce.c:2");
+            for (int e = 0; e < N; e++)
+                part[rel - mask][e] = (int16_t)(uint16_t)((uint16_t)part[rel - mask][e] +
+                                                          (uint16_t)part[rel][e]);
+        }
+    ev(&s, SC_TR_SELF, 0, 0, part[0], sizeof part[0], 2, "treduce.c:3");
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    const safecoll_trace_finding *f = only(rep, SAFECOLL_TRACE_REDUCE, 0);
+    ck_assert_int_eq(f->whole, 1);
+    ck_assert_int_eq(f->messages, P - 1);
+    ck_assert_str_eq(f->call, "MPI_Reduce(sendbuf, recvbuf, 10, MPI_INT16_T, MPI_SUM, 0, "
+                              "MPI_COMM_WORLD)");
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- subsets */
 
 START_TEST(bcast_over_half)
@@ -1180,6 +1251,8 @@ int main(void)
     tcase_add_test(pat_, bxor_reduce);
     tcase_add_test(pat_, linear_barrier);
     tcase_add_test(pat_, many_ranks);
+    tcase_add_test(pat_, tree_gather);
+    tcase_add_test(pat_, tree_sum_reduce);
     tcase_add_test(pat_, bcast_over_half);
     tcase_add_test(pat_, near_match);
     tcase_add_test(neg, no_finding_halo);

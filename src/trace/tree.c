@@ -1,0 +1,337 @@
+/*
+ * Gathers and reductions through inner ranks: the forward replay of paper
+ * 001. The messages (and kept-data records) run in causal order; when a
+ * rank that kept its own piece (a SELF record) sends a message whose hash
+ * is the composition of that piece and what it received since (their
+ * concatenation, CRC-32 by crc32_combine; the sum of their additive
+ * hashes; the exclusive or of their CRCs), the message carries the
+ * union of what those pieces covered. A rank that kept its piece,
+ * received at least one such composed message, and then keeps a result
+ * that composes (or ends without forwarding) is the root of a tree gather
+ * or reduce over everything it received. The linear forms, without
+ * composed messages, are patterns.c's fan-ins.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "replay.h"
+
+enum { OP_NONE = 0, OP_CAT, OP_SUM, OP_XOR };
+
+typedef struct tev {
+    uint64_t seq;
+    size_t i;  /* message or self index */
+    int what;  /* 0 send, 1 receive, 2 self */
+} tev;
+
+static int cmp_tev(const void *x, const void *y)
+{
+    const tev *a = x, *b = y;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+typedef struct tree {
+    sc__tr_an *a;
+    unsigned char *op;   /* per message: OP_* when composed */
+    size_t *cstart, *cn; /* per composed message: its parts in parts[] */
+    size_t *parts;
+    size_t nparts, cparts;
+    int *own;            /* per rank: its kept piece (self index), -1 */
+    size_t **recv;       /* per rank: receipts since its piece */
+    size_t *nrecv, *crecv;
+} tree;
+
+static uint32_t crc_zeros(int64_t n)
+{
+    static const unsigned char z[4096];
+    uint32_t c = 0;
+    while (n > 0) {
+        size_t k = n > (int64_t)sizeof z ? sizeof z : (size_t)n;
+        c = sc__rp_crc(c, z, k);
+        n -= (int64_t)k;
+    }
+    return c;
+}
+
+/* The composition op of the piece own and the messages r[0..n) that has
+ * hash crc (sumh) and bytes; OP_NONE if none. */
+static int compose(const sc__tr_an *a, const sc__tr_self *own, const size_t *r, size_t n,
+                   uint32_t crc, uint32_t sumh, int64_t bytes)
+{
+    int64_t total = own->bytes;
+    uint32_t c = own->crc, s = own->sumh, x = own->crc;
+    int same = 1;
+
+    for (size_t i = 0; i < n; i++) {
+        const sc__tr_msg *m = &a->m[r[i]];
+        total += m->bytes;
+        c = sc__tr_crc_concat(c, m->crc, m->bytes);
+        s += m->sumh;
+        x ^= m->crc;
+        same &= m->bytes == own->bytes;
+    }
+    if (total == bytes && c == crc)
+        return OP_CAT;
+    if (same && bytes == own->bytes) {
+        if (own->elem > 0 && s == sumh)
+            return OP_SUM;
+        if ((n + 1) % 2 == 0)
+            x ^= crc_zeros(bytes);
+        if (x == crc)
+            return OP_XOR;
+    }
+    return OP_NONE;
+}
+
+static int add_parts(tree *T, size_t m, const size_t *r, size_t n)
+{
+    if (T->nparts + n > T->cparts) {
+        size_t nc = T->cparts ? 2 * T->cparts : 1024;
+        while (nc < T->nparts + n)
+            nc *= 2;
+        size_t *p = realloc(T->parts, nc * sizeof *p);
+        if (p == NULL)
+            return -1;
+        T->parts = p;
+        T->cparts = nc;
+    }
+    memcpy(T->parts + T->nparts, r, n * sizeof *r);
+    T->cstart[m] = T->nparts;
+    T->cn[m] = n;
+    T->nparts += n;
+    return 0;
+}
+
+/* An instance rooted at y over its piece and the received r[0..n) (and
+ * what they composed, walked down), with the result kept (res, or NULL). */
+static int emit(tree *T, int y, const sc__tr_self *own, const size_t *r, size_t n, int op,
+                const sc__tr_self *res)
+{
+    sc__tr_an *a = T->a;
+    sc__tr_inst *in = sc__tr_inst_new(a, op == OP_SUM || op == OP_XOR ? SAFECOLL_TRACE_REDUCE
+                                                                      : SAFECOLL_TRACE_GATHER);
+    size_t *stack = malloc((a->nm + 1) * sizeof *stack), sp = 0;
+
+    if (in == NULL || stack == NULL) {
+        free(stack);
+        return MPI_ERR_NO_MEM;
+    }
+    in->root = y;
+    sc__tr_bset(in->set, y);
+    for (size_t i = 0; i < n && sp < a->nm; i++)
+        stack[sp++] = r[i];
+    while (sp > 0) {
+        size_t m = stack[--sp];
+        const sc__tr_msg *mm = &a->m[m];
+        sc__tr_bset(in->set, mm->src);
+        in->nmsgs++;
+        if (mm->ts < in->t0)
+            in->t0 = mm->ts;
+        if (mm->tr > in->t1)
+            in->t1 = mm->tr;
+        sc__tr_inst_site(in, mm->ssite);
+        sc__tr_inst_site(in, mm->rsite);
+        if (T->op[m] != OP_NONE)
+            for (size_t k = 0; k < T->cn[m] && sp < a->nm; k++)
+                stack[sp++] = T->parts[T->cstart[m] + k];
+    }
+    free(stack);
+    sc__tr_inst_site(in, own->site);
+    int k = sc__tr_bcount(in->set, a->W);
+    if (op == OP_SUM || op == OP_XOR) {
+        in->bytes = own->bytes;
+        in->op = op == OP_SUM ? 0 : 1;
+        in->elem = own->elem;
+        in->value = res != NULL ? res->crc : 0;
+        if (res != NULL)
+            sc__tr_inst_site(in, res->site);
+        snprintf(in->detail, sizeof in->detail, "forward replay through inner ranks: each "
+                 "forwarded partial result is the %s of what it combined%s",
+                 op == OP_SUM ? "sum" : "xor", res != NULL ? "; the root's result too" : "");
+    } else {
+        in->bytes = own->bytes;
+        if (res != NULL)
+            sc__tr_inst_site(in, res->site);
+        snprintf(in->detail, sizeof in->detail, "forward replay through inner ranks: each "
+                 "forwarded chunk is the concatenation of what it gathered%s",
+                 res != NULL ? "; the root's result too" : "");
+    }
+    sc__tr_inst_sites_done(in);
+    /* A gather's pieces are equal: the bytes of all must be k pieces. */
+    if (!sc__tr_inst_classify(a, in) ||
+        (op == OP_CAT && res != NULL && res->bytes != (int64_t)k * own->bytes)) {
+        free(in->set);
+        free(in->sites);
+        a->ninst--;
+    }
+    return MPI_SUCCESS;
+}
+
+/* y's receipts since its piece include a composed message: its end as a
+ * root, with or without a kept result. */
+static int finish(tree *T, int y, const sc__tr_self *res)
+{
+    sc__tr_an *a = T->a;
+    int composed = 0, rc = MPI_SUCCESS;
+    const sc__tr_self *own;
+
+    if (T->own[y] < 0 || T->nrecv[y] == 0)
+        return MPI_SUCCESS;
+    for (size_t i = 0; i < T->nrecv[y]; i++)
+        composed |= T->op[T->recv[y][i]] != OP_NONE;
+    own = &a->self[T->own[y]];
+    if (composed) {
+        /* A kept result that composes verifies the root; without one,
+         * the kind follows the composed messages received. */
+        int op = OP_NONE;
+        if (res != NULL)
+            op = compose(a, own, T->recv[y], T->nrecv[y], res->crc, res->sumh, res->bytes);
+        if (op == OP_NONE) {
+            res = NULL;
+            op = OP_CAT;
+            for (size_t i = 0; i < T->nrecv[y]; i++)
+                if (T->op[T->recv[y][i]] == OP_SUM || T->op[T->recv[y][i]] == OP_XOR)
+                    op = T->op[T->recv[y][i]];
+        }
+        rc = emit(T, y, own, T->recv[y], T->nrecv[y], op, res);
+        /* Kept data used here is not a linear fan-in's. */
+        if (res != NULL)
+            a->self_used[res - a->self] = 1;
+        a->self_used[T->own[y]] = 1;
+    }
+    T->own[y] = -1;
+    T->nrecv[y] = 0;
+    return rc;
+}
+
+int sc__tr_tree(sc__tr_an *a)
+{
+    int P = a->P, rc = MPI_ERR_NO_MEM, sp = 0;
+    size_t *cnt = NULL, *at = NULL, *pos = NULL;
+    tev *evs = NULL;
+    unsigned char *sent = NULL;
+    long *blocked = NULL;
+    int *stack = NULL;
+    tree T;
+
+    memset(&T, 0, sizeof T);
+    T.a = a;
+    if (a->nself == 0)
+        return MPI_SUCCESS;
+    cnt = calloc((size_t)P + 1, sizeof *cnt);
+    at = calloc((size_t)P + 1, sizeof *at);
+    pos = calloc((size_t)P, sizeof *pos);
+    evs = malloc((2 * a->nm + a->nself + 1) * sizeof *evs);
+    sent = calloc(a->nm + 1, 1);
+    blocked = malloc((size_t)P * sizeof *blocked);
+    stack = malloc((size_t)P * sizeof *stack);
+    T.op = calloc(a->nm + 1, 1);
+    T.cstart = calloc(a->nm + 1, sizeof *T.cstart);
+    T.cn = calloc(a->nm + 1, sizeof *T.cn);
+    T.own = malloc((size_t)P * sizeof *T.own);
+    T.recv = calloc((size_t)P, sizeof *T.recv);
+    T.nrecv = calloc((size_t)P, sizeof *T.nrecv);
+    T.crecv = calloc((size_t)P, sizeof *T.crecv);
+    if (!cnt || !at || !pos || !evs || !sent || !blocked || !stack || !T.op || !T.cstart ||
+        !T.cn || !T.own || !T.recv || !T.nrecv || !T.crecv)
+        goto out;
+    for (size_t i = 0; i < a->nm; i++)
+        if (a->m[i].bytes > 0) {
+            cnt[a->m[i].src]++;
+            cnt[a->m[i].dst]++;
+        }
+    for (size_t i = 0; i < a->nself; i++)
+        cnt[a->self[i].rank]++;
+    for (int r = 0; r < P; r++)
+        at[r + 1] = at[r] + cnt[r];
+    memset(cnt, 0, ((size_t)P + 1) * sizeof *cnt);
+    for (size_t i = 0; i < a->nm; i++)
+        if (a->m[i].bytes > 0) {
+            const sc__tr_msg *m = &a->m[i];
+            evs[at[m->src] + cnt[m->src]++] = (tev){m->sseq, i, 0};
+            evs[at[m->dst] + cnt[m->dst]++] = (tev){m->rseq, i, 1};
+        }
+    for (size_t i = 0; i < a->nself; i++) {
+        int r = a->self[i].rank;
+        evs[at[r] + cnt[r]++] = (tev){a->self[i].seq, i, 2};
+    }
+    for (int r = 0; r < P; r++) {
+        qsort(evs + at[r], at[r + 1] - at[r], sizeof *evs, cmp_tev);
+        blocked[r] = -1;
+        T.own[r] = -1;
+        stack[sp++] = r;
+    }
+    while (sp > 0) {
+        int y = stack[--sp];
+        blocked[y] = -1;
+        while (at[y] + pos[y] < at[y + 1]) {
+            const tev *e = &evs[at[y] + pos[y]];
+            if (e->what == 0) {
+                const sc__tr_msg *m = &a->m[e->i];
+                if (T.own[y] >= 0 && T.nrecv[y] > 0) {
+                    int op = compose(a, &a->self[T.own[y]], T.recv[y], T.nrecv[y], m->crc,
+                                     m->sumh, m->bytes);
+                    if (op != OP_NONE) {
+                        if (add_parts(&T, e->i, T.recv[y], T.nrecv[y]) != 0)
+                            goto out;
+                        T.op[e->i] = (unsigned char)op;
+                        a->self_used[T.own[y]] = 1;
+                        T.own[y] = -1;
+                        T.nrecv[y] = 0;
+                    }
+                }
+                sent[e->i] = 1;
+                if (blocked[m->dst] == (long)e->i)
+                    stack[sp++] = m->dst, blocked[m->dst] = -2;
+            } else if (e->what == 1) {
+                if (!sent[e->i]) {
+                    blocked[y] = (long)e->i;
+                    break;
+                }
+                if (T.own[y] >= 0) {
+                    if (T.nrecv[y] == T.crecv[y]) {
+                        size_t nc = T.crecv[y] ? 2 * T.crecv[y] : 8;
+                        size_t *r = realloc(T.recv[y], nc * sizeof *r);
+                        if (r == NULL)
+                            goto out;
+                        T.recv[y] = r;
+                        T.crecv[y] = nc;
+                    }
+                    T.recv[y][T.nrecv[y]++] = e->i;
+                }
+            } else {
+                if ((rc = finish(&T, y, &a->self[e->i])) != MPI_SUCCESS)
+                    goto out;
+                rc = MPI_ERR_NO_MEM;
+                if (!a->self_used[e->i])
+                    T.own[y] = (int)e->i;
+            }
+            pos[y]++;
+        }
+        if (at[y] + pos[y] == at[y + 1] && (rc = finish(&T, y, NULL)) != MPI_SUCCESS)
+            goto out;
+        rc = MPI_ERR_NO_MEM;
+    }
+    rc = MPI_SUCCESS;
+out:
+    if (T.recv)
+        for (int r = 0; r < P; r++)
+            free(T.recv[r]);
+    free(T.recv);
+    free(T.nrecv);
+    free(T.crecv);
+    free(T.own);
+    free(T.op);
+    free(T.cstart);
+    free(T.cn);
+    free(T.parts);
+    free(cnt);
+    free(at);
+    free(pos);
+    free(evs);
+    free(sent);
+    free(blocked);
+    free(stack);
+    return rc;
+}
