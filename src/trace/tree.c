@@ -17,7 +17,7 @@
 #include "analyze.h"
 #include "replay.h"
 
-enum { OP_NONE = 0, OP_CAT, OP_SUM, OP_XOR };
+enum { OP_NONE = 0, OP_CAT, OP_SUM, OP_XOR, OP_SCATTER };
 
 typedef struct tev {
     uint64_t seq;
@@ -40,6 +40,11 @@ typedef struct tree {
     int *own;            /* per rank: its kept piece (self index), -1 */
     size_t **recv;       /* per rank: receipts since its piece */
     size_t *nrecv, *crecv;
+    /* The scatter pass: sends by sender and position, rank r's from
+     * out[out_at[r]]; the bytes a root's chunks and piece add up to. */
+    size_t *out, *out_at;
+    unsigned char *st;   /* per message: 0 unknown, 1 open, 2 a piece, 3 split */
+    int64_t total;
 } tree;
 
 static uint32_t crc_zeros(int64_t n)
@@ -109,8 +114,9 @@ static int emit(tree *T, int y, const sc__tr_self *own, const size_t *r, size_t 
                 const sc__tr_self *res)
 {
     sc__tr_an *a = T->a;
-    sc__tr_inst *in = sc__tr_inst_new(a, op == OP_SUM || op == OP_XOR ? SAFECOLL_TRACE_REDUCE
-                                                                      : SAFECOLL_TRACE_GATHER);
+    sc__tr_inst *in = sc__tr_inst_new(a, op == OP_SCATTER ? SAFECOLL_TRACE_SCATTER
+                                         : op == OP_SUM || op == OP_XOR ? SAFECOLL_TRACE_REDUCE
+                                                                        : SAFECOLL_TRACE_GATHER);
     size_t *stack = malloc((a->nm + 1) * sizeof *stack), sp = 0;
 
     if (in == NULL || stack == NULL) {
@@ -124,7 +130,7 @@ static int emit(tree *T, int y, const sc__tr_self *own, const size_t *r, size_t 
     while (sp > 0) {
         size_t m = stack[--sp];
         const sc__tr_msg *mm = &a->m[m];
-        sc__tr_bset(in->set, mm->src);
+        sc__tr_bset(in->set, op == OP_SCATTER ? mm->dst : mm->src);
         in->nmsgs++;
         if (mm->ts < in->t0)
             in->t0 = mm->ts;
@@ -149,6 +155,10 @@ static int emit(tree *T, int y, const sc__tr_self *own, const size_t *r, size_t 
         snprintf(in->detail, sizeof in->detail, "forward replay through inner ranks: each "
                  "forwarded partial result is the %s of what it combined%s",
                  op == OP_SUM ? "sum" : "xor", res != NULL ? "; the root's result too" : "");
+    } else if (op == OP_SCATTER) {
+        in->bytes = own->bytes;
+        snprintf(in->detail, sizeof in->detail, "backward replay through inner ranks: each "
+                 "chunk an inner rank received is its kept piece and the chunks it forwards");
     } else {
         in->bytes = own->bytes;
         if (res != NULL)
@@ -160,7 +170,8 @@ static int emit(tree *T, int y, const sc__tr_self *own, const size_t *r, size_t 
     sc__tr_inst_sites_done(in);
     /* A gather's pieces are equal: the bytes of all must be k pieces. */
     if (!sc__tr_inst_classify(a, in) ||
-        (op == OP_CAT && res != NULL && res->bytes != (int64_t)k * own->bytes)) {
+        (op == OP_CAT && res != NULL && res->bytes != (int64_t)k * own->bytes) ||
+        (op == OP_SCATTER && in->bytes * k != T->total)) {
         free(in->set);
         free(in->sites);
         a->ninst--;
@@ -203,6 +214,146 @@ static int finish(tree *T, int y, const sc__tr_self *res)
     T->own[y] = -1;
     T->nrecv[y] = 0;
     return rc;
+}
+
+
+/* ---------------------------------------------------------------- scatter */
+
+static const sc__tr_msg *sort_m;
+static int cmp_out(const void *x, const void *y)
+{
+    const sc__tr_msg *a = &sort_m[*(const size_t *)x], *b = &sort_m[*(const size_t *)y];
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    return (a->sseq > b->sseq) - (a->sseq < b->sseq);
+}
+
+/* The first kept piece of rank r after position seq not used yet. */
+static const sc__tr_self *self_after(const sc__tr_an *a, int r, uint64_t seq)
+{
+    for (size_t i = a->self_at[r]; i < a->self_at[r + 1]; i++)
+        if (a->self[i].seq > seq && !a->self_used[i])
+            return &a->self[i];
+    return NULL;
+}
+
+/* The index in T->out of rank r's first send after position seq. */
+static size_t send_after(const tree *T, int r, uint64_t seq)
+{
+    size_t lo = T->out_at[r], hi = T->out_at[r + 1];
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (T->a->m[T->out[mid]].sseq <= seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether the piece own and the messages out[k..k+n) concatenate to crc,
+ * in send order or in its reverse (a binomial tree sends its largest
+ * subtree, the last ranks, first). */
+static int splits(const tree *T, const sc__tr_self *own, size_t k, size_t n, uint32_t crc)
+{
+    for (int rev = 0; rev < 2; rev++) {
+        uint32_t c = own->crc;
+        for (size_t i = 0; i < n; i++) {
+            const sc__tr_msg *m = &T->a->m[T->out[rev ? k + n - 1 - i : k + i]];
+            c = sc__tr_crc_concat(c, m->crc, m->bytes);
+        }
+        if (c == crc)
+            return 1;
+    }
+    return 0;
+}
+
+/* Message m's receiver: a leaf keeps it; an inner rank keeps a piece and
+ * forwards the rest, which must concatenate back to m. */
+static int cover(tree *T, size_t m, int depth)
+{
+    sc__tr_an *a = T->a;
+    const sc__tr_msg *mm = &a->m[m];
+    const sc__tr_self *own;
+
+    if (T->st[m] != 0)
+        return MPI_SUCCESS;
+    T->st[m] = 2;
+    if (depth > 64 || (own = self_after(a, mm->dst, mm->rseq)) == NULL || own->bytes >= mm->bytes)
+        return MPI_SUCCESS;
+    size_t k = send_after(T, mm->dst, own->seq), n = 0;
+    int64_t cum = 0;
+    while (k + n < T->out_at[mm->dst + 1] && cum < mm->bytes - own->bytes)
+        cum += a->m[T->out[k + n++]].bytes;
+    if (n == 0 || cum != mm->bytes - own->bytes || !splits(T, own, k, n, mm->crc))
+        return MPI_SUCCESS;
+    T->st[m] = 3;
+    a->self_used[own - a->self] = 1;
+    if (add_parts(T, m, T->out + k, n) != 0)
+        return MPI_ERR_NO_MEM;
+    T->op[m] = OP_SCATTER;
+    for (size_t i = 0; i < n; i++) {
+        int rc = cover(T, T->out[k + i], depth + 1);
+        if (rc != MPI_SUCCESS)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+/* Roots: a rank that kept a piece and then sends chunks, to distinct
+ * ranks, at least one of them split further on. */
+static int scatter(tree *T)
+{
+    sc__tr_an *a = T->a;
+    size_t n = 0;
+    int rc;
+
+    T->out = malloc((a->nm + 1) * sizeof *T->out);
+    T->out_at = calloc((size_t)a->P + 1, sizeof *T->out_at);
+    T->st = calloc(a->nm + 1, 1);
+    if (!T->out || !T->out_at || !T->st)
+        return MPI_ERR_NO_MEM;
+    for (size_t i = 0; i < a->nm; i++)
+        if (a->m[i].bytes > 0) {
+            T->out[n++] = i;
+            T->out_at[a->m[i].src + 1]++;
+        }
+    for (int r = 0; r < a->P; r++)
+        T->out_at[r + 1] += T->out_at[r];
+    sort_m = a->m;
+    qsort(T->out, n, sizeof *T->out, cmp_out);
+    /* Inner ranks first, so that their pieces are not taken for roots'. */
+    for (size_t i = 0; i < n; i++)
+        if (a->self_at[a->m[T->out[i]].dst + 1] > a->self_at[a->m[T->out[i]].dst] &&
+            (rc = cover(T, T->out[i], 0)) != MPI_SUCCESS)
+            return rc;
+    for (size_t i = 0; i < a->nself; i++) {
+        const sc__tr_self *own = &a->self[i];
+        if (a->self_used[i])
+            continue;
+        size_t k = send_after(T, own->rank, own->seq), j = k;
+        int split = 0;
+        uint64_t *seen = calloc((size_t)a->W, sizeof *seen);
+        if (seen == NULL)
+            return MPI_ERR_NO_MEM;
+        T->total = own->bytes;
+        while (j < T->out_at[own->rank + 1]) {
+            const sc__tr_msg *m = &a->m[T->out[j]];
+            if (sc__tr_bget(seen, m->dst) || m->bytes % own->bytes != 0)
+                break;
+            sc__tr_bset(seen, m->dst);
+            split |= T->st[T->out[j]] == 3;
+            T->total += m->bytes;
+            j++;
+        }
+        free(seen);
+        if (!split)
+            continue;
+        if ((rc = emit(T, own->rank, own, T->out + k, j - k, OP_SCATTER, NULL)) != MPI_SUCCESS)
+            return rc;
+        a->self_used[i] = 1;
+    }
+    return MPI_SUCCESS;
 }
 
 int sc__tr_tree(sc__tr_an *a)
@@ -313,7 +464,10 @@ int sc__tr_tree(sc__tr_an *a)
             goto out;
         rc = MPI_ERR_NO_MEM;
     }
-    rc = MPI_SUCCESS;
+    /* The pieces the gathers used are out of the scatters' way. */
+    memset(T.op, 0, a->nm + 1);
+    T.nparts = 0;
+    rc = scatter(&T);
 out:
     if (T.recv)
         for (int r = 0; r < P; r++)
@@ -326,6 +480,9 @@ out:
     free(T.cstart);
     free(T.cn);
     free(T.parts);
+    free(T.out);
+    free(T.out_at);
+    free(T.st);
     free(cnt);
     free(at);
     free(pos);

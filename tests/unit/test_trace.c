@@ -871,6 +871,39 @@ START_TEST(tree_sum_reduce)
 }
 END_TEST
 
+
+/* A binomial scatter from 0 of 8 pieces of 24 bytes (MPICH's order: the
+ * largest subtree first): the root keeps piece 0, an inner rank keeps its
+ * piece from the chunk it received and forwards the rest (paper Fig. 5 b). */
+START_TEST(tree_scatter)
+{
+    syn s;
+    enum { P = 8, B = 24 };
+    unsigned char whole[P * B];
+
+    syn_open(&s, P);
+    pat(whole, sizeof whole, 1600);
+    ev(&s, SC_TR_SELF, 0, 0, whole, B, 0, "tscatter.c:1");
+    for (int mask = P / 2; mask > 0; mask /= 2)
+        for (int rel = 0; rel < P; rel += 2 * mask)
+            if (rel + mask < P) {
+                int to = rel + mask, size = mask < P - to ? mask : P - to;
+                MSG(&s, rel, to, whole + to * B, (size_t)size * B, "tscatter.c:2");
+                if (mask > 1)
+                    ev(&s, SC_TR_SELF, to, to, whole + to * B, B, 0, "tscatter.c:3");
+            }
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    const safecoll_trace_finding *f = only(rep, SAFECOLL_TRACE_SCATTER, 0);
+    ck_assert_int_eq(f->whole, 1);
+    ck_assert_int_eq(f->bytes, B);
+    ck_assert_int_eq(f->messages, P - 1);
+    ck_assert_ptr_nonnull(strstr(f->detail, "inner ranks"));
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- subsets */
 
 START_TEST(bcast_over_half)
@@ -1253,6 +1286,7 @@ int main(void)
     tcase_add_test(pat_, many_ranks);
     tcase_add_test(pat_, tree_gather);
     tcase_add_test(pat_, tree_sum_reduce);
+    tcase_add_test(pat_, tree_scatter);
     tcase_add_test(pat_, bcast_over_half);
     tcase_add_test(pat_, near_match);
     tcase_add_test(neg, no_finding_halo);
