@@ -11,6 +11,19 @@
 
 #include "analyze.h"
 
+size_t sc__tr_self_from(const sc__tr_an *a, int r, uint64_t lo)
+{
+    size_t b = a->self_at[r], e = a->self_at[r + 1];
+    while (b < e) {
+        size_t mid = b + (e - b) / 2;
+        if (a->self[mid].seq < lo)
+            b = mid + 1;
+        else
+            e = mid;
+    }
+    return b;
+}
+
 int sc__tr_bcount(const uint64_t *s, int W)
 {
     int n = 0;
@@ -227,7 +240,8 @@ static int load(sc__tr_an *a, sc__tr_file *files)
                 if (taken[k])
                     continue;
                 w++;
-                if (S[k].r->crc == R[j].r->crc && S[k].r->bytes == R[j].r->bytes) {
+                if (S[k].r->crc == R[j].r->crc && S[k].r->ends == R[j].r->ends &&
+                    S[k].r->bytes == R[j].r->bytes) {
                     pick = k;
                     break;
                 }
@@ -242,6 +256,7 @@ static int load(sc__tr_an *a, sc__tr_file *files)
             m->src = S[pick].src;
             m->dst = R[j].dst;
             m->crc = R[j].r->crc;
+            m->ends = R[j].r->ends;
             m->sumh = S[pick].r->sumh;
             m->elem = S[pick].r->elem;
             m->bytes = R[j].r->bytes;
@@ -279,6 +294,8 @@ static int cmp_by_dst(const void *x, const void *y)
     const sc__tr_msg *a = x, *b = y;
     if (a->crc != b->crc)
         return a->crc < b->crc ? -1 : 1;
+    if (a->ends != b->ends)
+        return a->ends < b->ends ? -1 : 1;
     if (a->bytes != b->bytes)
         return a->bytes < b->bytes ? -1 : 1;
     if (a->dst != b->dst)
@@ -292,6 +309,8 @@ static int cmp_round(const void *x, const void *y)
     const sc__tr_msg *a = x, *b = y;
     if (a->crc != b->crc)
         return a->crc < b->crc ? -1 : 1;
+    if (a->ends != b->ends)
+        return a->ends < b->ends ? -1 : 1;
     if (a->bytes != b->bytes)
         return a->bytes < b->bytes ? -1 : 1;
     if (a->gen != b->gen)
@@ -478,7 +497,8 @@ int sc__tr_bcast(sc__tr_an *a)
             m[n++] = a->m[i];
     qsort(m, n, sizeof *m, cmp_by_dst);
     for (size_t i = 0; i < n; i++)
-        m[i].gen = (i > 0 && m[i - 1].crc == m[i].crc && m[i - 1].bytes == m[i].bytes &&
+        m[i].gen = (i > 0 && m[i - 1].crc == m[i].crc && m[i - 1].ends == m[i].ends &&
+                    m[i - 1].bytes == m[i].bytes &&
                     m[i - 1].dst == m[i].dst) ? m[i - 1].gen + 1 : 0;
     qsort(m, n, sizeof *m, cmp_round);
     memset(&R, 0, sizeof R);
@@ -498,7 +518,8 @@ int sc__tr_bcast(sc__tr_an *a)
     }
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && m[j].crc == m[i].crc && m[j].bytes == m[i].bytes && m[j].gen == m[i].gen)
+        while (j < n && m[j].crc == m[i].crc && m[j].ends == m[i].ends &&
+               m[j].bytes == m[i].bytes && m[j].gen == m[i].gen)
             j++;
         /* A round of k messages spans at most k + 1 ranks. */
         if ((long)(j - i) + 1 >= a->opt.min_ranks) {

@@ -24,7 +24,7 @@
 /* A matched message: the send of src and the receive of dst. */
 typedef struct sc__tr_msg {
     int32_t src, dst;
-    uint32_t crc, sumh;
+    uint32_t crc, sumh, ends;
     int64_t bytes;
     uint64_t sseq, rseq; /* positions in src's and dst's records */
     int64_t ts, tr;      /* send posted, receive completed (ns, common origin) */
@@ -87,6 +87,9 @@ static inline int sc__tr_bget(const uint64_t *s, int r)
     return (int)((s[r >> 6] >> (r & 63)) & 1u);
 }
 int sc__tr_bcount(const uint64_t *s, int W);
+/* The index of rank r's first kept-data record at position lo or later
+ * (self_at[r + 1] when none): a binary search. */
+size_t sc__tr_self_from(const sc__tr_an *a, int r, uint64_t lo);
 
 /* A new instance with an empty rank set (NULL when out of memory). */
 sc__tr_inst *sc__tr_inst_new(sc__tr_an *a, safecoll_trace_kind kind);

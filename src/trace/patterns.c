@@ -177,10 +177,11 @@ static sc__tr_inst *inst_of_runs(sc__tr_an *a, safecoll_trace_kind kind, run *co
 static const sc__tr_self *self_between(const sc__tr_an *a, int r, uint64_t lo, uint64_t hi,
                                        int64_t bytes)
 {
-    for (size_t i = a->self_at[r]; i < a->self_at[r + 1]; i++) {
+    for (size_t i = sc__tr_self_from(a, r, lo); i < a->self_at[r + 1]; i++) {
         const sc__tr_self *s = &a->self[i];
-        if (s->seq >= lo && s->seq <= hi && (bytes < 0 || s->bytes == bytes) &&
-            !a->self_used[i])
+        if (s->seq > hi)
+            break;
+        if ((bytes < 0 || s->bytes == bytes) && !a->self_used[i])
             return s;
     }
     return NULL;
@@ -278,11 +279,11 @@ static int fan_in(sc__tr_an *a, run *R, const size_t *ord)
     if (own == NULL)
         return MPI_SUCCESS;
     /* The result: the first record the rank keeps after the run. */
-    for (size_t i = a->self_at[R->owner]; i < a->self_at[R->owner + 1]; i++)
-        if (a->self[i].seq > R->last_seq) {
+    {
+        size_t i = sc__tr_self_from(a, R->owner, R->last_seq + 1);
+        if (i < a->self_at[R->owner + 1])
             res = &a->self[i];
-            break;
-        }
+    }
     /* The contributions' sum hash, and the CRC of their exclusive or:
      * CRC-32 is affine over GF(2), crc(a ^ b) = crc(a) ^ crc(b) ^ crc(0^n),
      * so an even count of operands needs the zeros' CRC once more. */

@@ -62,7 +62,7 @@ typedef struct sc__tr_rec {
     uint32_t crc;     /* CRC-32 of the packed payload */
     uint32_t dtype;   /* hash of the datatype signature */
     uint32_t sumh;    /* additive hash of integer elements (elem > 0), sc__tr_sum_hash */
-    uint32_t pad;
+    uint32_t ends;    /* hash of the payload's first and last 8 bytes, sc__tr_ends_hash */
     int64_t bytes;    /* payload bytes */
     int64_t t_ns;     /* time since the header's origin, ns */
     uint64_t seq;     /* the event's number on its rank, from 0 */
@@ -87,6 +87,12 @@ uint32_t sc__tr_crc_concat(uint32_t crc_a, uint32_t crc_b, int64_t len_b);
  * weight. Element-wise sums that wrap (MPI_SUM on integer types) map to
  * sums of hashes: h(a + b) = h(a) + h(b). */
 uint32_t sc__tr_sum_hash(const void *buf, size_t n, int elem);
+
+/* A hash of the first and last (up to) 8 bytes of n bytes and of n: with
+ * the CRC-32, a 64-bit key for equal payloads, so that the CRC-32
+ * collisions of a large trace (about 100 pairs among 10^6 payloads of one
+ * size) do not join unrelated messages. O(1), whatever n. */
+uint32_t sc__tr_ends_hash(const void *buf, size_t n);
 
 /* ---- writer (file.c) ---- */
 

@@ -65,19 +65,24 @@ static int compose(const sc__tr_an *a, const sc__tr_self *own, const size_t *r, 
                    uint32_t crc, uint32_t sumh, int64_t bytes)
 {
     int64_t total = own->bytes;
-    uint32_t c = own->crc, s = own->sumh, x = own->crc;
+    uint32_t s = own->sumh, x = own->crc;
     int same = 1;
 
     for (size_t i = 0; i < n; i++) {
         const sc__tr_msg *m = &a->m[r[i]];
         total += m->bytes;
-        c = sc__tr_crc_concat(c, m->crc, m->bytes);
         s += m->sumh;
         x ^= m->crc;
         same &= m->bytes == own->bytes;
     }
-    if (total == bytes && c == crc)
-        return OP_CAT;
+    /* The concatenation's CRC only when the bytes add up. */
+    if (total == bytes) {
+        uint32_t c = own->crc;
+        for (size_t i = 0; i < n; i++)
+            c = sc__tr_crc_concat(c, a->m[r[i]].crc, a->m[r[i]].bytes);
+        if (c == crc)
+            return OP_CAT;
+    }
     if (same && bytes == own->bytes) {
         if (own->elem > 0 && s == sumh)
             return OP_SUM;
@@ -231,8 +236,8 @@ static int cmp_out(const void *x, const void *y)
 /* The first kept piece of rank r after position seq not used yet. */
 static const sc__tr_self *self_after(const sc__tr_an *a, int r, uint64_t seq)
 {
-    for (size_t i = a->self_at[r]; i < a->self_at[r + 1]; i++)
-        if (a->self[i].seq > seq && !a->self_used[i])
+    for (size_t i = sc__tr_self_from(a, r, seq + 1); i < a->self_at[r + 1]; i++)
+        if (!a->self_used[i])
             return &a->self[i];
     return NULL;
 }
@@ -439,6 +444,12 @@ int sc__tr_tree(sc__tr_an *a)
                 if (!sent[e->i]) {
                     blocked[y] = (long)e->i;
                     break;
+                }
+                if (T.own[y] >= 0 && T.nrecv[y] >= (size_t)P) {
+                    /* More receipts than ranks since the piece was kept:
+                     * no gather or reduce through this rank. */
+                    T.own[y] = -1;
+                    T.nrecv[y] = 0;
                 }
                 if (T.own[y] >= 0) {
                     if (T.nrecv[y] == T.crecv[y]) {

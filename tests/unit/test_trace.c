@@ -103,6 +103,7 @@ static void ev(syn *s, int kind, int rank, int peer, const void *buf, size_t len
     r.elem = (uint8_t)elem;
     r.crc = sc__rp_crc(0, buf, len);
     r.sumh = elem ? sc__tr_sum_hash(buf, len, elem) : 0;
+    r.ends = sc__tr_ends_hash(buf, len);
     r.dtype = (uint32_t)elem;
     r.bytes = (int64_t)len;
     s->t += 1000;
