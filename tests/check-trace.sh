@@ -86,14 +86,15 @@ expect err "unknown command 'frobnicate'"
 run 0 trace analyze --help
 expect out "usage: safecoll trace analyze DIR [options]"
 
-# Bad data: a missing directory, a corrupted file named in the message.
+# Bad data: a JSON file that cannot be written, a missing directory, a
+# corrupted file named in the message.
+run 1 trace analyze t --json /nonexistent/dir/x.json
+expect err "cannot write /nonexistent/dir/x.json"
 run 1 trace analyze nowhere
 expect err "cannot open the directory nowhere"
 printf 'XXXX' | dd of=t/trace.5 bs=1 seek=200 conv=notrunc status=none
 run 1 trace analyze t
 expect err "t/trace.5: corrupted in block"
-run 1 trace analyze t --json /nonexistent/dir/x.json
-expect err "t/trace.5"
 
 echo "trace: $checks checks, $failed failed"
 [ "$failed" -eq 0 ]

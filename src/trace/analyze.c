@@ -130,20 +130,54 @@ static int same_channel(const pend *a, const pend *b)
     return a->src == b->src && a->dst == b->dst && a->comm == b->comm && a->tag == b->tag;
 }
 
-/* Global site ids: every file's strings interned once. */
-static int intern(sc__tr_an *a, const char *s, uint32_t *id)
+/* Global site ids: every file's strings interned once, through an open
+ * addressing table of ids (sites may be many return addresses). */
+typedef struct interner {
+    uint32_t *t;
+    uint32_t cap;
+} interner;
+
+static uint32_t str_hash(const char *s)
 {
-    for (uint32_t i = 1; i < a->nsites; i++)
-        if (strcmp(a->sites[i], s) == 0) {
-            *id = i;
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int intern(sc__tr_an *a, interner *in, const char *s, uint32_t *id)
+{
+    if (2 * a->nsites >= in->cap) {
+        uint32_t ncap = in->cap ? 2 * in->cap : 256;
+        uint32_t *t = calloc(ncap, sizeof *t);
+        if (t == NULL)
+            return -1;
+        for (uint32_t i = 1; i < a->nsites; i++) {
+            uint32_t j = str_hash(a->sites[i]) & (ncap - 1);
+            while (t[j] != 0)
+                j = (j + 1) & (ncap - 1);
+            t[j] = i;
+        }
+        free(in->t);
+        in->t = t;
+        in->cap = ncap;
+    }
+    uint32_t j = str_hash(s) & (in->cap - 1);
+    for (; in->t[j] != 0; j = (j + 1) & (in->cap - 1))
+        if (strcmp(a->sites[in->t[j]], s) == 0) {
+            *id = in->t[j];
             return 0;
         }
-    char **n = realloc(a->sites, ((size_t)a->nsites + 1) * sizeof *n);
-    if (n == NULL)
-        return -1;
-    a->sites = n;
+    /* The array doubles when its count reaches a power of two. */
+    if ((a->nsites & (a->nsites - 1)) == 0) {
+        char **n = realloc(a->sites, 2 * (size_t)a->nsites * sizeof *n);
+        if (n == NULL)
+            return -1;
+        a->sites = n;
+    }
     if ((a->sites[a->nsites] = strdup(s)) == NULL)
         return -1;
+    in->t[j] = a->nsites;
     *id = a->nsites++;
     return 0;
 }
@@ -160,6 +194,7 @@ static int load(sc__tr_an *a, sc__tr_file *files)
     pend *S = NULL, *R = NULL;
     uint32_t **map = NULL;
     unsigned char *taken = NULL;
+    interner names = {NULL, 0};
     int rc = MPI_ERR_NO_MEM;
 
     for (int r = 0; r < a->P; r++) {
@@ -183,7 +218,7 @@ static int load(sc__tr_an *a, sc__tr_file *files)
         if ((map[r] = calloc(f->nsites ? f->nsites : 1, sizeof **map)) == NULL)
             goto out;
         for (uint32_t i = 1; i < f->nsites; i++)
-            if (intern(a, f->sites[i], &map[r][i]) != 0)
+            if (intern(a, &names, f->sites[i], &map[r][i]) != 0)
                 goto out;
         a->self_at[r] = nself;
         for (size_t i = 0; i < f->n; i++) {
@@ -277,6 +312,7 @@ out:
         for (int r = 0; r < a->P; r++)
             free(map[r]);
     free(map);
+    free(names.t);
     free(S);
     free(R);
     free(taken);

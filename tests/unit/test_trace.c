@@ -1068,6 +1068,34 @@ START_TEST(no_finding_equal_payloads)
 }
 END_TEST
 
+
+/* Random traffic among 8 ranks (2000 messages of distinct payloads,
+ * sizes from a few classes, wildcard-like arrival order): no finding. */
+START_TEST(no_finding_random_traffic)
+{
+    syn s;
+    unsigned char b[256];
+    uint32_t x = 12345;
+    static const size_t sizes[] = {8, 64, 256};
+
+    syn_open(&s, 8);
+    for (int i = 0; i < 2000; i++) {
+        x = x * 1103515245u + 12345u;
+        int src = (int)((x >> 8) % 8), dst = (int)((x >> 16) % 7);
+        dst = dst >= src ? dst + 1 : dst;
+        size_t n = sizes[(x >> 24) % 3];
+        MSG(&s, src, dst, pat(b, n, 70000 + i), n, "rand.c:1");
+    }
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    if (safecoll_trace_report_count(rep) != 0)
+        dump(rep);
+    ck_assert_int_eq(safecoll_trace_report_count(rep), 0);
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- bad files */
 
 /* A 2-rank trace in dir (id), 100 events a rank. */
@@ -1210,6 +1238,82 @@ START_TEST(bad_missing_and_args)
 }
 END_TEST
 
+
+START_TEST(bad_blocks_and_writer_args)
+{
+    sc__tr_writer *w = (sc__tr_writer *)&w;
+    char path[512];
+    sc__tr_file f;
+
+    ck_assert_int_eq(sc__tr_writer_open(&w, NULL, 0, 1, 0, 0), MPI_ERR_ARG);
+    ck_assert_ptr_null(w);
+    ck_assert_int_eq(sc__tr_writer_open(&w, "/tmp", 2, 2, 0, 0), MPI_ERR_ARG);
+    ck_assert_int_eq(sc__tr_writer_open(&w, "/tmp", -1, 2, 0, 0), MPI_ERR_ARG);
+    ck_assert_int_eq(sc__tr_writer_open(&w, "/nonexistent/dir/x", 0, 1, 0, 0), MPI_ERR_FILE);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "cannot make the directory"));
+    ASSERT_OK(sc__tr_writer_close(NULL));
+
+    mkscratch();
+    small_trace(scratch, 2, 1);
+    snprintf(path, sizeof path, "%s/trace.0", scratch);
+    /* A block header's sequence number changed. */
+    uint32_t bad_seq = 7;
+    patch("trace.0", (long)(sizeof(sc__tr_header) + offsetof(sc__tr_block, seq)), &bad_seq,
+          sizeof bad_seq);
+    ck_assert_int_eq(sc__tr_read(path, &f), MPI_ERR_BAD_FILE);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "a bad block header"));
+    /* Bytes after the end block. */
+    small_trace(scratch, 2, 1);
+    int fd = open(path, O_WRONLY | O_APPEND);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "junkjunkjunkjunkjunk", 20), 20);
+    close(fd);
+    ck_assert_int_eq(sc__tr_read(path, &f), MPI_ERR_BAD_FILE);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "after its end block"));
+    /* Not a trace at all. */
+    fd = open(path, O_WRONLY | O_TRUNC);
+    ck_assert_int_ge(fd, 0);
+    char junk[100];
+    memset(junk, 'x', sizeof junk);
+    ck_assert_int_eq(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+    close(fd);
+    ck_assert_int_eq(sc__tr_read(path, &f), MPI_ERR_BAD_FILE);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "not a libsafecoll trace file"));
+    /* A corrupted header (its CRC). */
+    small_trace(scratch, 2, 1);
+    int32_t r = 1;
+    patch("trace.0", (long)offsetof(sc__tr_header, rank), &r, sizeof r);
+    ck_assert_int_eq(sc__tr_read(path, &f), MPI_ERR_BAD_FILE);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "header is corrupted (bad CRC)"));
+    rmscratch();
+}
+END_TEST
+
+/* Call sites with quotes and backslashes come out escaped in the JSON. */
+START_TEST(json_escapes)
+{
+    syn s;
+    unsigned char X[16];
+    char *text = NULL;
+    size_t len = 0;
+
+    syn_open(&s, 3);
+    pat(X, sizeof X, 3);
+    MSG(&s, 0, 1, X, sizeof X, "dir\\a \"b\".c:1");
+    MSG(&s, 1, 2, X, sizeof X, "dir\\a \"b\".c:1");
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    FILE *fp = open_memstream(&text, &len);
+    ASSERT_OK(safecoll_trace_report_json(rep, fp));
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(text, "\"sites\":[\"dir\\\\a \\\"b\\\".c:1\"]}\n"));
+    ck_assert_int_eq(text[len - 1], '\n');
+    free(text);
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- sample */
 
 /* The sample trace of tests/check-trace.sh: a binomial broadcast from 3
@@ -1293,12 +1397,15 @@ int main(void)
     tcase_add_test(neg, no_finding_halo);
     tcase_add_test(neg, no_finding_master_worker);
     tcase_add_test(neg, no_finding_equal_payloads);
+    tcase_add_test(neg, no_finding_random_traffic);
     tcase_add_test(bad, bad_truncated);
     tcase_add_test(bad, bad_corrupted_block);
     tcase_add_test(bad, bad_version);
     tcase_add_test(bad, bad_mixed_sizes);
     tcase_add_test(bad, bad_mixed_ids);
     tcase_add_test(bad, bad_missing_and_args);
+    tcase_add_test(bad, bad_blocks_and_writer_args);
+    tcase_add_test(fmt, json_escapes);
     suite_add_tcase(s, fmt);
     suite_add_tcase(s, fig);
     suite_add_tcase(s, pat_);
