@@ -225,6 +225,8 @@ static int load(sc__tr_an *a, sc__tr_file *files)
             const sc__tr_rec *e = &f->recs[i];
             int64_t t = f->origin_ns - origin + e->t_ns;
             uint32_t site = map[r][e->site];
+            if (e->flags & SC_TR_FLAG_LIBRARY)
+                continue;
             if (e->kind == SC_TR_SELF) {
                 sc__tr_self *s = &a->self[nself++];
                 s->rank = r;

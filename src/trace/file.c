@@ -438,6 +438,7 @@ int sc__tr_read(const char *path, sc__tr_file *f)
             for (size_t i = k; i < k + nr; i++) {
                 const sc__tr_rec *r = &f->recs[i];
                 if (r->kind < SC_TR_SEND || r->kind > SC_TR_SELF || r->rank != h.rank ||
+                    (r->flags & ~SC_TR_FLAG_LIBRARY) != 0 ||
                     r->peer < 0 || r->peer >= h.nprocs || r->bytes < 0 || r->seq != i ||
                     r->site >= (f->nsites ? f->nsites : 1) ||
                     (r->elem != 0 && r->elem != 1 && r->elem != 2 && r->elem != 4 &&

@@ -37,6 +37,12 @@ typedef enum sc__tr_kind { SC_TR_SEND = 1, SC_TR_RECV, SC_TR_SELF } sc__tr_kind;
 
 typedef enum sc__tr_block_type { SC_TR_RECS = 1, SC_TR_SITES, SC_TR_END } sc__tr_block_type;
 
+/* Record flags. LIBRARY: a message of the library's own (its strategies,
+ * agreement, reference routines on its private communicators), kept in
+ * the file but left out of the analysis: those collectives are not the
+ * application's to replace. */
+enum { SC_TR_FLAG_LIBRARY = 1 };
+
 typedef struct sc__tr_header {
     char magic[8];      /* "SCTRACE" and a NUL */
     uint32_t byteorder; /* 0x01020304 as written */
@@ -53,7 +59,7 @@ typedef struct sc__tr_header {
 typedef struct sc__tr_rec {
     uint8_t kind;     /* sc__tr_kind */
     uint8_t elem;     /* bytes of a predefined integer element (1, 2, 4, 8), 0: other */
-    uint16_t flags;   /* 0 */
+    uint16_t flags;   /* SC_TR_FLAG_* */
     int32_t rank;     /* own rank in MPI_COMM_WORLD */
     int32_t peer;     /* destination (SEND), matched source (RECV), own (SELF), world ranks */
     int32_t tag;

@@ -1096,6 +1096,41 @@ START_TEST(no_finding_random_traffic)
 }
 END_TEST
 
+
+/* The library's own messages (flag LIBRARY) are left out: a broadcast of
+ * them is no finding. */
+START_TEST(library_messages_left_out)
+{
+    syn s;
+    unsigned char X[64];
+
+    syn_open(&s, 4);
+    pat(X, sizeof X, 31);
+    for (int r = 1; r < 4; r++)
+        for (int side = 0; side < 2; side++) {
+            sc__tr_rec m;
+            memset(&m, 0, sizeof m);
+            m.kind = side == 0 ? SC_TR_SEND : SC_TR_RECV;
+            m.peer = side == 0 ? r : 0;
+            m.flags = SC_TR_FLAG_LIBRARY;
+            m.crc = sc__rp_crc(0, X, sizeof X);
+            m.ends = sc__tr_ends_hash(X, sizeof X);
+            m.bytes = sizeof X;
+            m.t_ns = (s.t += 1000);
+            ASSERT_OK(sc__tr_writer_add(s.w[side == 0 ? 0 : r], &m));
+        }
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    ck_assert_int_eq(safecoll_trace_report_count(rep), 0);
+    long events, msgs;
+    ASSERT_OK(safecoll_trace_report_stats(rep, NULL, &events, &msgs, NULL));
+    ck_assert_int_eq(events, 6);
+    ck_assert_int_eq(msgs, 0);
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- bad files */
 
 /* A 2-rank trace in dir (id), 100 events a rank. */
@@ -1398,6 +1433,7 @@ int main(void)
     tcase_add_test(neg, no_finding_master_worker);
     tcase_add_test(neg, no_finding_equal_payloads);
     tcase_add_test(neg, no_finding_random_traffic);
+    tcase_add_test(neg, library_messages_left_out);
     tcase_add_test(bad, bad_truncated);
     tcase_add_test(bad, bad_corrupted_block);
     tcase_add_test(bad, bad_version);
