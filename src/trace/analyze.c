@@ -621,6 +621,7 @@ static int merge(sc__tr_an *a, const size_t *idx, size_t n, safecoll_trace_kind 
 }
 
 static const sc__tr_an *sort_an;
+static int by_root;
 static int cmp_inst_idx(const void *x, const void *y)
 {
     const sc__tr_inst *a = &sort_an->inst[*(const size_t *)x];
@@ -628,7 +629,60 @@ static int cmp_inst_idx(const void *x, const void *y)
     int c = memcmp(a->set, b->set, (size_t)sort_an->W * sizeof *a->set);
     if (c != 0)
         return c;
+    if (by_root && a->root != b->root)
+        return a->root < b->root ? -1 : 1;
     return (a->t0 > b->t0) - (a->t0 < b->t0);
+}
+
+/* Allgathers: over one rank set, in order of start, groups of one
+ * broadcast from each rank, of equal bytes, that all run at once (a
+ * repeated root, other bytes or a start after the group's first end
+ * begins a new group). */
+static int allgathers(sc__tr_an *a, const size_t *idx, size_t n)
+{
+    size_t *grp = malloc((n ? n : 1) * sizeof *grp), k = 0;
+    uint64_t *seen = calloc((size_t)a->W, sizeof *seen);
+    int rc = MPI_SUCCESS;
+
+    if (grp == NULL || seen == NULL) {
+        free(grp);
+        free(seen);
+        return MPI_ERR_NO_MEM;
+    }
+    for (size_t i = 0; i < n && rc == MPI_SUCCESS;) {
+        size_t j = i;
+        int members = sc__tr_bcount(a->inst[idx[i]].set, a->W);
+        int64_t end = INT64_MAX;
+        k = 0;
+        memset(seen, 0, (size_t)a->W * sizeof *seen);
+        for (; j < n && same_set(a, &a->inst[idx[i]], &a->inst[idx[j]]); j++) {
+            const sc__tr_inst *x = &a->inst[idx[j]];
+            if (k > 0 && (sc__tr_bget(seen, x->root) || x->bytes != a->inst[grp[0]].bytes ||
+                          x->t0 >= end)) {
+                k = 0;
+                end = INT64_MAX;
+                memset(seen, 0, (size_t)a->W * sizeof *seen);
+            }
+            grp[k++] = idx[j];
+            sc__tr_bset(seen, x->root);
+            if (x->t1 < end)
+                end = x->t1;
+            if ((long)k == members) {
+                /* (merge may move a->inst: no pointers kept across it) */
+                rc = merge(a, grp, k, SAFECOLL_TRACE_ALLGATHER, -1, a->inst[grp[0]].bytes,
+                           "composition");
+                if (rc != MPI_SUCCESS)
+                    break;
+                k = 0;
+                end = INT64_MAX;
+                memset(seen, 0, (size_t)a->W * sizeof *seen);
+            }
+        }
+        i = j;
+    }
+    free(grp);
+    free(seen);
+    return rc;
 }
 
 /* Broadcasts over the same ranks that run at once (their times share a
@@ -640,7 +694,7 @@ int sc__tr_compose(sc__tr_an *a)
 {
     size_t n = 0, total = a->ninst;
     size_t *idx = malloc((total ? total : 1) * sizeof *idx);
-    int rc = MPI_SUCCESS;
+    int rc;
 
     if (idx == NULL)
         return MPI_ERR_NO_MEM;
@@ -648,48 +702,34 @@ int sc__tr_compose(sc__tr_an *a)
         if (a->inst[i].kind == SAFECOLL_TRACE_BCAST && !a->inst[i].near)
             idx[n++] = i;
     sort_an = a;
+    by_root = 0;
     qsort(idx, n, sizeof *idx, cmp_inst_idx);
-    for (size_t i = 0; i < n;) {
+    if ((rc = allgathers(a, idx, n)) != MPI_SUCCESS)
+        goto out;
+    /* Segments: what is left, by set and root, in overlapping runs. */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!a->inst[idx[i]].used)
+            idx[m++] = idx[i];
+    by_root = 1;
+    qsort(idx, m, sizeof *idx, cmp_inst_idx);
+    for (size_t i = 0; i < m;) {
         size_t j = i + 1;
-        int64_t end = a->inst[idx[i]].t1;
-        while (j < n && same_set(a, &a->inst[idx[i]], &a->inst[idx[j]]) &&
-               a->inst[idx[j]].t0 < end) {
+        int64_t end = a->inst[idx[i]].t1, sum = a->inst[idx[i]].bytes;
+        while (j < m && same_set(a, &a->inst[idx[i]], &a->inst[idx[j]]) &&
+               a->inst[idx[j]].root == a->inst[idx[i]].root && a->inst[idx[j]].t0 < end) {
             if (a->inst[idx[j]].t1 < end)
                 end = a->inst[idx[j]].t1;
+            sum += a->inst[idx[j]].bytes;
             j++;
         }
-        size_t k = j - i;
-        int members = sc__tr_bcount(a->inst[idx[i]].set, a->W);
-        if (k >= 2) {
-            int same_root = 1, same_bytes = 1, all_roots = 1;
-            int64_t sum = 0;
-            uint64_t *seen = calloc((size_t)a->W, sizeof *seen);
-            if (seen == NULL) {
-                rc = MPI_ERR_NO_MEM;
-                break;
-            }
-            for (size_t q = i; q < j; q++) {
-                const sc__tr_inst *x = &a->inst[idx[q]];
-                same_root &= x->root == a->inst[idx[i]].root;
-                same_bytes &= x->bytes == a->inst[idx[i]].bytes;
-                if (sc__tr_bget(seen, x->root))
-                    all_roots = 0;
-                sc__tr_bset(seen, x->root);
-                sum += x->bytes;
-            }
-            free(seen);
-            /* (merge may move a->inst: no pointers kept across it) */
-            if (all_roots && same_bytes && (long)k == members)
-                rc = merge(a, idx + i, k, SAFECOLL_TRACE_ALLGATHER, -1, a->inst[idx[i]].bytes,
-                           "composition");
-            else if (same_root)
-                rc = merge(a, idx + i, k, SAFECOLL_TRACE_BCAST, a->inst[idx[i]].root, sum,
-                           "segments (pipelined, or scatter+allgather)");
-            if (rc != MPI_SUCCESS)
-                break;
-        }
+        if (j - i >= 2 &&
+            (rc = merge(a, idx + i, j - i, SAFECOLL_TRACE_BCAST, a->inst[idx[i]].root, sum,
+                        "segments (pipelined, or scatter+allgather)")) != MPI_SUCCESS)
+            goto out;
         i = j;
     }
+out:
     free(idx);
     return rc;
 }
