@@ -50,10 +50,22 @@ sc__tr_inst *sc__tr_inst_new(sc__tr_an *a, safecoll_trace_kind kind)
         return NULL;
     in->kind = kind;
     in->root = -1;
-    in->t0 = INT64_MAX;
-    in->t1 = INT64_MIN;
+    in->t0 = in->lt0 = INT64_MAX;
+    in->t1 = in->lt1 = INT64_MIN;
     a->ninst++;
     return in;
+}
+
+void sc__tr_inst_span(sc__tr_inst *in, const sc__tr_msg *m)
+{
+    if (m->ts < in->t0)
+        in->t0 = m->ts;
+    if (m->tr > in->t1)
+        in->t1 = m->tr;
+    if (m->ls < in->lt0)
+        in->lt0 = m->ls;
+    if (m->lr > in->lt1)
+        in->lt1 = m->lr;
 }
 
 int sc__tr_inst_site(sc__tr_inst *in, uint32_t site)
@@ -323,7 +335,99 @@ out:
     return rc;
 }
 
+
+/* ---------------------------------------------------------------- Lamport */
+
+typedef struct lev {
+    uint64_t seq;
+    size_t msg;
+    int send;
+} lev;
+
+static int cmp_lev(const void *x, const void *y)
+{
+    const lev *a = x, *b = y;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Lamport times of every send and receive: a rank's events count up, a
+ * receive comes after its send. A replay in causal order (a rank runs
+ * until a receive whose send has not run). */
+static int lamport(sc__tr_an *a)
+{
+    int P = a->P, sp = 0, rc = MPI_ERR_NO_MEM;
+    size_t *at = calloc((size_t)P + 1, sizeof *at), *pos = calloc((size_t)P, sizeof *pos);
+    size_t *cnt = calloc((size_t)P + 1, sizeof *cnt);
+    lev *ev = malloc((2 * a->nm + 1) * sizeof *ev);
+    int64_t *clk = calloc((size_t)P, sizeof *clk);
+    long *blocked = malloc((size_t)P * sizeof *blocked);
+    int *stack = malloc((size_t)P * sizeof *stack);
+    unsigned char *sent = calloc(a->nm + 1, 1);
+
+    if (!at || !pos || !cnt || !ev || !clk || !blocked || !stack || !sent)
+        goto out;
+    for (size_t i = 0; i < a->nm; i++) {
+        at[a->m[i].src + 1]++;
+        at[a->m[i].dst + 1]++;
+    }
+    for (int r = 0; r < P; r++)
+        at[r + 1] += at[r];
+    for (size_t i = 0; i < a->nm; i++) {
+        const sc__tr_msg *m = &a->m[i];
+        ev[at[m->src] + cnt[m->src]++] = (lev){m->sseq, i, 1};
+        ev[at[m->dst] + cnt[m->dst]++] = (lev){m->rseq, i, 0};
+    }
+    for (int r = 0; r < P; r++) {
+        qsort(ev + at[r], at[r + 1] - at[r], sizeof *ev, cmp_lev);
+        blocked[r] = -1;
+        stack[sp++] = r;
+    }
+    while (sp > 0) {
+        int r = stack[--sp];
+        blocked[r] = -1;
+        for (; at[r] + pos[r] < at[r + 1]; pos[r]++) {
+            const lev *e = &ev[at[r] + pos[r]];
+            sc__tr_msg *m = &a->m[e->msg];
+            if (e->send) {
+                m->ls = ++clk[r];
+                sent[e->msg] = 1;
+                if (blocked[m->dst] == (long)e->msg) {
+                    blocked[m->dst] = -2;
+                    stack[sp++] = m->dst;
+                }
+            } else {
+                if (!sent[e->msg]) {
+                    blocked[r] = (long)e->msg;
+                    break;
+                }
+                clk[r] = (clk[r] > m->ls ? clk[r] : m->ls) + 1;
+                m->lr = clk[r];
+            }
+        }
+    }
+    /* A trace whose sends and receives cannot run in any order (a
+     * receive before its own send on one rank, say) leaves messages
+     * without times: they take their physical order's. */
+    for (size_t i = 0; i < a->nm; i++)
+        if (!sent[i] || a->m[i].lr == 0) {
+            a->m[i].ls = a->m[i].ts;
+            a->m[i].lr = a->m[i].tr;
+        }
+    rc = MPI_SUCCESS;
+out:
+    free(at);
+    free(pos);
+    free(cnt);
+    free(ev);
+    free(clk);
+    free(blocked);
+    free(stack);
+    free(sent);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- broadcast */
+
 
 /* Messages of a payload by receiver and receipt order: gives each its
  * generation (the receiver's first, second, ... receipt of the payload). */
@@ -494,10 +598,7 @@ static int round_replay(round *R)
             if (!sc__tr_bget(set, m->dst) || !sc__tr_bget(set, m->src))
                 continue;
             in->nmsgs++;
-            if (m->ts < in->t0)
-                in->t0 = m->ts;
-            if (m->tr > in->t1)
-                in->t1 = m->tr;
+            sc__tr_inst_span(in, m);
             sc__tr_inst_site(in, m->ssite);
             sc__tr_inst_site(in, m->rsite);
         }
@@ -609,6 +710,10 @@ static int merge(sc__tr_an *a, const size_t *idx, size_t n, safecoll_trace_kind 
             in->t0 = x->t0;
         if (x->t1 > in->t1)
             in->t1 = x->t1;
+        if (x->lt0 < in->lt0)
+            in->lt0 = x->lt0;
+        if (x->lt1 > in->lt1)
+            in->lt1 = x->lt1;
         for (int s = 0; s < x->nsites; s++)
             if (sc__tr_inst_site(in, x->sites[s]) != 0)
                 return MPI_ERR_NO_MEM;
@@ -631,7 +736,7 @@ static int cmp_inst_idx(const void *x, const void *y)
         return c;
     if (by_root && a->root != b->root)
         return a->root < b->root ? -1 : 1;
-    return (a->t0 > b->t0) - (a->t0 < b->t0);
+    return (a->lt0 > b->lt0) - (a->lt0 < b->lt0);
 }
 
 /* Allgathers: over one rank set, in order of start, groups of one
@@ -652,21 +757,26 @@ static int allgathers(sc__tr_an *a, const size_t *idx, size_t n)
     for (size_t i = 0; i < n && rc == MPI_SUCCESS;) {
         size_t j = i;
         int members = sc__tr_bcount(a->inst[idx[i]].set, a->W);
-        int64_t end = INT64_MAX;
+        int64_t lend = INT64_MAX, tend = INT64_MAX, tstart = INT64_MIN;
         k = 0;
         memset(seen, 0, (size_t)a->W * sizeof *seen);
         for (; j < n && same_set(a, &a->inst[idx[i]], &a->inst[idx[j]]); j++) {
             const sc__tr_inst *x = &a->inst[idx[j]];
             if (k > 0 && (sc__tr_bget(seen, x->root) || x->bytes != a->inst[grp[0]].bytes ||
-                          x->t0 >= end)) {
+                          x->lt0 >= lend || x->t0 >= tend || x->t1 <= tstart)) {
                 k = 0;
-                end = INT64_MAX;
+                lend = tend = INT64_MAX;
+                tstart = INT64_MIN;
                 memset(seen, 0, (size_t)a->W * sizeof *seen);
             }
             grp[k++] = idx[j];
             sc__tr_bset(seen, x->root);
-            if (x->t1 < end)
-                end = x->t1;
+            if (x->lt1 < lend)
+                lend = x->lt1;
+            if (x->t1 < tend)
+                tend = x->t1;
+            if (x->t0 > tstart)
+                tstart = x->t0;
             if ((long)k == members) {
                 /* (merge may move a->inst: no pointers kept across it) */
                 rc = merge(a, grp, k, SAFECOLL_TRACE_ALLGATHER, -1, a->inst[grp[0]].bytes,
@@ -674,7 +784,8 @@ static int allgathers(sc__tr_an *a, const size_t *idx, size_t n)
                 if (rc != MPI_SUCCESS)
                     break;
                 k = 0;
-                end = INT64_MAX;
+                lend = tend = INT64_MAX;
+                tstart = INT64_MIN;
                 memset(seen, 0, (size_t)a->W * sizeof *seen);
             }
         }
@@ -686,7 +797,9 @@ static int allgathers(sc__tr_an *a, const size_t *idx, size_t n)
 }
 
 /* Broadcasts over the same ranks that run at once (their times share a
- * moment): one from every rank of equal bytes is an allgather; several
+ * moment, in Lamport time and on the clocks: a loop of broadcasts from
+ * a root that receives nothing is concurrent in Lamport time alone, and
+ * clocks of different ranks may disagree, causality cannot): one from every rank of equal bytes is an allgather; several
  * from one root, of distinct payloads, are the segments of one broadcast
  * (pipelined, or a scatter and an allgather). Nested broadcasts follow
  * one another and stay apart. */
@@ -715,11 +828,17 @@ int sc__tr_compose(sc__tr_an *a)
     qsort(idx, m, sizeof *idx, cmp_inst_idx);
     for (size_t i = 0; i < m;) {
         size_t j = i + 1;
-        int64_t end = a->inst[idx[i]].t1, sum = a->inst[idx[i]].bytes;
+        int64_t end = a->inst[idx[i]].lt1, tend = a->inst[idx[i]].t1;
+        int64_t tstart = a->inst[idx[i]].t0, sum = a->inst[idx[i]].bytes;
         while (j < m && same_set(a, &a->inst[idx[i]], &a->inst[idx[j]]) &&
-               a->inst[idx[j]].root == a->inst[idx[i]].root && a->inst[idx[j]].t0 < end) {
-            if (a->inst[idx[j]].t1 < end)
-                end = a->inst[idx[j]].t1;
+               a->inst[idx[j]].root == a->inst[idx[i]].root && a->inst[idx[j]].lt0 < end &&
+               a->inst[idx[j]].t0 < tend && a->inst[idx[j]].t1 > tstart) {
+            if (a->inst[idx[j]].lt1 < end)
+                end = a->inst[idx[j]].lt1;
+            if (a->inst[idx[j]].t1 < tend)
+                tend = a->inst[idx[j]].t1;
+            if (a->inst[idx[j]].t0 > tstart)
+                tstart = a->inst[idx[j]].t0;
             sum += a->inst[idx[j]].bytes;
             j++;
         }
@@ -793,6 +912,8 @@ int safecoll_trace_analyze(const char *dir, const safecoll_trace_options *opt,
     for (int r = 0; r < P; r++)
         sc__tr_file_free(&files[r]);
     free(files);
+    if (rc == MPI_SUCCESS)
+        rc = lamport(&a);
     if (rc == MPI_SUCCESS)
         rc = sc__tr_bcast(&a);
     if (rc == MPI_SUCCESS)

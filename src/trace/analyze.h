@@ -28,6 +28,7 @@ typedef struct sc__tr_msg {
     int64_t bytes;
     uint64_t sseq, rseq; /* positions in src's and dst's records */
     int64_t ts, tr;      /* send posted, receive completed (ns, common origin) */
+    int64_t ls, lr;      /* the same as Lamport times: causal, whatever the clocks */
     uint32_t ssite, rsite; /* global site ids, 0: none */
     uint32_t gen;        /* the receipt's number of this payload on dst, from 0 */
     uint8_t elem;
@@ -50,7 +51,8 @@ typedef struct sc__tr_inst {
     int near, root, alternatives;
     uint64_t *set;       /* the ranks, a bitset of W words */
     int64_t bytes;
-    int64_t t0, t1;
+    int64_t t0, t1;      /* first send posted, last receive completed (ns) */
+    int64_t lt0, lt1;    /* the same in Lamport time: whether two run at once */
     long nmsgs;
     uint32_t *sites;     /* global site ids, sorted, unique */
     int nsites;
@@ -90,6 +92,9 @@ int sc__tr_bcount(const uint64_t *s, int W);
 /* The index of rank r's first kept-data record at position lo or later
  * (self_at[r + 1] when none): a binary search. */
 size_t sc__tr_self_from(const sc__tr_an *a, int r, uint64_t lo);
+
+/* Widens the instance's times (both clocks) to message m's. */
+void sc__tr_inst_span(sc__tr_inst *in, const sc__tr_msg *m);
 
 /* A new instance with an empty rank set (NULL when out of memory). */
 sc__tr_inst *sc__tr_inst_new(sc__tr_an *a, safecoll_trace_kind kind);

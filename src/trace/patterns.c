@@ -28,7 +28,7 @@ typedef struct run {
     int owner;
     uint64_t *set;   /* owner and peers */
     int64_t bytes;
-    int64_t t0, t1;
+    int64_t t0, t1, lt0, lt1; /* physical and Lamport times */
     size_t at, n;    /* its messages: ord[at .. at + n) */
     uint64_t first_seq, last_seq, prev_seq; /* prev_seq: the owner's event before, or 0 */
     int used;
@@ -107,8 +107,8 @@ static int find_runs(sc__tr_an *a, const size_t *ord, size_t n, int out, run **r
                     goto nomem;
                 R->owner = owner;
                 R->bytes = m0->bytes;
-                R->t0 = INT64_MAX;
-                R->t1 = INT64_MIN;
+                R->t0 = R->lt0 = INT64_MAX;
+                R->t1 = R->lt1 = INT64_MIN;
                 R->at = i;
                 R->n = k;
                 sc__tr_bset(R->set, owner);
@@ -119,6 +119,10 @@ static int find_runs(sc__tr_an *a, const size_t *ord, size_t n, int out, run **r
                         R->t0 = m->ts;
                     if (m->tr > R->t1)
                         R->t1 = m->tr;
+                    if (m->ls < R->lt0)
+                        R->lt0 = m->ls;
+                    if (m->lr > R->lt1)
+                        R->lt1 = m->lr;
                 }
                 R->first_seq = out ? a->m[ord[i]].sseq : a->m[ord[i]].rseq;
                 R->last_seq = out ? a->m[ord[i + k - 1]].sseq : a->m[ord[i + k - 1]].rseq;
@@ -164,6 +168,10 @@ static sc__tr_inst *inst_of_runs(sc__tr_an *a, safecoll_trace_kind kind, run *co
             in->t0 = R->t0;
         if (R->t1 > in->t1)
             in->t1 = R->t1;
+        if (R->lt0 < in->lt0)
+            in->lt0 = R->lt0;
+        if (R->lt1 > in->lt1)
+            in->lt1 = R->lt1;
         for (size_t i = R->at; i < R->at + R->n; i++) {
             sc__tr_inst_site(in, a->m[ord[i]].ssite);
             sc__tr_inst_site(in, a->m[ord[i]].rsite);
@@ -197,10 +205,10 @@ static int cmp_run_idx(const void *x, const void *y)
         return c;
     if (a->bytes != b->bytes)
         return a->bytes < b->bytes ? -1 : 1;
-    return (a->t0 > b->t0) - (a->t0 < b->t0);
+    return (a->lt0 > b->lt0) - (a->lt0 < b->lt0);
 }
 
-/* Fan-outs of every rank of one set at once: all-to-all. */
+/* Fan-outs of every rank of one set at once (in Lamport time): all-to-all. */
 static int alltoall(sc__tr_an *a, run *runs, size_t n, const size_t *ord)
 {
     size_t *idx = malloc((n ? n : 1) * sizeof *idx);
@@ -219,12 +227,17 @@ static int alltoall(sc__tr_an *a, run *runs, size_t n, const size_t *ord)
     qsort(idx, n, sizeof *idx, cmp_run_idx);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        int64_t end = runs[idx[i]].t1;
+        int64_t end = runs[idx[i]].lt1, tend = runs[idx[i]].t1, tstart = runs[idx[i]].t0;
         while (j < n && memcmp(runs[idx[j]].set, runs[idx[i]].set,
                                (size_t)a->W * sizeof *seen) == 0 &&
-               runs[idx[j]].bytes == runs[idx[i]].bytes && runs[idx[j]].t0 < end) {
-            if (runs[idx[j]].t1 < end)
-                end = runs[idx[j]].t1;
+               runs[idx[j]].bytes == runs[idx[i]].bytes && runs[idx[j]].lt0 < end &&
+               runs[idx[j]].t0 < tend && runs[idx[j]].t1 > tstart) {
+            if (runs[idx[j]].lt1 < end)
+                end = runs[idx[j]].lt1;
+            if (runs[idx[j]].t1 < tend)
+                tend = runs[idx[j]].t1;
+            if (runs[idx[j]].t0 > tstart)
+                tstart = runs[idx[j]].t0;
             j++;
         }
         int members = sc__tr_bcount(runs[idx[i]].set, a->W), unique = 1;
@@ -335,7 +348,7 @@ static void allreduce(sc__tr_an *a)
         for (size_t j = 0; j < a->ninst; j++) {
             sc__tr_inst *b = &a->inst[j];
             if (b->kind != SAFECOLL_TRACE_BCAST || b->used || b->near || b->root != rd->root ||
-                b->value != rd->value || b->bytes != rd->bytes || b->t0 < rd->t0 ||
+                b->value != rd->value || b->bytes != rd->bytes || b->lt0 < rd->lt0 ||
                 memcmp(b->set, rd->set, (size_t)a->W * sizeof *b->set) != 0)
                 continue;
             b->used = 1;
@@ -343,6 +356,8 @@ static void allreduce(sc__tr_an *a)
             rd->nmsgs += b->nmsgs;
             if (b->t1 > rd->t1)
                 rd->t1 = b->t1;
+            if (b->lt1 > rd->lt1)
+                rd->lt1 = b->lt1;
             for (int s = 0; s < b->nsites; s++)
                 sc__tr_inst_site(rd, b->sites[s]);
             sc__tr_inst_sites_done(rd);

@@ -137,10 +137,7 @@ static int emit(tree *T, int y, const sc__tr_self *own, const size_t *r, size_t 
         const sc__tr_msg *mm = &a->m[m];
         sc__tr_bset(in->set, op == OP_SCATTER ? mm->dst : mm->src);
         in->nmsgs++;
-        if (mm->ts < in->t0)
-            in->t0 = mm->ts;
-        if (mm->tr > in->t1)
-            in->t1 = mm->tr;
+        sc__tr_inst_span(in, mm);
         sc__tr_inst_site(in, mm->ssite);
         sc__tr_inst_site(in, mm->rsite);
         if (T->op[m] != OP_NONE)
