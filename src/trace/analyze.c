@@ -429,34 +429,58 @@ out:
 /* ---------------------------------------------------------------- broadcast */
 
 
-/* Messages of a payload by receiver and receipt order: gives each its
- * generation (the receiver's first, second, ... receipt of the payload). */
-static int cmp_by_dst(const void *x, const void *y)
+/* The sort key of a message for the rounds: its payload (CRC-32, ends
+ * hash, bytes), then its receiver and receipt position (to number the
+ * receipts), then its generation; small, so that the sorts move little. */
+typedef struct rkey {
+    uint32_t crc, ends;
+    int64_t bytes;
+    int32_t dst;
+    uint32_t gen;
+    uint64_t rseq;
+    size_t i; /* in a->m */
+} rkey;
+
+static int cmp_key_payload(const rkey *a, const rkey *b)
 {
-    const sc__tr_msg *a = x, *b = y;
     if (a->crc != b->crc)
         return a->crc < b->crc ? -1 : 1;
     if (a->ends != b->ends)
         return a->ends < b->ends ? -1 : 1;
     if (a->bytes != b->bytes)
         return a->bytes < b->bytes ? -1 : 1;
+    return 0;
+}
+
+/* By payload, receiver and receipt order: gives each its generation (the
+ * receiver's first, second, ... receipt of the payload). */
+static int cmp_by_dst(const void *x, const void *y)
+{
+    const rkey *a = x, *b = y;
+    int c = cmp_key_payload(a, b);
+    if (c != 0)
+        return c;
     if (a->dst != b->dst)
         return a->dst < b->dst ? -1 : 1;
     return (a->rseq > b->rseq) - (a->rseq < b->rseq);
 }
 
-/* A round: the messages of one payload and generation, by sender. */
+/* By payload and generation: the rounds. */
+static int cmp_by_gen(const void *x, const void *y)
+{
+    const rkey *a = x, *b = y;
+    int c = cmp_key_payload(a, b);
+    if (c != 0)
+        return c;
+    if (a->gen != b->gen)
+        return a->gen < b->gen ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+/* A round's messages by sender and send position. */
 static int cmp_round(const void *x, const void *y)
 {
     const sc__tr_msg *a = x, *b = y;
-    if (a->crc != b->crc)
-        return a->crc < b->crc ? -1 : 1;
-    if (a->ends != b->ends)
-        return a->ends < b->ends ? -1 : 1;
-    if (a->bytes != b->bytes)
-        return a->bytes < b->bytes ? -1 : 1;
-    if (a->gen != b->gen)
-        return a->gen < b->gen ? -1 : 1;
     if (a->src != b->src)
         return a->src < b->src ? -1 : 1;
     return (a->sseq > b->sseq) - (a->sseq < b->sseq);
@@ -623,23 +647,25 @@ static int round_replay(round *R)
 
 int sc__tr_bcast(sc__tr_an *a)
 {
-    sc__tr_msg *m;
-    size_t n = 0;
+    rkey *key;
+    sc__tr_msg *m = NULL;
+    size_t n = 0, cap = 0;
     round R;
     int rc = MPI_SUCCESS;
 
     /* Empty payloads carry nothing to broadcast (barrier's business). */
-    if ((m = malloc((a->nm ? a->nm : 1) * sizeof *m)) == NULL)
+    if ((key = malloc((a->nm ? a->nm : 1) * sizeof *key)) == NULL)
         return MPI_ERR_NO_MEM;
     for (size_t i = 0; i < a->nm; i++)
-        if (a->m[i].bytes > 0)
-            m[n++] = a->m[i];
-    qsort(m, n, sizeof *m, cmp_by_dst);
+        if (a->m[i].bytes > 0) {
+            const sc__tr_msg *x = &a->m[i];
+            key[n++] = (rkey){x->crc, x->ends, x->bytes, x->dst, 0, x->rseq, i};
+        }
+    qsort(key, n, sizeof *key, cmp_by_dst);
     for (size_t i = 0; i < n; i++)
-        m[i].gen = (i > 0 && m[i - 1].crc == m[i].crc && m[i - 1].ends == m[i].ends &&
-                    m[i - 1].bytes == m[i].bytes &&
-                    m[i - 1].dst == m[i].dst) ? m[i - 1].gen + 1 : 0;
-    qsort(m, n, sizeof *m, cmp_round);
+        key[i].gen = (i > 0 && cmp_key_payload(&key[i - 1], &key[i]) == 0 &&
+                      key[i - 1].dst == key[i].dst) ? key[i - 1].gen + 1 : 0;
+    qsort(key, n, sizeof *key, cmp_by_gen);
     memset(&R, 0, sizeof R);
     R.a = a;
     R.recv_of = malloc((size_t)a->P * sizeof *R.recv_of);
@@ -657,15 +683,29 @@ int sc__tr_bcast(sc__tr_an *a)
     }
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
-        while (j < n && m[j].crc == m[i].crc && m[j].ends == m[i].ends &&
-               m[j].bytes == m[i].bytes && m[j].gen == m[i].gen)
+        while (j < n && cmp_key_payload(&key[j], &key[i]) == 0 && key[j].gen == key[i].gen)
             j++;
-        /* A round of k messages spans at most k + 1 ranks. */
+        /* A round of k messages spans at most k + 1 ranks: the few that
+         * may are copied out and replayed. */
         if ((long)(j - i) + 1 >= a->opt.min_ranks) {
-            R.m = m + i;
+            if (j - i > cap) {
+                cap = 2 * (j - i);
+                sc__tr_msg *nm = realloc(m, cap * sizeof *nm);
+                if (nm == NULL) {
+                    rc = MPI_ERR_NO_MEM;
+                    goto out;
+                }
+                m = nm;
+            }
+            for (size_t q = i; q < j; q++) {
+                m[q - i] = a->m[key[q].i];
+                m[q - i].gen = key[q].gen;
+            }
+            qsort(m, j - i, sizeof *m, cmp_round);
+            R.m = m;
             R.k = j - i;
             /* first[] holds k for "none" in this round. */
-            for (size_t q = i; q < j; q++) {
+            for (size_t q = 0; q < R.k; q++) {
                 R.first[m[q].src] = R.k;
                 R.first[m[q].dst] = R.k;
             }
@@ -675,6 +715,7 @@ int sc__tr_bcast(sc__tr_an *a)
         i = j;
     }
 out:
+    free(key);
     free(m);
     free(R.recv_of);
     free(R.first);
