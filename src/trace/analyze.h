@@ -4,11 +4,14 @@
  * the instances the replays find (one per occurrence), which report.c
  * groups into findings.
  *
- *   analyze.c   loading, message matching, the broadcast replay and the
- *               compositions of broadcasts (allgather, scatter+allgather)
+ *   analyze.c   the entry and the instances' helpers
+ *   load.c      loading, message matching, Lamport times
+ *   bcast.c     the broadcast replay and the compositions of broadcasts
+ *               (allgather, segmented broadcasts)
  *   tree.c      the forward replay: gathers and reductions through inner ranks
  *   patterns.c  personalized fan-out and fan-in (all-to-all, scatter,
- *               gather, reduce) and the barrier's knowledge replay
+ *               gather, reduce, allreduce)
+ *   barrier.c   the barrier's knowledge replay
  *   report.c    instances to findings, the ranking, text and JSON
  */
 #ifndef SC_TRACE_ANALYZE_H
@@ -111,9 +114,16 @@ int sc__tr_tree(sc__tr_an *a);
 
 /* patterns.c */
 int sc__tr_fan(sc__tr_an *a);
+
+/* barrier.c */
 int sc__tr_barrier(sc__tr_an *a);
 
-/* analyze.c */
+/* load.c: the messages, kept data and sites of the files (which stay the
+ * caller's); then their Lamport times. */
+int sc__tr_load(sc__tr_an *a, sc__tr_file *files);
+int sc__tr_lamport(sc__tr_an *a);
+
+/* bcast.c */
 int sc__tr_bcast(sc__tr_an *a);
 int sc__tr_compose(sc__tr_an *a);
 

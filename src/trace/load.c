@@ -1,0 +1,327 @@
+/*
+ * Loading a trace for the analysis: every rank's records into matched
+ * messages and kept-data records, call sites interned once, and the
+ * Lamport times of the messages.
+ */
+#define _GNU_SOURCE 1
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+
+/* ---------------------------------------------------------------- loading */
+
+/* A send or a receive waiting for its partner. */
+typedef struct pend {
+    int32_t src, dst, tag;
+    uint32_t comm;
+    uint64_t seq;
+    const sc__tr_rec *r;
+    int64_t t;
+    uint32_t site;
+} pend;
+
+static int cmp_pend(const void *x, const void *y)
+{
+    const pend *a = x, *b = y;
+    if (a->src != b->src)
+        return a->src < b->src ? -1 : 1;
+    if (a->dst != b->dst)
+        return a->dst < b->dst ? -1 : 1;
+    if (a->comm != b->comm)
+        return a->comm < b->comm ? -1 : 1;
+    if (a->tag != b->tag)
+        return a->tag < b->tag ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+static int same_channel(const pend *a, const pend *b)
+{
+    return a->src == b->src && a->dst == b->dst && a->comm == b->comm && a->tag == b->tag;
+}
+
+/* Global site ids: every file's strings interned once, through an open
+ * addressing table of ids (sites may be many return addresses). */
+typedef struct interner {
+    uint32_t *t;
+    uint32_t cap;
+} interner;
+
+static uint32_t str_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 16777619u;
+    return h;
+}
+
+static int intern(sc__tr_an *a, interner *in, const char *s, uint32_t *id)
+{
+    if (2 * a->nsites >= in->cap) {
+        uint32_t ncap = in->cap ? 2 * in->cap : 256;
+        uint32_t *t = calloc(ncap, sizeof *t);
+        if (t == NULL)
+            return -1;
+        for (uint32_t i = 1; i < a->nsites; i++) {
+            uint32_t j = str_hash(a->sites[i]) & (ncap - 1);
+            while (t[j] != 0)
+                j = (j + 1) & (ncap - 1);
+            t[j] = i;
+        }
+        free(in->t);
+        in->t = t;
+        in->cap = ncap;
+    }
+    uint32_t j = str_hash(s) & (in->cap - 1);
+    for (; in->t[j] != 0; j = (j + 1) & (in->cap - 1))
+        if (strcmp(a->sites[in->t[j]], s) == 0) {
+            *id = in->t[j];
+            return 0;
+        }
+    /* The array doubles when its count reaches a power of two. */
+    if ((a->nsites & (a->nsites - 1)) == 0) {
+        char **n = realloc(a->sites, 2 * (size_t)a->nsites * sizeof *n);
+        if (n == NULL)
+            return -1;
+        a->sites = n;
+    }
+    if ((a->sites[a->nsites] = strdup(s)) == NULL)
+        return -1;
+    in->t[j] = a->nsites;
+    *id = a->nsites++;
+    return 0;
+}
+
+/* Messages from the files: sends and receives of one channel (source,
+ * destination, communicator, tag) pair in order, as MPI matches them (no
+ * overtaking); a receive whose payload differs from the next send's (its
+ * completion recorded out of posting order) takes the next send of the
+ * same payload a few positions on. */
+int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
+{
+    size_t ns = 0, nr = 0, nself = 0, total = 0;
+    int64_t origin = INT64_MAX;
+    pend *S = NULL, *R = NULL;
+    uint32_t **map = NULL;
+    unsigned char *taken = NULL;
+    interner names = {NULL, 0};
+    int rc = MPI_ERR_NO_MEM;
+
+    for (int r = 0; r < a->P; r++) {
+        total += files[r].n;
+        if (files[r].origin_ns < origin)
+            origin = files[r].origin_ns;
+    }
+    a->events = (long)total;
+    S = malloc((total ? total : 1) * sizeof *S);
+    R = malloc((total ? total : 1) * sizeof *R);
+    a->self = malloc((total ? total : 1) * sizeof *a->self);
+    a->self_at = calloc((size_t)a->P + 1, sizeof *a->self_at);
+    a->self_used = calloc(total ? total : 1, 1);
+    map = calloc((size_t)a->P, sizeof *map);
+    a->sites = calloc(1, sizeof *a->sites);
+    a->nsites = 1;
+    if (!S || !R || !a->self || !a->self_at || !a->self_used || !map || !a->sites)
+        goto out;
+    for (int r = 0; r < a->P; r++) {
+        sc__tr_file *f = &files[r];
+        if ((map[r] = calloc(f->nsites ? f->nsites : 1, sizeof **map)) == NULL)
+            goto out;
+        for (uint32_t i = 1; i < f->nsites; i++)
+            if (intern(a, &names, f->sites[i], &map[r][i]) != 0)
+                goto out;
+        a->self_at[r] = nself;
+        for (size_t i = 0; i < f->n; i++) {
+            const sc__tr_rec *e = &f->recs[i];
+            int64_t t = f->origin_ns - origin + e->t_ns;
+            uint32_t site = map[r][e->site];
+            if (e->flags & SC_TR_FLAG_LIBRARY)
+                continue;
+            if (e->kind == SC_TR_SELF) {
+                sc__tr_self *s = &a->self[nself++];
+                s->rank = r;
+                s->elem = e->elem;
+                s->crc = e->crc;
+                s->sumh = e->sumh;
+                s->site = site;
+                s->bytes = e->bytes;
+                s->seq = e->seq;
+                s->t = t;
+            } else if (e->kind == SC_TR_SEND) {
+                S[ns++] = (pend){r, e->peer, e->tag, e->comm, e->seq, e, t, site};
+            } else {
+                R[nr++] = (pend){e->peer, r, e->tag, e->comm, e->seq, e, t, site};
+            }
+        }
+    }
+    a->self_at[a->P] = nself;
+    a->nself = nself;
+    qsort(S, ns, sizeof *S, cmp_pend);
+    qsort(R, nr, sizeof *R, cmp_pend);
+    a->m = malloc((ns < nr ? ns : nr) * sizeof *a->m + 1);
+    taken = calloc(ns ? ns : 1, 1);
+    if (a->m == NULL || taken == NULL)
+        goto out;
+    a->nm = 0;
+    {
+        size_t i = 0, j = 0, matched_r = 0;
+        while (i < ns && j < nr) {
+            if (!same_channel(&S[i], &R[j])) {
+                /* Skip the side whose channel sorts first. */
+                pend a1 = S[i], b1 = R[j];
+                a1.seq = b1.seq = 0;
+                if (cmp_pend(&a1, &b1) < 0)
+                    i++;
+                else
+                    j++;
+                continue;
+            }
+            if (taken[i]) {
+                i++;
+                continue;
+            }
+            /* The first untaken send of the channel with this payload,
+             * within a window of 16. */
+            size_t k = i, pick = (size_t)-1;
+            for (int w = 0; k < ns && w < 16 && same_channel(&S[k], &R[j]); k++) {
+                if (taken[k])
+                    continue;
+                w++;
+                if (S[k].r->crc == R[j].r->crc && S[k].r->ends == R[j].r->ends &&
+                    S[k].r->bytes == R[j].r->bytes) {
+                    pick = k;
+                    break;
+                }
+            }
+            if (pick == (size_t)-1) {
+                j++; /* a receive of a payload no send carries */
+                continue;
+            }
+            taken[pick] = 1;
+            sc__tr_msg *m = &a->m[a->nm++];
+            memset(m, 0, sizeof *m);
+            m->src = S[pick].src;
+            m->dst = R[j].dst;
+            m->crc = R[j].r->crc;
+            m->ends = R[j].r->ends;
+            m->sumh = S[pick].r->sumh;
+            m->elem = S[pick].r->elem;
+            m->bytes = R[j].r->bytes;
+            m->sseq = S[pick].seq;
+            m->rseq = R[j].seq;
+            m->ts = S[pick].t;
+            m->tr = R[j].t;
+            m->ssite = S[pick].site;
+            m->rsite = R[j].site;
+            matched_r++;
+            j++;
+        }
+        a->unmatched = (long)(ns + nr - 2 * matched_r);
+    }
+    rc = MPI_SUCCESS;
+out:
+    if (map)
+        for (int r = 0; r < a->P; r++)
+            free(map[r]);
+    free(map);
+    free(names.t);
+    free(S);
+    free(R);
+    free(taken);
+    if (rc != MPI_SUCCESS)
+        sc__error(rc, "safecoll_trace_analyze: no memory for the %zu events", total);
+    return rc;
+}
+
+
+/* ---------------------------------------------------------------- Lamport */
+
+typedef struct lev {
+    uint64_t seq;
+    size_t msg;
+    int send;
+} lev;
+
+static int cmp_lev(const void *x, const void *y)
+{
+    const lev *a = x, *b = y;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Lamport times of every send and receive: a rank's events count up, a
+ * receive comes after its send. A replay in causal order (a rank runs
+ * until a receive whose send has not run). */
+int sc__tr_lamport(sc__tr_an *a)
+{
+    int P = a->P, sp = 0, rc = MPI_ERR_NO_MEM;
+    size_t *at = calloc((size_t)P + 1, sizeof *at), *pos = calloc((size_t)P, sizeof *pos);
+    size_t *cnt = calloc((size_t)P + 1, sizeof *cnt);
+    lev *ev = malloc((2 * a->nm + 1) * sizeof *ev);
+    int64_t *clk = calloc((size_t)P, sizeof *clk);
+    long *blocked = malloc((size_t)P * sizeof *blocked);
+    int *stack = malloc((size_t)P * sizeof *stack);
+    unsigned char *sent = calloc(a->nm + 1, 1);
+
+    if (!at || !pos || !cnt || !ev || !clk || !blocked || !stack || !sent)
+        goto out;
+    for (size_t i = 0; i < a->nm; i++) {
+        at[a->m[i].src + 1]++;
+        at[a->m[i].dst + 1]++;
+    }
+    for (int r = 0; r < P; r++)
+        at[r + 1] += at[r];
+    for (size_t i = 0; i < a->nm; i++) {
+        const sc__tr_msg *m = &a->m[i];
+        ev[at[m->src] + cnt[m->src]++] = (lev){m->sseq, i, 1};
+        ev[at[m->dst] + cnt[m->dst]++] = (lev){m->rseq, i, 0};
+    }
+    for (int r = 0; r < P; r++) {
+        qsort(ev + at[r], at[r + 1] - at[r], sizeof *ev, cmp_lev);
+        blocked[r] = -1;
+        stack[sp++] = r;
+    }
+    while (sp > 0) {
+        int r = stack[--sp];
+        blocked[r] = -1;
+        for (; at[r] + pos[r] < at[r + 1]; pos[r]++) {
+            const lev *e = &ev[at[r] + pos[r]];
+            sc__tr_msg *m = &a->m[e->msg];
+            if (e->send) {
+                m->ls = ++clk[r];
+                sent[e->msg] = 1;
+                if (blocked[m->dst] == (long)e->msg) {
+                    blocked[m->dst] = -2;
+                    stack[sp++] = m->dst;
+                }
+            } else {
+                if (!sent[e->msg]) {
+                    blocked[r] = (long)e->msg;
+                    break;
+                }
+                clk[r] = (clk[r] > m->ls ? clk[r] : m->ls) + 1;
+                m->lr = clk[r];
+            }
+        }
+    }
+    /* A trace whose sends and receives cannot run in any order (a
+     * receive before its own send on one rank, say) leaves messages
+     * without times: they take their physical order's. */
+    for (size_t i = 0; i < a->nm; i++)
+        if (!sent[i] || a->m[i].lr == 0) {
+            a->m[i].ls = a->m[i].ts;
+            a->m[i].lr = a->m[i].tr;
+        }
+    rc = MPI_SUCCESS;
+out:
+    free(at);
+    free(pos);
+    free(cnt);
+    free(ev);
+    free(clk);
+    free(blocked);
+    free(stack);
+    free(sent);
+    return rc;
+}
+
