@@ -218,7 +218,7 @@ int main(int argc, char **argv)
             return 1;
         }
         long events, msgs;
-        safecoll_trace_report_stats(rep, NULL, &events, &msgs, NULL);
+        safecoll_trace_report_stats(rep, NULL, &events, &msgs, NULL, NULL);
         printf("%10ld %10ld %9.3f %9.3f %12.0f %9d ", msgs, events, t, c, (double)msgs / c,
                safecoll_trace_report_count(rep));
         for (int k = 0; k < safecoll_trace_report_count(rep) && k < 6; k++) {

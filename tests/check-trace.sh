@@ -37,7 +37,9 @@ SAFECOLL_TRACE_SYNTH=$scratch/t "$gen" || { echo "FAIL: the sample trace was not
 
 run 0 trace analyze t --json t.json
 expect out "8 ranks, 286 events, 143 messages (0 sends or receives unmatched): 5 findings"
+expect out "traced time 0.000285 s (first event to last)"
 # The table, ranked by time: the allgather and the alltoall took longest.
+expect out "  1  allgather     -  all 8             64      1  0.000111    38.9  yes"
 expect out "  1  allgather     -  all 8             64      1"
 expect out "  2  alltoall      -  all 8             32      1"
 expect out "  3  bcast         3  all 8           4096      2"

@@ -158,9 +158,12 @@ safecoll_trace_report_finding(const safecoll_trace_report *rep, int i);
  *  \param[out] events   records of all files (or NULL)
  *  \param[out] messages matched messages (or NULL)
  *  \param[out] unmatched sends and receives without a partner (or NULL)
+ *  \param[out] traced   seconds from the trace's first event to its last
+ *                        (or NULL)
  *  \return MPI_SUCCESS, or MPI_ERR_ARG for a NULL report. */
 SAFECOLL_API int safecoll_trace_report_stats(const safecoll_trace_report *rep, int *nprocs,
-                                             long *events, long *messages, long *unmatched);
+                                             long *events, long *messages, long *unmatched,
+                                             double *traced);
 
 /** \brief Writes the human table: a summary ranked by time, then each
  *  finding with its ranks, call sites and replacing call.

@@ -80,6 +80,7 @@ typedef struct sc__tr_an {
     sc__tr_inst *inst;
     size_t ninst, cap;
     long events, unmatched;
+    int64_t t_first, t_last; /* the first and last event's times (ns) */
 } sc__tr_an;
 
 /* Bitsets of ranks. */

@@ -114,6 +114,8 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
             origin = files[r].origin_ns;
     }
     a->events = (long)total;
+    a->t_first = INT64_MAX;
+    a->t_last = INT64_MIN;
     S = malloc((total ? total : 1) * sizeof *S);
     R = malloc((total ? total : 1) * sizeof *R);
     a->self = malloc((total ? total : 1) * sizeof *a->self);
@@ -136,6 +138,10 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
             const sc__tr_rec *e = &f->recs[i];
             int64_t t = f->origin_ns - origin + e->t_ns;
             uint32_t site = map[r][e->site];
+            if (t < a->t_first)
+                a->t_first = t;
+            if (t > a->t_last)
+                a->t_last = t;
             if (e->flags & SC_TR_FLAG_LIBRARY)
                 continue;
             if (e->kind == SC_TR_SELF) {

@@ -15,6 +15,7 @@
 struct safecoll_trace_report {
     int nprocs;
     long events, messages, unmatched;
+    double traced; /* seconds from the first event to the last */
     safecoll_trace_finding *f;
     int n;
     char **sites;        /* the global site strings, by id */
@@ -272,6 +273,7 @@ int sc__tr_report_make(sc__tr_an *a, safecoll_trace_report **out)
     rep->events = a->events;
     rep->messages = (long)a->nm;
     rep->unmatched = a->unmatched;
+    rep->traced = a->t_last > a->t_first ? (double)(a->t_last - a->t_first) * 1e-9 : 0.0;
     /* The site strings move to the report. */
     rep->sites = a->sites;
     rep->nsites = a->nsites;
@@ -323,7 +325,7 @@ const safecoll_trace_finding *safecoll_trace_report_finding(const safecoll_trace
 }
 
 int safecoll_trace_report_stats(const safecoll_trace_report *rep, int *nprocs, long *events,
-                                long *messages, long *unmatched)
+                                long *messages, long *unmatched, double *traced)
 {
     if (rep == NULL)
         return sc__error(MPI_ERR_ARG, "safecoll_trace_report_stats: rep is NULL");
@@ -335,6 +337,8 @@ int safecoll_trace_report_stats(const safecoll_trace_report *rep, int *nprocs, l
         *messages = rep->messages;
     if (unmatched)
         *unmatched = rep->unmatched;
+    if (traced)
+        *traced = rep->traced;
     return MPI_SUCCESS;
 }
 
@@ -360,8 +364,11 @@ int safecoll_trace_report_print(const safecoll_trace_report *rep, FILE *fp)
     fprintf(fp, "%d ranks, %ld events, %ld messages (%ld sends or receives unmatched): "
             "%d finding%s\n", rep->nprocs, rep->events, rep->messages, rep->unmatched, rep->n,
             rep->n == 1 ? "" : "s");
+    fprintf(fp, "traced time %.6f s (first event to last); %%traced: a finding's share of it\n",
+            rep->traced);
     if (rep->n > 0) {
-        fprintf(fp, "\n  #  kind       root  ranks          bytes  times   seconds  match\n");
+        fprintf(fp, "\n  #  kind       root  ranks          bytes  times   seconds %%traced  "
+                "match\n");
         for (int i = 0; i < rep->n; i++) {
             const safecoll_trace_finding *f = &rep->f[i];
             char ranks[64], root[16];
@@ -378,9 +385,10 @@ int safecoll_trace_report_print(const safecoll_trace_report *rep, FILE *fp)
             if (strlen(ranks) > 12)
                 strcpy(ranks + 9, "...");
             snprintf(root, sizeof root, "%d", f->root);
-            fprintf(fp, "%3d  %-9s %5s  %-12s %7lld %6ld %9.6f  %s\n", i + 1,
+            fprintf(fp, "%3d  %-9s %5s  %-12s %7lld %6ld %9.6f %7.1f  %s\n", i + 1,
                     safecoll_trace_kind_name(f->kind), f->root >= 0 ? root : "-", ranks,
                     (long long)f->bytes, f->occurrences, f->seconds,
+                    rep->traced > 0 ? 100.0 * f->seconds / rep->traced : 0.0,
                     f->near ? "near" : f->whole ? "yes" : "subset");
         }
     }
