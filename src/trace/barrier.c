@@ -4,7 +4,9 @@
  * knows of who has arrived; a rank completes an episode when it knows of
  * every rank's arrival, and an episode every rank completes is a
  * barrier. A message from a rank already in the next episode releases a
- * rank still in the current one (a linear barrier's release).
+ * rank still in the current one (a linear barrier's release). Each set of
+ * ranks that empty messages connect is replayed apart: a barrier over a
+ * subset is found with that subset.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,10 +33,13 @@ typedef struct episode {
     long nmsgs;
 } episode;
 
-int sc__tr_barrier(sc__tr_an *a)
+/* The replay of the empty messages zlist[0..nz) among the ranks of comp
+ * (csize of them, and no message leaves them). */
+static int barrier_in(sc__tr_an *a, const size_t *zlist, size_t nz, const uint64_t *comp,
+                      int csize)
 {
     int P = a->P, W = a->W, rc = MPI_ERR_NO_MEM;
-    size_t nz = 0, *cnt = NULL, *at = NULL, *pos = NULL, *zidx = NULL;
+    size_t *cnt = NULL, *at = NULL, *pos = NULL, *zidx = NULL;
     ev *evs = NULL;
     int *ep = NULL, *done = NULL, *stack = NULL;
     long *blocked = NULL;
@@ -45,12 +50,6 @@ int sc__tr_barrier(sc__tr_an *a)
     episode *E = NULL;
     int nE = 0, capE = 0;
 
-    if (P < a->opt.min_ranks)
-        return MPI_SUCCESS;
-    for (size_t i = 0; i < a->nm; i++)
-        nz += a->m[i].bytes == 0;
-    if (nz == 0)
-        return MPI_SUCCESS;
     zidx = malloc(nz * sizeof *zidx);
     cnt = calloc((size_t)P + 1, sizeof *cnt);
     at = calloc((size_t)P + 1, sizeof *at);
@@ -68,13 +67,11 @@ int sc__tr_barrier(sc__tr_an *a)
     if (!zidx || !cnt || !at || !pos || !evs || !ep || !done || !stack || !blocked || !start ||
         !K || !mK || !me || !sent)
         goto out;
-    nz = 0;
-    for (size_t i = 0; i < a->nm; i++)
-        if (a->m[i].bytes == 0) {
-            cnt[a->m[i].src]++;
-            cnt[a->m[i].dst]++;
-            zidx[nz++] = i;
-        }
+    for (size_t z = 0; z < nz; z++) {
+        zidx[z] = zlist[z];
+        cnt[a->m[zlist[z]].src]++;
+        cnt[a->m[zlist[z]].dst]++;
+    }
     for (int r = 0; r < P; r++)
         at[r + 1] = at[r] + cnt[r];
     memset(cnt, 0, ((size_t)P + 1) * sizeof *cnt);
@@ -125,7 +122,7 @@ int sc__tr_barrier(sc__tr_an *a)
                     for (int w = 0; w < W; w++)
                         Kr[w] |= mK[e->msg * W + w];
                     sc__tr_bset(Kr, r);
-                    complete = sc__tr_bcount(Kr, W) == P;
+                    complete = sc__tr_bcount(Kr, W) == csize;
                 } else if (!done[r] && es == ep[r] + 1) {
                     /* A release: the sender completed our episode; the
                      * message belongs to it. */
@@ -137,7 +134,7 @@ int sc__tr_barrier(sc__tr_an *a)
                     memcpy(Kr, mK + e->msg * W, (size_t)W * sizeof *Kr);
                     sc__tr_bset(Kr, r);
                     start[r] = m->tr;
-                    complete = sc__tr_bcount(Kr, W) == P;
+                    complete = sc__tr_bcount(Kr, W) == csize;
                 }
                 if (complete) {
                     done[r] = 1;
@@ -168,15 +165,14 @@ int sc__tr_barrier(sc__tr_an *a)
         goto out;
     for (int e = 0; e < nE; e++) {
         inst_of[e] = -1;
-        if (E[e].done != P)
+        if (E[e].done != csize)
             continue;
         sc__tr_inst *in = sc__tr_inst_new(a, SAFECOLL_TRACE_BARRIER);
         if (in == NULL) {
             free(inst_of);
             goto out;
         }
-        for (int r = 0; r < P; r++)
-            sc__tr_bset(in->set, r);
+        memcpy(in->set, comp, (size_t)W * sizeof *comp);
         in->t0 = E[e].t0;
         in->t1 = E[e].t1;
         inst_of[e] = (int)(a->ninst - 1);
@@ -216,5 +212,71 @@ out:
     free(me);
     free(sent);
     free(E);
+    return rc;
+}
+
+/* Union-find over ranks. */
+static int find(int *up, int r)
+{
+    while (up[r] != r)
+        r = up[r] = up[up[r]];
+    return r;
+}
+
+/* The empty messages split into the sets of ranks they connect; each set
+ * of at least min_ranks ranks is replayed on its own, so that a barrier
+ * over a subset is found with that subset. */
+int sc__tr_barrier(sc__tr_an *a)
+{
+    int P = a->P, W = a->W, rc = MPI_SUCCESS;
+    int *up = malloc((size_t)P * sizeof *up), *size = calloc((size_t)P, sizeof *size);
+    size_t *z = malloc((a->nm + 1) * sizeof *z), *cat = calloc((size_t)P + 1, sizeof *cat);
+    size_t *fill = calloc((size_t)P, sizeof *fill), nz = 0;
+    uint64_t *comp = calloc((size_t)W, sizeof *comp);
+
+    if (!up || !size || !z || !cat || !fill || !comp) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (int r = 0; r < P; r++)
+        up[r] = r;
+    for (size_t i = 0; i < a->nm; i++)
+        if (a->m[i].bytes == 0) {
+            int x = find(up, a->m[i].src), y = find(up, a->m[i].dst);
+            if (x != y)
+                up[x] = y;
+            nz++;
+        }
+    if (nz == 0)
+        goto out;
+    for (int r = 0; r < P; r++)
+        size[find(up, r)]++;
+    /* The messages by the root of their set. */
+    for (size_t i = 0; i < a->nm; i++)
+        if (a->m[i].bytes == 0)
+            cat[find(up, a->m[i].src) + 1]++;
+    for (int r = 0; r < P; r++)
+        cat[r + 1] += cat[r];
+    for (size_t i = 0; i < a->nm; i++)
+        if (a->m[i].bytes == 0) {
+            int c = find(up, a->m[i].src);
+            z[cat[c] + fill[c]++] = i;
+        }
+    for (int c = 0; c < P && rc == MPI_SUCCESS; c++) {
+        if (up[c] != c || size[c] < a->opt.min_ranks || cat[c + 1] == cat[c])
+            continue;
+        memset(comp, 0, (size_t)W * sizeof *comp);
+        for (int r = 0; r < P; r++)
+            if (find(up, r) == c)
+                sc__tr_bset(comp, r);
+        rc = barrier_in(a, z + cat[c], cat[c + 1] - cat[c], comp, size[c]);
+    }
+out:
+    free(up);
+    free(size);
+    free(z);
+    free(cat);
+    free(fill);
+    free(comp);
     return rc;
 }

@@ -566,6 +566,32 @@ START_TEST(dissemination_barrier)
 }
 END_TEST
 
+
+/* A dissemination barrier among the even ranks of 8 (a subset). */
+START_TEST(barrier_over_subset)
+{
+    syn s;
+
+    syn_open(&s, 8);
+    for (int k = 1; k < 4; k *= 2) {
+        for (int i = 0; i < 4; i++)
+            SEND(&s, 2 * i, 2 * ((i + k) % 4), "", 0, "sub.c:4");
+        for (int i = 0; i < 4; i++)
+            RECV(&s, 2 * i, 2 * ((i + 4 - k) % 4), "", 0, "sub.c:5");
+    }
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    const safecoll_trace_finding *f = only(rep, SAFECOLL_TRACE_BARRIER, -1);
+    ck_assert_int_eq(f->whole, 0);
+    ck_assert_int_eq(f->nranks, 4);
+    ck_assert_str_eq(f->call, "MPI_Barrier(comm)");
+    ck_assert_str_eq(f->split, "MPI_Comm_split(MPI_COMM_WORLD, rank % 2 == 0 ? 0 : "
+                               "MPI_UNDEFINED, rank, &comm)");
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
 /* ---------------------------------------------------------------- with kept data */
 
 START_TEST(gather_with_self)
@@ -1421,6 +1447,7 @@ int main(void)
     tcase_add_test(pat_, ring_allgather);
     tcase_add_test(pat_, pairwise_alltoall);
     tcase_add_test(pat_, dissemination_barrier);
+    tcase_add_test(pat_, barrier_over_subset);
     tcase_add_test(pat_, gather_with_self);
     tcase_add_test(pat_, gather_needs_self);
     tcase_add_test(pat_, scatter_with_self);
