@@ -22,23 +22,33 @@ typedef struct pend {
     uint32_t site;
 } pend;
 
-static int cmp_pend(const void *x, const void *y)
-{
-    const pend *a = x, *b = y;
-    if (a->src != b->src)
-        return a->src < b->src ? -1 : 1;
-    if (a->dst != b->dst)
-        return a->dst < b->dst ? -1 : 1;
-    if (a->comm != b->comm)
-        return a->comm < b->comm ? -1 : 1;
-    if (a->tag != b->tag)
-        return a->tag < b->tag ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
-}
-
 static int same_channel(const pend *a, const pend *b)
 {
     return a->src == b->src && a->dst == b->dst && a->comm == b->comm && a->tag == b->tag;
+}
+
+/* A channel's sends: the head and tail of their list. */
+typedef struct channel {
+    pend key;
+    size_t head, tail; /* (size_t)-1: no send left */
+    int used;          /* 0: a free slot (a list that empties keeps its slot) */
+} channel;
+
+static uint64_t chan_hash(const pend *p)
+{
+    uint64_t h = ((uint64_t)(uint32_t)p->src << 32 | (uint32_t)p->dst) * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)p->comm << 32 | (uint32_t)p->tag) * 0xbf58476d1ce4e5b9ull;
+    return h ^ (h >> 29);
+}
+
+/* The slot of p's channel in the table of cap (a power of two) slots:
+ * its own, or the free one where it goes. */
+static channel *chan_of(channel *t, size_t cap, const pend *p)
+{
+    size_t j = (size_t)chan_hash(p) & (cap - 1);
+    while (t[j].used && !same_channel(&t[j].key, p))
+        j = (j + 1) & (cap - 1);
+    return &t[j];
 }
 
 /* Global site ids: every file's strings interned once, through an open
@@ -95,9 +105,10 @@ static int intern(sc__tr_an *a, interner *in, const char *s, uint32_t *id)
 
 /* Messages from the files: sends and receives of one channel (source,
  * destination, communicator, tag) pair in order, as MPI matches them (no
- * overtaking); a receive whose payload differs from the next send's (its
- * completion recorded out of posting order) takes the next send of the
- * same payload a few positions on. */
+ * overtaking), through a hash table of channels (no sort); a receive
+ * whose payload differs from the next send's (its completion recorded out
+ * of posting order) takes the next send of the same payload a few
+ * positions on. */
 int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
 {
     size_t ns = 0, nr = 0, nself = 0, total = 0;
@@ -105,6 +116,8 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
     pend *S = NULL, *R = NULL;
     uint32_t **map = NULL;
     unsigned char *taken = NULL;
+    size_t *next = NULL, cap;
+    channel *chan = NULL;
     interner names = {NULL, 0};
     int rc = MPI_ERR_NO_MEM;
 
@@ -163,34 +176,44 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
     }
     a->self_at[a->P] = nself;
     a->nself = nself;
-    qsort(S, ns, sizeof *S, cmp_pend);
-    qsort(R, nr, sizeof *R, cmp_pend);
     a->m = malloc((ns < nr ? ns : nr) * sizeof *a->m + 1);
     taken = calloc(ns ? ns : 1, 1);
-    if (a->m == NULL || taken == NULL)
+    next = malloc((ns ? ns : 1) * sizeof *next);
+    for (cap = 16; cap < 2 * ns; cap *= 2)
+        ;
+    chan = malloc(cap * sizeof *chan);
+    if (a->m == NULL || taken == NULL || next == NULL || chan == NULL)
         goto out;
+    /* Each channel's sends, in order (a channel's sends are one rank's,
+     * read in its order): a list through next[] from the channel's head. */
+    for (size_t c = 0; c < cap; c++) {
+        chan[c].used = 0;
+        chan[c].head = chan[c].tail = (size_t)-1;
+    }
+    for (size_t i = 0; i < ns; i++) {
+        channel *c = chan_of(chan, cap, &S[i]);
+        next[i] = (size_t)-1;
+        if (!c->used) {
+            c->used = 1;
+            c->key = S[i];
+            c->head = c->tail = i;
+        } else {
+            next[c->tail] = i;
+            c->tail = i;
+        }
+    }
     a->nm = 0;
     {
-        size_t i = 0, j = 0, matched_r = 0;
-        while (i < ns && j < nr) {
-            if (!same_channel(&S[i], &R[j])) {
-                /* Skip the side whose channel sorts first. */
-                pend a1 = S[i], b1 = R[j];
-                a1.seq = b1.seq = 0;
-                if (cmp_pend(&a1, &b1) < 0)
-                    i++;
-                else
-                    j++;
-                continue;
-            }
-            if (taken[i]) {
-                i++;
-                continue;
-            }
-            /* The first untaken send of the channel with this payload,
-             * within a window of 16. */
-            size_t k = i, pick = (size_t)-1;
-            for (int w = 0; k < ns && w < 16 && same_channel(&S[k], &R[j]); k++) {
+        size_t matched_r = 0;
+        for (size_t j = 0; j < nr; j++) {
+            channel *c = chan_of(chan, cap, &R[j]);
+            size_t pick = (size_t)-1;
+            int w = 0;
+            /* Taken sends at the head leave the list; then the first
+             * untaken send of this payload within a window of 16. */
+            while (c->head != (size_t)-1 && taken[c->head])
+                c->head = next[c->head];
+            for (size_t k = c->head; k != (size_t)-1 && w < 16; k = next[k]) {
                 if (taken[k])
                     continue;
                 w++;
@@ -200,10 +223,8 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
                     break;
                 }
             }
-            if (pick == (size_t)-1) {
-                j++; /* a receive of a payload no send carries */
-                continue;
-            }
+            if (pick == (size_t)-1)
+                continue; /* a receive of a payload no send carries */
             taken[pick] = 1;
             sc__tr_msg *m = &a->m[a->nm++];
             memset(m, 0, sizeof *m);
@@ -221,7 +242,6 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
             m->ssite = S[pick].site;
             m->rsite = R[j].site;
             matched_r++;
-            j++;
         }
         a->unmatched = (long)(ns + nr - 2 * matched_r);
     }
@@ -235,6 +255,8 @@ out:
     free(S);
     free(R);
     free(taken);
+    free(next);
+    free(chan);
     if (rc != MPI_SUCCESS)
         sc__error(rc, "safecoll_trace_analyze: no memory for the %zu events", total);
     return rc;
