@@ -22,22 +22,18 @@ typedef struct pend {
     uint32_t site;
 } pend;
 
-static int same_channel(const pend *a, const pend *b)
-{
-    return a->src == b->src && a->dst == b->dst && a->comm == b->comm && a->tag == b->tag;
-}
-
 /* A channel's sends: the head and tail of their list. */
 typedef struct channel {
-    pend key;
+    int32_t src, dst, tag;
+    uint32_t comm;
     size_t head, tail; /* (size_t)-1: no send left */
     int used;          /* 0: a free slot (a list that empties keeps its slot) */
 } channel;
 
-static uint64_t chan_hash(const pend *p)
+static uint64_t chan_hash(int32_t src, int32_t dst, int32_t tag, uint32_t comm)
 {
-    uint64_t h = ((uint64_t)(uint32_t)p->src << 32 | (uint32_t)p->dst) * 0x9e3779b97f4a7c15ull;
-    h ^= ((uint64_t)p->comm << 32 | (uint32_t)p->tag) * 0xbf58476d1ce4e5b9ull;
+    uint64_t h = ((uint64_t)(uint32_t)src << 32 | (uint32_t)dst) * 0x9e3779b97f4a7c15ull;
+    h ^= ((uint64_t)comm << 32 | (uint32_t)tag) * 0xbf58476d1ce4e5b9ull;
     return h ^ (h >> 29);
 }
 
@@ -45,10 +41,32 @@ static uint64_t chan_hash(const pend *p)
  * its own, or the free one where it goes. */
 static channel *chan_of(channel *t, size_t cap, const pend *p)
 {
-    size_t j = (size_t)chan_hash(p) & (cap - 1);
-    while (t[j].used && !same_channel(&t[j].key, p))
+    size_t j = (size_t)chan_hash(p->src, p->dst, p->tag, p->comm) & (cap - 1);
+    while (t[j].used && !(t[j].src == p->src && t[j].dst == p->dst && t[j].tag == p->tag &&
+                          t[j].comm == p->comm))
         j = (j + 1) & (cap - 1);
     return &t[j];
+}
+
+/* The table twice as large, its channels moved over. */
+static channel *chan_grow(channel *t, size_t *cap)
+{
+    size_t ncap = *cap * 2;
+    channel *n = malloc(ncap * sizeof *n);
+    if (n == NULL)
+        return NULL;
+    for (size_t c = 0; c < ncap; c++)
+        n[c].used = 0;
+    for (size_t c = 0; c < *cap; c++)
+        if (t[c].used) {
+            size_t j = (size_t)chan_hash(t[c].src, t[c].dst, t[c].tag, t[c].comm) & (ncap - 1);
+            while (n[j].used)
+                j = (j + 1) & (ncap - 1);
+            n[j] = t[c];
+        }
+    free(t);
+    *cap = ncap;
+    return n;
 }
 
 /* Global site ids: every file's strings interned once, through an open
@@ -116,7 +134,7 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
     pend *S = NULL, *R = NULL;
     uint32_t **map = NULL;
     unsigned char *taken = NULL;
-    size_t *next = NULL, cap;
+    size_t *next = NULL, cap, nchan = 0;
     channel *chan = NULL;
     interner names = {NULL, 0};
     int rc = MPI_ERR_NO_MEM;
@@ -179,8 +197,7 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
     a->m = malloc((ns < nr ? ns : nr) * sizeof *a->m + 1);
     taken = calloc(ns ? ns : 1, 1);
     next = malloc((ns ? ns : 1) * sizeof *next);
-    for (cap = 16; cap < 2 * ns; cap *= 2)
-        ;
+    cap = 1024;
     chan = malloc(cap * sizeof *chan);
     if (a->m == NULL || taken == NULL || next == NULL || chan == NULL)
         goto out;
@@ -194,8 +211,20 @@ int sc__tr_load(sc__tr_an *a, sc__tr_file *files)
         channel *c = chan_of(chan, cap, &S[i]);
         next[i] = (size_t)-1;
         if (!c->used) {
+            /* At most half full. */
+            if (2 * (nchan + 1) > cap) {
+                channel *g = chan_grow(chan, &cap);
+                if (g == NULL)
+                    goto out;
+                chan = g;
+                c = chan_of(chan, cap, &S[i]);
+            }
+            nchan++;
             c->used = 1;
-            c->key = S[i];
+            c->src = S[i].src;
+            c->dst = S[i].dst;
+            c->tag = S[i].tag;
+            c->comm = S[i].comm;
             c->head = c->tail = i;
         } else {
             next[c->tail] = i;
