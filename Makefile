@@ -273,7 +273,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 .DEFAULT_GOAL := all
 .PHONY: all lib bin fortran check-fortran tests examples bench-build deps deps-openmpi check-openmpi help \
         check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen check-p2ponly check-fatal \
-        check-guideline check-scale fuzz \
+        check-guideline check-scale check-trace fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
         check-big-run check-man check-mpi-names print-mpi man man3 \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
@@ -555,7 +555,7 @@ endif
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-fortran check-examples check-symbols check-traffic check-cxx check-headers \
                check-switch check-dlopen check-p2ponly check-fatal check-cli check-search check-bisect check-guideline check-scale check-hang \
-               check-replay check-install \
+               check-replay check-trace check-install \
                check-cmake check-man check-mpi-names check-doc
 
 check: deps
@@ -748,6 +748,12 @@ check-guideline: $(TOOL_BIN)
 check-scale: $(TOOL_BIN)
 	@printf '\n== scale (scalability validation) ==\n'
 	@$(call record,scale,tests/check-scale.sh $(TOOL_BIN))
+
+# `safecoll trace analyze` on a synthetic trace written by the unit test
+# program with the library's trace writer.
+check-trace: $(TOOL_BIN) $(B)tests/bin/unit/test_trace
+	@printf '\n== trace analysis ==\n'
+	@$(call record,trace,tests/check-trace.sh $(TOOL_BIN) $(B)tests/bin/unit/test_trace)
 
 # The man pages render without a warning and say what the tool's --help
 # says, every command included.  Skipped where groff is missing.

@@ -33,7 +33,7 @@ for text in "safecoll_f08" "pkg-config --cflags --libs safecoll_f08" "safecoll::
             "man safecoll_gatherv"; do
     expect "$html/index.html" "$text" "the main page on Fortran and the man pages"
 done
-for page in guide bounds_format testing performance architecture papers debugging scalability; do
+for page in guide bounds_format testing performance architecture papers debugging scalability tracing; do
     expect "$html/index.html" "href=\"${page}.html\"" "the main page's link to the page ${page}"
 done
 for ex in examples/*.c; do

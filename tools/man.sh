@@ -80,8 +80,10 @@ The command\-line tool of libsafecoll views and checks bound files, and
 tests the installed MPI library: where its collectives break
 (\fBsearch\fR, \fBprobe\fR) and where an equivalent beats them
 (\fBguideline\fR); it also finds the collective that makes an
-application fail (\fBbisect\fR), and checks how measured collectives
-scale against expectations in big\-O (\fBscale\fR).
+application fail (\fBbisect\fR), checks how measured collectives
+scale against expectations in big\-O (\fBscale\fR), and finds the
+collectives an application wrote by hand with point\-to\-point messages
+(\fBtrace analyze\fR).
 Each section below is the text that the command prints with \fB\-\-help\fR.
 .PP
 .nf
@@ -104,5 +106,7 @@ The user's guide and the testing guide, installed as
 and
 .IR $docdir_e/testing.md ;
 the bound file format in
-.IR $docdir_e/bounds\\-format.md .
+.IR $docdir_e/bounds\\-format.md ;
+the trace file format and its analysis in
+.IR $docdir_e/trace.md .
 EOF

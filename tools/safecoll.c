@@ -9,6 +9,7 @@
  *   safecoll guideline --coll C[,C...] --procs P[,P...] --sizes S (tools/guideline.c)
  *   safecoll bisect [options] -- LAUNCHER... APP [ARGS...]       (tools/bisect.c)
  *   safecoll scale --input FILE [options]                        (tools/scale.c)
+ *   safecoll trace analyze DIR [options]                         (tools/trace.c)
  *
  * A dispatcher: the first argument names a command, each command is one
  * function with its own --help, and a command with subcommands dispatches
@@ -480,6 +481,29 @@ static int cmd_bounds(int argc, char **argv)
     return dispatch(&bounds_dispatcher, argc, argv);
 }
 
+/* ---------------------------------------------------------------- trace */
+
+static const command trace_commands[] = {
+    {"analyze", "DIR [options]", "find hand-written collectives in a trace",
+     tool_trace_analyze},
+};
+
+static const dispatcher trace_dispatcher = {
+    "trace",
+    "usage: safecoll trace COMMAND [ARGS]\n"
+    "\n"
+    "Traces of point-to-point messages with hashed payloads, one file per rank.\n",
+    trace_commands,
+    sizeof trace_commands / sizeof *trace_commands,
+    "'safecoll trace COMMAND --help' tells more. The file format is described\n"
+    "in " SAFECOLL_DOCDIR "/trace.md.\n",
+};
+
+static int cmd_trace(int argc, char **argv)
+{
+    return dispatch(&trace_dispatcher, argc, argv);
+}
+
 /* ---------------------------------------------------------------- main */
 
 static const command commands[] = {
@@ -490,6 +514,7 @@ static const command commands[] = {
      tool_guideline},
     {"bisect", "[options] -- CMD...", "find the collective that makes CMD fail", tool_bisect},
     {"scale", "--input FILE ...", "fit and validate scaling models (paper 003)", tool_scale},
+    {"trace", "COMMAND [ARGS]", "find hand-written collectives in traces", cmd_trace},
 };
 
 static const dispatcher main_dispatcher = {

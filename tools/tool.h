@@ -28,6 +28,9 @@ int tool_bisect(int argc, char **argv);
 /* `safecoll scale ...`: scalability validation of measured points
  * (tools/scale.c). */
 int tool_scale(int argc, char **argv);
+/* `safecoll trace analyze DIR ...`: the hand-written collectives of a
+ * trace, offline (tools/trace.c). */
+int tool_trace_analyze(int argc, char **argv);
 
 /* Shared option parsing (tools/search.c). */
 

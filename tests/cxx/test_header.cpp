@@ -13,12 +13,14 @@
 // The umbrella header is the runtime: the testing toolkit is not in it
 // (tests/check-headers.sh checks every name), but its headers compile as
 // C++ too.
-#if defined(SAFECOLL_PROBE_H) || defined(SAFECOLL_GUIDELINE_H) || defined(SAFECOLL_SCALE_H)
+#if defined(SAFECOLL_PROBE_H) || defined(SAFECOLL_GUIDELINE_H) || defined(SAFECOLL_SCALE_H) || \
+    defined(SAFECOLL_TRACE_H)
 #error "<safecoll.h> includes a testing toolkit header"
 #endif
 #include <safecoll/guideline.h>
 #include <safecoll/probe.h>
 #include <safecoll/scale.h>
+#include <safecoll/trace.h>
 
 #include <cstdio>
 #include <cstring>
@@ -72,6 +74,13 @@ int main()
     if (safecoll_scale_term_parse("p log p", &term) != MPI_SUCCESS || term.p_exp != 1 ||
         term.log_exp != 1) {
         std::fprintf(stderr, "safecoll_scale_term_parse(\"p log p\") is not p^1 log^1 p\n");
+        failures++;
+    }
+
+    safecoll_trace_options topt;
+    if (safecoll_trace_options_init(&topt) != MPI_SUCCESS || topt.min_ranks != 3 ||
+        std::strcmp(safecoll_trace_kind_name(SAFECOLL_TRACE_BCAST), "bcast") != 0) {
+        std::fprintf(stderr, "safecoll_trace_options_init/safecoll_trace_kind_name\n");
         failures++;
     }
 
