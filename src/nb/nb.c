@@ -1,8 +1,8 @@
 /*
  * The engine of the non-blocking safe collectives (see nb.h).
  *
- * Each operation is a coroutine (POSIX ucontext) running the same pipeline
- * code as the blocking call, on a stack of its own. A coroutine runs until
+ * Each operation is a coroutine (fiber.h) running the same pipeline code
+ * as the blocking call, on a stack of its own. A coroutine runs until
  * its next MPI operation is pending (it then yields) or until it ends (its
  * generalized request is then completed with MPI_Grequest_complete).
  *
@@ -36,16 +36,14 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
+#include "fiber.h"
 #include "nb.h"
 #include "worker.h"
 
@@ -77,8 +75,8 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
 #endif
 
 typedef struct nb_op {
-    ucontext_t ctx;     /* the coroutine */
-    ucontext_t *back;   /* where it yields to: the resumer */
+    sc__fiber ctx;      /* the coroutine */
+    sc__fiber *back;    /* where it yields to: the resumer */
     char *stack;        /* mapped, with a guard page at the bottom */
     size_t stack_size;
     int (*body)(void *);
@@ -181,15 +179,15 @@ static void yield(nb_op *op)
 #if SC_ASAN
     __sanitizer_start_switch_fiber(&op->fake, op->back_bottom, op->back_size);
 #endif
-    swapcontext(&op->ctx, op->back);
+    sc__fiber_switch(&op->ctx, op->back);
 #if SC_ASAN
     __sanitizer_finish_switch_fiber(op->fake, &op->back_bottom, &op->back_size);
 #endif
 }
 
-static void trampoline(unsigned hi, unsigned lo)
+static void trampoline(void *arg)
 {
-    nb_op *op = (nb_op *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
+    nb_op *op = arg;
 
 #if SC_ASAN
     __sanitizer_finish_switch_fiber(NULL, &op->back_bottom, &op->back_size);
@@ -201,13 +199,15 @@ static void trampoline(unsigned hi, unsigned lo)
     /* NULL: this stack is not coming back. */
     __sanitizer_start_switch_fiber(NULL, op->back_bottom, op->back_size);
 #endif
-    setcontext(op->back);
+    /* Nothing switches back to a body that has ended. */
+    sc__fiber_switch(&op->ctx, op->back);
+    abort();
 }
 
 /* Runs op until it yields or ends. */
 static void resume(nb_op *op)
 {
-    ucontext_t here;
+    sc__fiber here;
     nb_op *prev = cur();
 #if SC_ASAN
     void *fake = NULL;
@@ -219,18 +219,15 @@ static void resume(nb_op *op)
         steps++;
     }
     set_cur(op);
-    /* swapcontext installs the signal mask saved in the coroutine: that of
-     * the thread it last yielded on, or that made it. The step runs with
-     * the mask of the thread that resumes it instead, so that the
-     * progress thread (which blocks every signal) never runs the
-     * application's handlers, and an application thread never takes a
-     * signal it has blocked since. One system call per step. */
-    pthread_sigmask(SIG_BLOCK, NULL, &op->ctx.uc_sigmask);
+    /* The step runs with the signal mask of the thread that resumes it
+     * (fiber.h), so that the progress thread (which blocks every signal)
+     * never runs the application's handlers, and an application thread
+     * never takes a signal it has blocked since. */
 #if SC_ASAN
     __sanitizer_start_switch_fiber(&fake, op->stack + getpagesize(),
                                    op->stack_size - (size_t)getpagesize());
 #endif
-    swapcontext(&here, &op->ctx);
+    sc__fiber_switch(&here, &op->ctx);
 #if SC_ASAN
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
@@ -612,14 +609,7 @@ static int make_stack(nb_op *op)
     }
     op->stack = mem;
     op->stack_size = STACK_SIZE;
-    if (getcontext(&op->ctx) != 0)
-        return -1;
-    op->ctx.uc_stack.ss_sp = op->stack + page;
-    op->ctx.uc_stack.ss_size = op->stack_size - page;
-    op->ctx.uc_link = NULL;
-    makecontext(&op->ctx, (void (*)(void))trampoline, 2, (unsigned)((uintptr_t)op >> 32),
-                (unsigned)((uintptr_t)op & 0xffffffffu));
-    return 0;
+    return sc__fiber_make(&op->ctx, op->stack + page, op->stack_size - page, trampoline, op);
 }
 
 /* Puts op at the end of the list and lets it (and the rest) run until they
