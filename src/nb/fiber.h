@@ -14,7 +14,7 @@
  * Neither mechanism knows about the sanitizers' view of stacks: the engine
  * (nb.c) annotates its switches for AddressSanitizer itself. Under
  * ThreadSanitizer, which follows ucontext calls but not a hand-made switch,
- * the ucontext switch is used everywhere.
+ * and with shadow stacks (below), the ucontext switch is used.
  */
 #ifndef SC_NB_FIBER_H
 #define SC_NB_FIBER_H
@@ -29,8 +29,17 @@
 #endif
 #endif
 
+/* Not with shadow stacks (-fcf-protection=return or full, __CET__ bit 2):
+ * the first switch to a fiber returns to an address no call pushed, which
+ * a shadow stack refuses; glibc's ucontext keeps one per fiber. */
+#if defined(__CET__)
+#define SC_FIBER_SHSTK ((__CET__ & 2) != 0)
+#else
+#define SC_FIBER_SHSTK 0
+#endif
+
 #if defined(__x86_64__) && defined(__ELF__) && (defined(__GNUC__) || defined(__clang__)) &&     \
-    !defined(SC_FIBER_TSAN)
+    !defined(SC_FIBER_TSAN) && !SC_FIBER_SHSTK
 #define SC_FIBER_ASM 1
 #else
 #define SC_FIBER_ASM 0
