@@ -2,6 +2,7 @@
  * The shared pipeline: describe (helpers for the entry points), detect,
  * agree, execute. See pipeline.h for the overview.
  */
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -894,12 +895,44 @@ static int run_body(void *arg)
     return rc;
 }
 
+/* The copies of calls that sc__run_nb hands to the engine are kept for
+ * the next ones: a descriptor is 1.3 KiB, past malloc's per-thread cache,
+ * and its malloc and free took the allocator's slow path on every call
+ * (bench_nb under all=p2p). Freed on any thread (the engine's, MPI's
+ * free callback), hence the lock. */
+enum { COPY_POOL = 64 };
+static pthread_mutex_t copy_lock = PTHREAD_MUTEX_INITIALIZER;
+static sc__call *copies[COPY_POOL];
+static int ncopies;
+
+static sc__call *copy_get(void)
+{
+    sc__call *c = NULL;
+
+    pthread_mutex_lock(&copy_lock);
+    if (ncopies > 0)
+        c = copies[--ncopies];
+    pthread_mutex_unlock(&copy_lock);
+    return c != NULL ? c : malloc(sizeof *c);
+}
+
+static void copy_put(sc__call *c)
+{
+    pthread_mutex_lock(&copy_lock);
+    if (ncopies < COPY_POOL) {
+        copies[ncopies++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&copy_lock);
+    free(c);
+}
+
 /* When the request is freed; the body may not have run (an error
  * starting it). */
 static void free_body(void *arg)
 {
     sc__nb_release(arg);
-    free(arg);
+    copy_put(arg);
 }
 
 int sc__run_nb(sc__call *call, MPI_Request *request)
@@ -916,13 +949,13 @@ int sc__run_nb(sc__call *call, MPI_Request *request)
     *request = MPI_REQUEST_NULL;
     if (SC_CHECK_ON() && sc__check_is_v(call->coll) && (rc = sc__check_v(call)) != MPI_SUCCESS)
         return fail_early(call, rc);
-    if ((copy = malloc(sizeof *copy)) == NULL) {
+    if ((copy = copy_get()) == NULL) {
         rc = sc__error(MPI_ERR_NO_MEM, "%s: rank %d: out of memory", call->fn, call->rank);
         return sc__fail_early(call, rc);
     }
     *copy = *call;
     if ((rc = sc__comm_private_nb(user, &copy->priv, &ref)) != MPI_SUCCESS) {
-        free(copy);
+        copy_put(copy);
         return sc__fail_early(call, rc);
     }
     /* The caller may free its datatypes, op and communicator once this
@@ -932,7 +965,7 @@ int sc__run_nb(sc__call *call, MPI_Request *request)
     complete = call->pattern == SC_PATTERN_REDUCE && !call->red.predefined_op;
     if ((rc = sc__nb_hold(copy, ref, !complete)) != MPI_SUCCESS) {
         sc__comm_release(ref);
-        free(copy);
+        copy_put(copy);
         return sc__fail_early(call, rc);
     }
     /* Everything the coroutine sends, the native call included, goes on

@@ -81,14 +81,17 @@ static inline int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count
     if (bytes_per_msg == 0)
         return 0;
     /* The common call, in a few loads: within the int limit whatever its
-     * basic type (at least a byte), no correctness record of coll, and no
-     * performance record that could route it: none, or a global buffer at
-     * or below their floor (the buffer in whole basic elements, which the
-     * records compare, is at most bytes_per_msg * global_msgs; both
-     * factors are ints here). The callers have merged the registry. The
-     * rest is apart (exceeds_slow), so that this path saves no
-     * registers. */
-    if (bytes_per_msg <= sc__config_int_limit() && !sc__bounds_corr_any(coll) &&
+     * basic type (at least a byte), no correctness record of coll that
+     * could apply at nprocs processes (MPICH 4.0.2's scatter record holds
+     * from P = 3: at P = 2 an iscatter took the look-up below, 180
+     * instructions, bench_nb), and no performance record that could route
+     * it: none, or a global buffer at or below their floor (the buffer in
+     * whole basic elements, which the records compare, is at most
+     * bytes_per_msg * global_msgs; both factors are ints here). The
+     * callers have merged the registry. The rest is apart (exceeds_slow),
+     * so that this path saves no registers. */
+    if (bytes_per_msg <= sc__config_int_limit() &&
+        (!sc__bounds_corr_any(coll) || !sc__bounds_any_at(coll, nprocs, 0)) &&
         (!sc__config_perf_bounds() || !sc__bounds_perf_any(coll) ||
          bytes_per_msg * global_msgs <= sc__bounds_perf_floor(coll)))
         return 0;

@@ -1,8 +1,8 @@
 /*
  * The engine of the non-blocking safe collectives (see nb.h).
  *
- * Each operation is a coroutine (POSIX ucontext) running the same pipeline
- * code as the blocking call, on a stack of its own. A coroutine runs until
+ * Each operation is a coroutine (fiber.h) running the same pipeline code
+ * as the blocking call, on a stack of its own. A coroutine runs until
  * its next MPI operation is pending (it then yields) or until it ends (its
  * generalized request is then completed with MPI_Grequest_complete).
  *
@@ -36,16 +36,14 @@
 
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <ucontext.h>
 #include <unistd.h>
 
+#include "fiber.h"
 #include "nb.h"
 #include "worker.h"
 
@@ -77,8 +75,8 @@ void __sanitizer_finish_switch_fiber(void *fake_stack_save, const void **bottom_
 #endif
 
 typedef struct nb_op {
-    ucontext_t ctx;     /* the coroutine */
-    ucontext_t *back;   /* where it yields to: the resumer */
+    sc__fiber ctx;      /* the coroutine */
+    sc__fiber *back;    /* where it yields to: the resumer */
     char *stack;        /* mapped, with a guard page at the bottom */
     size_t stack_size;
     int (*body)(void *);
@@ -181,15 +179,15 @@ static void yield(nb_op *op)
 #if SC_ASAN
     __sanitizer_start_switch_fiber(&op->fake, op->back_bottom, op->back_size);
 #endif
-    swapcontext(&op->ctx, op->back);
+    sc__fiber_switch(&op->ctx, op->back);
 #if SC_ASAN
     __sanitizer_finish_switch_fiber(op->fake, &op->back_bottom, &op->back_size);
 #endif
 }
 
-static void trampoline(unsigned hi, unsigned lo)
+static void trampoline(void *arg)
 {
-    nb_op *op = (nb_op *)(((uintptr_t)hi << 32) | (uintptr_t)lo);
+    nb_op *op = arg;
 
 #if SC_ASAN
     __sanitizer_finish_switch_fiber(NULL, &op->back_bottom, &op->back_size);
@@ -201,13 +199,15 @@ static void trampoline(unsigned hi, unsigned lo)
     /* NULL: this stack is not coming back. */
     __sanitizer_start_switch_fiber(NULL, op->back_bottom, op->back_size);
 #endif
-    setcontext(op->back);
+    /* Nothing switches back to a body that has ended. */
+    sc__fiber_switch(&op->ctx, op->back);
+    abort();
 }
 
 /* Runs op until it yields or ends. */
 static void resume(nb_op *op)
 {
-    ucontext_t here;
+    sc__fiber here;
     nb_op *prev = cur();
 #if SC_ASAN
     void *fake = NULL;
@@ -219,18 +219,15 @@ static void resume(nb_op *op)
         steps++;
     }
     set_cur(op);
-    /* swapcontext installs the signal mask saved in the coroutine: that of
-     * the thread it last yielded on, or that made it. The step runs with
-     * the mask of the thread that resumes it instead, so that the
-     * progress thread (which blocks every signal) never runs the
-     * application's handlers, and an application thread never takes a
-     * signal it has blocked since. One system call per step. */
-    pthread_sigmask(SIG_BLOCK, NULL, &op->ctx.uc_sigmask);
+    /* The step runs with the signal mask of the thread that resumes it
+     * (fiber.h), so that the progress thread (which blocks every signal)
+     * never runs the application's handlers, and an application thread
+     * never takes a signal it has blocked since. */
 #if SC_ASAN
     __sanitizer_start_switch_fiber(&fake, op->stack + getpagesize(),
                                    op->stack_size - (size_t)getpagesize());
 #endif
-    swapcontext(&here, &op->ctx);
+    sc__fiber_switch(&here, &op->ctx);
 #if SC_ASAN
     __sanitizer_finish_switch_fiber(fake, NULL, NULL);
 #endif
@@ -372,16 +369,55 @@ static void poke(nb_op *op)
     }
 }
 
+/* The communicators of the operations a pass has left in the list so far
+ * (progress): an operation whose communicator is among them waits, as
+ * blocked() says, without a walk back over the list for each operation
+ * (a pass over 16 operations made 120 comparisons). Past HELD_N
+ * communicators, blocked() answers. */
+enum { HELD_N = 16 };
+typedef struct held {
+    MPI_Comm comm[HELD_N];
+    int n, full;
+} held;
+
+static int held_blocks(const held *h, const nb_op *op)
+{
+    if (op->comm == MPI_COMM_NULL)
+        return 0;
+    if (h->full)
+        return blocked(op);
+    for (int i = 0; i < h->n; i++)
+        if (h->comm[i] == op->comm)
+            return 1;
+    return 0;
+}
+
+/* op stays in the list: the operations after it on its communicator wait. */
+static void held_add(held *h, const nb_op *op)
+{
+    if (op->comm == MPI_COMM_NULL || h->full)
+        return;
+    for (int i = 0; i < h->n; i++)
+        if (h->comm[i] == op->comm)
+            return;
+    if (h->n == HELD_N)
+        h->full = 1;
+    else
+        h->comm[h->n++] = op->comm;
+}
+
 /* Resumes every operation that may run; completes those that end. Called
  * with the lock held. */
 static void progress(void)
 {
     nb_op *op = head;
+    held h;
 
+    h.n = h.full = 0;
     atomic_fetch_add_explicit(&passes, 1, memory_order_relaxed);
     while (op != NULL) {
         nb_op *next;
-        if (!blocked(op)) {
+        if (!held_blocks(&h, op)) {
             if (!op->done && op->body == NULL) {
                 poke(op);
             } else if (!op->done && op->wn > 0) {
@@ -406,6 +442,7 @@ static void progress(void)
                 continue;
             }
         }
+        held_add(&h, op);
         op = op->next;
     }
 }
@@ -502,39 +539,60 @@ static int query_fn(void *state, MPI_Status *status)
     return op->rc;
 }
 
-/* Stacks of ended operations are kept for the next ones: mapping and
- * unmapping a stack, and faulting in its first pages, cost more than the
- * rest of a small operation. 64 of them: an application keeps dozens of
- * calls in flight (with 8, a window of 16 calls spent 60% of its time in
- * the kernel mapping stacks, bench_nb under all=p2p). Only the pages a
- * call touched stay resident, a few KiB a stack. */
-enum { STACK_POOL = 64 };
+/* Ended operations are kept, with their stacks, for the next ones:
+ * mapping and unmapping a stack, and faulting in its first pages, cost
+ * more than the rest of a small operation (with 8 stacks kept, a window of
+ * 16 calls spent 60% of its time in the kernel mapping stacks, bench_nb
+ * under all=p2p), and calloc of the operation itself went through
+ * malloc's slow path every time (calloc bypasses its per-thread cache). 64
+ * of them: an application keeps dozens of calls in flight. Only the
+ * pages a call touched stay resident, a few KiB a stack. */
+enum { OP_POOL = 64 };
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static char *pool[STACK_POOL];
+static nb_op *pool[OP_POOL];
 static int npool;
 
-static void stack_release(char *stack)
+/* A cleared operation, with a stack when the pool had one for it. */
+static nb_op *op_get(void)
 {
-    if (stack == NULL)
-        return;
+    nb_op *op = NULL;
+    char *stack;
+
     pthread_mutex_lock(&pool_lock);
-    if (npool < STACK_POOL) {
-        pool[npool++] = stack;
-        stack = NULL;
+    if (npool > 0)
+        op = pool[--npool];
+    pthread_mutex_unlock(&pool_lock);
+    if (op == NULL)
+        return calloc(1, sizeof *op);
+    stack = op->stack;
+    memset(op, 0, sizeof *op);
+    op->stack = stack;
+    op->stack_size = stack != NULL ? STACK_SIZE : 0;
+    return op;
+}
+
+static void op_put(nb_op *op)
+{
+    pthread_mutex_lock(&pool_lock);
+    if (npool < OP_POOL) {
+        pool[npool++] = op;
+        op = NULL;
     }
     pthread_mutex_unlock(&pool_lock);
-    if (stack != NULL)
-        munmap(stack, STACK_SIZE);
+    if (op != NULL) {
+        if (op->stack != NULL)
+            munmap(op->stack, STACK_SIZE);
+        free(op);
+    }
 }
 
 static int free_fn(void *state)
 {
     nb_op *op = state;
 
-    stack_release(op->stack);
     if (op->free_arg != NULL)
         op->free_arg(op->arg);
-    free(op);
+    op_put(op);
     return MPI_SUCCESS;
 }
 
@@ -589,37 +647,27 @@ static int wait_fn(int count, void **states, double timeout, MPI_Status *status)
 
 #endif /* SC_HAVE_GREQX */
 
-/* A stack with a guard page below it, so an overflow faults instead of
- * corrupting memory; pages are committed only as they are used. */
+/* The coroutine of op, on the stack it came with from the pool or on a
+ * new one: a stack with a guard page below it, so an overflow faults
+ * instead of corrupting memory; pages are committed only as they are
+ * used. */
 static int make_stack(nb_op *op)
 {
     size_t page = (size_t)getpagesize();
-    void *mem = NULL;
 
-    pthread_mutex_lock(&pool_lock);
-    if (npool > 0)
-        mem = pool[--npool];
-    pthread_mutex_unlock(&pool_lock);
-    if (mem == NULL) {
-        mem = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+    if (op->stack == NULL) {
+        void *mem = mmap(NULL, STACK_SIZE, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
         if (mem == MAP_FAILED)
             return -1;
         if (mprotect(mem, page, PROT_NONE) != 0) {
             munmap(mem, STACK_SIZE);
             return -1;
         }
+        op->stack = mem;
+        op->stack_size = STACK_SIZE;
     }
-    op->stack = mem;
-    op->stack_size = STACK_SIZE;
-    if (getcontext(&op->ctx) != 0)
-        return -1;
-    op->ctx.uc_stack.ss_sp = op->stack + page;
-    op->ctx.uc_stack.ss_size = op->stack_size - page;
-    op->ctx.uc_link = NULL;
-    makecontext(&op->ctx, (void (*)(void))trampoline, 2, (unsigned)((uintptr_t)op >> 32),
-                (unsigned)((uintptr_t)op & 0xffffffffu));
-    return 0;
+    return sc__fiber_make(&op->ctx, op->stack + page, op->stack_size - page, trampoline, op);
 }
 
 /* Puts op at the end of the list and lets it (and the rest) run until they
@@ -664,7 +712,7 @@ static int adopt(MPI_Request *request)
 
     if (cur() != NULL || pick_mode() != MODE_GREQX || *request == MPI_REQUEST_NULL)
         return MPI_SUCCESS;
-    if ((op = calloc(1, sizeof *op)) != NULL) {
+    if ((op = op_get()) != NULL) {
         op->comm = MPI_COMM_NULL;
         op->slot = *request;
         if (MPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, op,
@@ -673,7 +721,7 @@ static int adopt(MPI_Request *request)
             enqueue(op);
             return MPI_SUCCESS;
         }
-        free(op);
+        op_put(op);
     }
     /* No request of ours to be had: the call completes here, every
      * operation moving meanwhile, and the caller gets a null request (what
@@ -705,17 +753,32 @@ static int block(int rc)
     return rc != MPI_SUCCESS ? rc : sc__nb_wait(&req);
 }
 
+/* Registers the engine's functions with the layers below, once (each
+ * registration is a sequentially consistent store, a fence each):
+ *  - from now on an operation may be pending when a private duplicate is
+ *    made: the core drains them first (sc__comm_set_drain); before the
+ *    first operation is in the list, so that no drain can miss it;
+ *  - adopt and block, before the first operation is counted busy
+ *    (traffic.h). */
+static void hook_engine(void)
+{
+    static atomic_int hooked;
+
+    if (atomic_load_explicit(&hooked, memory_order_acquire))
+        return;
+    sc__comm_set_drain(sc__nb_drain, sc__nb_wait);
+    sc__tr_set_engine(adopt, block);
+    atomic_store_explicit(&hooked, 1, memory_order_release);
+}
+
 int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_arg)(void *arg),
                  int complete, MPI_Request *request)
 {
-    nb_op *op = calloc(1, sizeof *op);
+    nb_op *op = op_get();
     int mode = pick_mode();
     int rc;
 
-    /* From now on an operation may be pending when a private duplicate is
-     * made: the core drains them first (sc__comm_set_drain). Before the
-     * operation is in the list, so that no drain can miss it. */
-    sc__comm_set_drain(sc__nb_drain, sc__nb_wait);
+    hook_engine();
     if (op == NULL) {
         /* Nothing can carry the request; the body frees what it holds. */
         rc = body(arg);
@@ -730,8 +793,6 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
     op->free_arg = free_arg;
     op->comm = comm;
     op->slot = MPI_REQUEST_NULL;
-    /* Before the first operation is counted busy (traffic.h). */
-    sc__tr_set_engine(adopt, block);
     /* A progress thread that cannot start leaves the call to run now. */
     if (mode == MODE_THREAD && sc__nb_worker_start(sc__nb_pending, sc__nb_pass) != MPI_SUCCESS)
         mode = MODE_START;
@@ -757,8 +818,6 @@ int sc__nb_start(MPI_Comm comm, int (*body)(void *arg), void *arg, void (*free_a
             drive_until(op);
         return MPI_SUCCESS;
     }
-    stack_release(op->stack);
-    op->stack = NULL;
     /* No coroutine here: run it now, and hand back a completed request
      * that carries its result; any operation still pending on its
      * communicator comes first (none, unless the way of carrying them
