@@ -277,8 +277,9 @@ SAFECOLL_API double safecoll_scale_model_eval(const safecoll_scale_model *model,
  *                        NULL function, "table1": paper 003's Table 1 by
  *                        function name (barrier, bcast, reduce, allreduce:
  *                        log p; gather, allgather: p; alltoall: p log p;
- *                        comm_create, win_create, cart_create: p; comm_dup,
- *                        mpi_memory: 1; an `mpi_` prefix and case are ignored)
+ *                        comm_create, comm_split, win_create, cart_create: p;
+ *                        comm_dup, mpi_memory: 1; an `mpi_` or `safecoll_`
+ *                        prefix and case are ignored)
  * \param[in] deviation   the deviation limit D, or NULL for the default
  * \return MPI_SUCCESS, MPI_ERR_ARG, MPI_ERR_NO_MEM.
  */
