@@ -30,9 +30,9 @@ extern "C" {
  *  \b Points: a handle (safecoll_scale_create()) collects values of
  *  functions (a collective, a region) at process counts p, any number of
  *  repetitions each, from safecoll_scale_add() or from a file
- *  (safecoll_scale_read(): Extra-P's text format or CSV). A measurement
- *  made by the library would feed the same call; the measuring part (jobs
- *  per p, window-synchronised timing) is not built yet.
+ *  (safecoll_scale_read(): Extra-P's text format or CSV). The measurement
+ *  of `safecoll scale --coll ... --procs ...` (one MPI job per p,
+ *  window-synchronised timing) feeds the same call.
  *
  *  \b Models: for each function the repetitions at each p are reduced to
  *  one value (safecoll_scale_opts::aggregate, the first quartile by
