@@ -253,10 +253,27 @@ assert len(d["rules"]) == 2, d["rules"]'
     if command -v gnuplot >/dev/null 2>&1; then
         check "measured: an SVG per function" test "$(ls run/plots/*.svg | wc -l)" -eq "$nfn"
     fi
-    # Too few process counts: named, and nothing to model.
-    run 1 scale --coll - --measure litmus --procs 1,2 --budget 0.01 --reps-min 2 --min-points 3
-    expect err "bcast_bt: too few points: values at 2 distinct p, a model needs 3"
+    # A job that hangs (its launcher sleeps at P = 3) is killed at the time
+    # limit, a missing point; the litmus of P = 1 alone is too few points,
+    # named, and nothing is left to model. The limit is 4 s, for a P = 1
+    # job that takes about 1 s: when even that job was killed, the machine
+    # is too loaded to judge that part, a skip.
+    {
+        echo '#!/bin/sh'
+        echo 'p=$1; shift'
+        echo '[ "$p" = 3 ] && exec sleep 60'
+        echo "exec $MPIEXEC -n \"\$p\" \"\$@\""
+    } > hang.sh
+    chmod +x hang.sh
+    run 1 scale --coll - --measure litmus --procs 1,3 --budget 0.01 --reps-min 2 \
+        --min-points 3 --time-limit 4 --launcher "$scratch/hang.sh {P}"
+    expect err "P=3: killed after the time limit of 4 s (--time-limit): a missing point"
     expect err "nothing to model"
+    if grep -q "P=1: killed" "$err"; then
+        lib_skip scale-too-few "the machine is too loaded: a P = 1 job took over 4 s"
+    else
+        expect err "bcast_bt: too few points: values at 1 distinct p, a model needs 3"
+    fi
 fi
 
 echo "scale: $checks checks, $failed failed"

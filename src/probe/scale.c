@@ -233,7 +233,7 @@ static void measure(const job *j, double offset, const sc__scale_opts *o, sc__sc
             return;
         /* A machine so busy that starts keep failing: what there is (the
          * notes show the count), or nothing at last. */
-        if ((t->reps > 0 && t->spent >= 2 * o->budget + 1) || t->spent >= 2 * o->budget + 5 ||
+        if ((t->reps > 0 && t->spent >= 2 * o->budget + 0.5) || t->spent >= 2 * o->budget + 5 ||
             attempts >= 16 * o->reps_min + 128)
             return;
     }
