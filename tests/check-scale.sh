@@ -58,6 +58,7 @@ run 2 scale --coll bcast;            expect err "--coll needs --procs"
 run 2 scale --coll nosuch --procs 2; expect err "--coll: not a blocking collective that scale can time: nosuch"
 run 2 scale --coll bcast --procs 2 --input daint.csv; expect err "points come from files or are measured"
 run 2 scale --coll bcast --procs 2 --size 3; expect err "--size is not a multiple of the type's size"
+run 2 scale --coll bcast --procs 2,4,2; expect err "--procs: a count given twice: 2"
 run 2 scale --coll bcast --procs 2 --measure frob
 expect err "--measure is not a list of native, safe, litmus, memory"
 run 2 scale;                         expect err "no --input FILE"

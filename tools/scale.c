@@ -285,7 +285,10 @@ static void put_values(FILE *fp, const char *name, const char *metric, const dou
 static int worker(const plan *pl, const char *report, int argc, char **argv)
 {
     MPI_Datatype type;
-    int rank, P, s, status = EXIT_OK, nmem = pl->o.reps_min;
+    /* At most 1024 communicators alive at once (MPICH has a few thousand
+     * context ids in all). */
+    int rank, P, s, status = EXIT_OK;
+    int nmem = pl->o.reps_min * pl->comms <= 1024 ? pl->o.reps_min : 1024 / pl->comms;
     double *values = malloc(sizeof(double) * (size_t)pl->o.reps_max);
     double *mem = malloc(sizeof(double) * (size_t)nmem);
     FILE *fp = NULL;
@@ -744,6 +747,9 @@ int tool_scale(int argc, char **argv)
             if (tool_parse_num(procs_text[k], 1, 1 << 24, &v64) != 0)
                 return usage("--procs: not a process count", procs_text[k]);
             pl.procs[k] = (int)v64;
+            for (int j = 0; j < k; j++)
+                if (pl.procs[j] == pl.procs[k])
+                    return usage("--procs: a count given twice", procs_text[k]);
         }
         pl.nproc = n;
         safecoll_probe_type(pl.type, NULL, &s);

@@ -316,13 +316,19 @@ static double resident(void)
 
 int sc__scale_memory(int kind, MPI_Comm comm, int comms, int reps, double *values)
 {
-    MPI_Comm *made = calloc((size_t)comms * (size_t)reps, sizeof *made);
+    MPI_Comm *made = calloc((size_t)comms * (size_t)reps, sizeof *made), base;
     int rank, bad = made == NULL, n = 0, rc = MPI_SUCCESS;
 
+    /* The constructors run on a duplicate that returns errors, so that an
+     * MPI out of communicators is a failed measurement, not an abort. */
+    MPI_Comm_dup(comm, &base);
+    MPI_Comm_set_errhandler(base, MPI_ERRORS_RETURN);
+    comm = base;
     MPI_Comm_rank(comm, &rank);
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, comm);
     if (bad) {
         free(made);
+        MPI_Comm_free(&base);
         return sc__error(MPI_ERR_NO_MEM, "safecoll scale: out of memory");
     }
     for (int r = 0; r < reps && rc == MPI_SUCCESS; r++) {
@@ -333,16 +339,21 @@ int sc__scale_memory(int kind, MPI_Comm comm, int comms, int reps, double *value
             rc = kind == SC_SCALE_DUP ? MPI_Comm_dup(comm, &made[n])
                                       : MPI_Comm_split(comm, rank % 2, rank, &made[n]);
         after = resident();
-        /* Every rank builds and frees alike: a failure on one is a
-         * failure on all (the collective constructors fail together). */
         grow = before < 0 || after < 0 ? -1 : (after - before) / comms;
         MPI_Allreduce(&grow, &values[r], 1, MPI_DOUBLE, MPI_MAX, comm);
         if (values[r] < 0 && rc == MPI_SUCCESS)
             rc = sc__error(MPI_ERR_OTHER, "safecoll scale: /proc/self/statm cannot be read");
+        else if (rc != MPI_SUCCESS)
+            rc = sc__error(rc, "safecoll scale: %s failed after %d communicators",
+                           kind == SC_SCALE_DUP ? "MPI_Comm_dup" : "MPI_Comm_split", n);
+        /* The collective constructors fail on every rank alike; the
+         * agreement makes sure no rank goes on building alone. */
+        MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, comm);
     }
     for (int k = 0; k < n; k++)
         if (made[k] != MPI_COMM_NULL)
             MPI_Comm_free(&made[k]);
     free(made);
+    MPI_Comm_free(&base);
     return rc;
 }
