@@ -215,9 +215,11 @@ else
     cp "$err" measured.err
     expect err "P=3: the job failed (launcher signal 11"
     expect err "a missing point"
+    # A function may fail at one P on a machine too loaded for any valid
+    # start ("no valid repetition"): 3 points then, still a model.
     for f in $fns; do
         check "measured: $f has a model or too few points" \
-            grep -qE "^$f +(time|bytes) +1\.\.8 \(4\) |^safecoll: scale: $f: too few points" \
+            grep -qE "^$f +(time|bytes) +[0-9]+\.\.[0-9]+ \([34]\) |^safecoll: scale: $f: too few points" \
             measured.txt measured.err
     done
     for f in bcast safecoll_bcast bcast_bt; do
@@ -232,23 +234,31 @@ else
     check "measured: notes of every P that ran" \
         test "$(grep -oE '^P=[0-9]+ note ' run/measure.txt | sort -u | wc -l)" -eq 4
     check "measured: the safe calls' time inside MPI" \
-        grep -qE '^P=8 note safecoll_bcast .* in_mpi=[0-9]+%$' run/measure.txt
+        grep -qE '^P=[0-9]+ note safecoll_bcast .* in_mpi=[0-9]+%$' run/measure.txt
     if command -v python3 >/dev/null 2>&1; then
-        check "measured: the JSON parses, every function at p = 1, 2, 4, 8" python3 -c '
+        check "measured: the JSON parses, every function at 3-4 of p = 1, 2, 4, 8" python3 -c '
 import json
 d = json.load(open("run/scale.json"))
 names = {f["function"] for f in d["functions"]}
 for f in d["functions"]:
-    assert sorted({p["p"] for p in f["points"]}) == [1, 2, 4, 8], f["function"]
+    assert {p["p"] for p in f["points"]} <= {1, 2, 4, 8}, f["function"]
+    assert len(f["points"]) >= 3, f["function"]
     assert f["model"]["c"] == f["model"]["c"], f["function"]
 assert {"bcast", "safecoll_bcast", "bcast_bt", "comm_dup"} <= names, names
 assert len(d["rules"]) == 2, d["rules"]'
     else
         lib_skip scale-measure-json "python3 is not installed"
     fi
-    run 0 scale --input run/points.txt --expect table1 --min-points 3 \
-        --rule 'safecoll_allreduce <= safecoll_reduce + safecoll_bcast'
-    check "measured: its Extra-P points read back give the same table" cmp -s "$out" measured.txt
+    if [ -s run/points.txt ]; then
+        run 0 scale --input run/points.txt --expect table1 --min-points 3 \
+            --rule 'safecoll_allreduce <= safecoll_reduce + safecoll_bcast'
+        check "measured: its Extra-P points read back give the same table" \
+            cmp -s "$out" measured.txt
+    elif grep -q "no valid repetition" measured.err; then
+        lib_skip scale-measure-extrap "the machine is too loaded: a function has no value at one P"
+    else
+        check "measured: the Extra-P points written" test -s run/points.txt
+    fi
     nfn=$(grep -cE '^[a-z_]+ +(time|bytes) ' measured.txt)
     check "measured: a plot script per function" test "$(ls run/plots/*.gp | wc -l)" -eq "$nfn"
     if command -v gnuplot >/dev/null 2>&1; then
