@@ -744,7 +744,7 @@ check-guideline: $(TOOL_BIN)
 	@$(call record,guideline,tests/check-guideline.sh $(TOOL_BIN))
 
 # `safecoll scale` on generated points (paper 003's models): its table,
-# outputs, regression check and errors; no MPI job.
+# outputs, regression check and errors; then a real measurement (MPI jobs).
 check-scale: $(TOOL_BIN)
 	@printf '\n== scale (scalability validation) ==\n'
 	@$(call record,scale,tests/check-scale.sh $(TOOL_BIN))

@@ -6,7 +6,10 @@
 # the errors (usage, unknown expectation, malformed file with its line, too
 # few points).  Where Extra-P's Python package is installed, it models the
 # same points and its growth terms are compared with ours; a skip where it
-# is not.
+# is not.  Then a real measurement (MPI jobs at P = 1, 2, 4, 8, a short
+# budget; the launcher crashes at P = 3, a missing point): the structure
+# of its report is asserted, its verdicts are shown, not asserted.
+# SAFECOLL_TEST_SCALE_MEASURE=0 skips that part.
 #
 #   tests/check-scale.sh [bin/safecoll]
 #
@@ -50,7 +53,14 @@ gen daint.csv bcast:1e-6:5e-8:0.5:0 reduce:1e-6:5e-8:0.5:1 allreduce:1e-6:1e-8:0
 
 # --- usage and errors
 run 0 scale --help;                  expect out "usage: safecoll scale --input FILE"
-expect out "not built yet"
+expect out "safecoll scale --coll NAME[,NAME...] --procs P[,P...]"
+run 2 scale --coll bcast;            expect err "--coll needs --procs"
+run 2 scale --coll nosuch --procs 2; expect err "--coll: not a blocking collective that scale can time: nosuch"
+run 2 scale --coll bcast --procs 2 --input daint.csv; expect err "points come from files or are measured"
+run 2 scale --coll bcast --procs 2 --size 3; expect err "--size is not a multiple of the type's size"
+run 2 scale --coll bcast --procs 2,4,2; expect err "--procs: a count given twice: 2"
+run 2 scale --coll bcast --procs 2 --measure frob
+expect err "--measure is not a list of native, safe, litmus, memory"
 run 2 scale;                         expect err "no --input FILE"
 run 2 scale --input daint.csv --format xml; expect err "--format is not auto, extrap or csv"
 run 2 scale --input daint.csv --function bcast; expect err "--function is not NAME=EXPECTATION[,DEVIATION]"
@@ -176,6 +186,105 @@ assert not diff, diff
 PY
 else
     lib_skip scale-extrap "Extra-P's Python package (extrap) is not installed"
+fi
+
+# --- a real measurement: one job per P. The launcher crashes at P = 3 (a
+# missing point, reported; the driver goes on), the other P give every
+# function values at 4 process counts, enough for --min-points 3.
+if [ "${SAFECOLL_TEST_SCALE_MEASURE:-1}" = 0 ]; then
+    lib_skip scale-measure "SAFECOLL_TEST_SCALE_MEASURE=0"
+else
+    lib_mpiexec
+    export TMPDIR=$scratch
+    unset SAFECOLL_PROBE_FAULT SAFECOLL_STRATEGY
+    {
+        echo '#!/bin/sh'
+        echo 'p=$1; shift'
+        echo '[ "$p" = 3 ] && kill -SEGV $$'
+        echo "exec $MPIEXEC -n \"\$p\" \"\$@\""
+    } > launch.sh
+    chmod +x launch.sh
+    fns="comm_dup comm_split bcast safecoll_bcast allreduce safecoll_allreduce reduce"
+    fns="$fns safecoll_reduce bcast_bt"
+    run 1 scale --coll bcast,allreduce,reduce --procs 1,2,3,4,8 --size 8 --budget 0.05 \
+        --reps-min 3 --comms 4 --min-points 3 --expect table1 --time-limit 600 \
+        --launcher "$scratch/launch.sh {P}" --out run
+    echo "  the measured table (verdicts shown, not asserted):"
+    sed 's/^/    | /' "$out"
+    cp "$out" measured.txt
+    cp "$err" measured.err
+    expect err "P=3: the job failed (launcher signal 11"
+    expect err "a missing point"
+    # A function may fail at one P on a machine too loaded for any valid
+    # start ("no valid repetition"): 3 points then, still a model.
+    for f in $fns; do
+        check "measured: $f has a model or too few points" \
+            grep -qE "^$f +(time|bytes) +[0-9]+\.\.[0-9]+ \([34]\) |^safecoll: scale: $f: too few points" \
+            measured.txt measured.err
+    done
+    for f in bcast safecoll_bcast bcast_bt; do
+        check "measured: $f modelled (native, safe, litmus)" grep -qE "^$f +time " measured.txt
+    done
+    check "measured: the paper's rule checked" \
+        grep -qE '^  allreduce <= reduce \+ bcast \[time\]: ' measured.txt
+    check "measured: the safe calls' rule checked" \
+        grep -qE '^  safecoll_allreduce <= safecoll_reduce \+ safecoll_bcast \[time\]: ' \
+        measured.txt
+    check "measured: the table file is stdout's" cmp -s run/table.txt measured.txt
+    check "measured: notes of every P that ran" \
+        test "$(grep -oE '^P=[0-9]+ note ' run/measure.txt | sort -u | wc -l)" -eq 4
+    check "measured: the safe calls' time inside MPI" \
+        grep -qE '^P=[0-9]+ note safecoll_bcast .* in_mpi=[0-9]+%$' run/measure.txt
+    if command -v python3 >/dev/null 2>&1; then
+        check "measured: the JSON parses, every function at 3-4 of p = 1, 2, 4, 8" python3 -c '
+import json
+d = json.load(open("run/scale.json"))
+names = {f["function"] for f in d["functions"]}
+for f in d["functions"]:
+    assert {p["p"] for p in f["points"]} <= {1, 2, 4, 8}, f["function"]
+    assert len(f["points"]) >= 3, f["function"]
+    assert f["model"]["c"] == f["model"]["c"], f["function"]
+assert {"bcast", "safecoll_bcast", "bcast_bt", "comm_dup"} <= names, names
+assert len(d["rules"]) == 2, d["rules"]'
+    else
+        lib_skip scale-measure-json "python3 is not installed"
+    fi
+    if [ -s run/points.txt ]; then
+        run 0 scale --input run/points.txt --expect table1 --min-points 3 \
+            --rule 'safecoll_allreduce <= safecoll_reduce + safecoll_bcast'
+        check "measured: its Extra-P points read back give the same table" \
+            cmp -s "$out" measured.txt
+    elif grep -q "no valid repetition" measured.err; then
+        lib_skip scale-measure-extrap "the machine is too loaded: a function has no value at one P"
+    else
+        check "measured: the Extra-P points written" test -s run/points.txt
+    fi
+    nfn=$(grep -cE '^[a-z_]+ +(time|bytes) ' measured.txt)
+    check "measured: a plot script per function" test "$(ls run/plots/*.gp | wc -l)" -eq "$nfn"
+    if command -v gnuplot >/dev/null 2>&1; then
+        check "measured: an SVG per function" test "$(ls run/plots/*.svg | wc -l)" -eq "$nfn"
+    fi
+    # A job that hangs (its launcher sleeps at P = 3) is killed at the time
+    # limit, a missing point; the litmus of P = 1 alone is too few points,
+    # named, and nothing is left to model. The limit is 4 s, for a P = 1
+    # job that takes about 1 s: when even that job was killed, the machine
+    # is too loaded to judge that part, a skip.
+    {
+        echo '#!/bin/sh'
+        echo 'p=$1; shift'
+        echo '[ "$p" = 3 ] && exec sleep 60'
+        echo "exec $MPIEXEC -n \"\$p\" \"\$@\""
+    } > hang.sh
+    chmod +x hang.sh
+    run 1 scale --coll - --measure litmus --procs 1,3 --budget 0.01 --reps-min 2 \
+        --min-points 3 --time-limit 4 --launcher "$scratch/hang.sh {P}"
+    expect err "P=3: killed after the time limit of 4 s (--time-limit): a missing point"
+    expect err "nothing to model"
+    if grep -q "P=1: killed" "$err"; then
+        lib_skip scale-too-few "the machine is too loaded: a P = 1 job took over 4 s"
+    else
+        expect err "bcast_bt: too few points: values at 1 distinct p, a model needs 3"
+    fi
 fi
 
 echo "scale: $checks checks, $failed failed"

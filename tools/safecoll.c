@@ -513,7 +513,8 @@ static const command commands[] = {
     {"guideline", "--coll C --procs P ...", "time collectives against their equivalents",
      tool_guideline},
     {"bisect", "[options] -- CMD...", "find the collective that makes CMD fail", tool_bisect},
-    {"scale", "--input FILE ...", "fit and validate scaling models (paper 003)", tool_scale},
+    {"scale", "--coll C --procs P ...", "measure, fit, validate scaling (paper 003)",
+     tool_scale},
     {"trace", "COMMAND [ARGS]", "find hand-written collectives in traces", cmd_trace},
 };
 

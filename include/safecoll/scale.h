@@ -30,9 +30,9 @@ extern "C" {
  *  \b Points: a handle (safecoll_scale_create()) collects values of
  *  functions (a collective, a region) at process counts p, any number of
  *  repetitions each, from safecoll_scale_add() or from a file
- *  (safecoll_scale_read(): Extra-P's text format or CSV). A measurement
- *  made by the library would feed the same call; the measuring part (jobs
- *  per p, window-synchronised timing) is not built yet.
+ *  (safecoll_scale_read(): Extra-P's text format or CSV). The measurement
+ *  of `safecoll scale --coll ... --procs ...` (one MPI job per p,
+ *  window-synchronised timing) feeds the same call.
  *
  *  \b Models: for each function the repetitions at each p are reduced to
  *  one value (safecoll_scale_opts::aggregate, the first quartile by
@@ -277,8 +277,9 @@ SAFECOLL_API double safecoll_scale_model_eval(const safecoll_scale_model *model,
  *                        NULL function, "table1": paper 003's Table 1 by
  *                        function name (barrier, bcast, reduce, allreduce:
  *                        log p; gather, allgather: p; alltoall: p log p;
- *                        comm_create, win_create, cart_create: p; comm_dup,
- *                        mpi_memory: 1; an `mpi_` prefix and case are ignored)
+ *                        comm_create, comm_split, win_create, cart_create: p;
+ *                        comm_dup, mpi_memory: 1; an `mpi_` or `safecoll_`
+ *                        prefix and case are ignored)
  * \param[in] deviation   the deviation limit D, or NULL for the default
  * \return MPI_SUCCESS, MPI_ERR_ARG, MPI_ERR_NO_MEM.
  */

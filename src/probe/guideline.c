@@ -52,7 +52,7 @@ enum { OFFSET_ROUNDS = 16, MAX_BATCH = 64, CALIBRATE = 3 };
 
 /* The square root by Newton's method, for the median's interval: the
  * library links no libm. */
-static double root2(double x)
+double sc__window_sqrt(double x)
 {
     double r = x > 1 ? x : 1;
 
@@ -65,7 +65,7 @@ static double root2(double x)
 
 /* Waits until MPI_Wtime() reaches t: sleeps while far from it, so that
  * ranks sharing cores leave them to the others, then spins. */
-static void wait_until(double t)
+void sc__window_wait(double t)
 {
     for (;;) {
         double d = t - MPI_Wtime();
@@ -81,8 +81,8 @@ static void wait_until(double t)
  * reads a clock of the system there, the same for every process (Linux).
  * Else estimated by ping-pong: of a few exchanges, the one of the shortest
  * round trip, whose reply was stamped nearest the middle of it. */
-static int clock_offset(MPI_Comm comm, int rank, int P, int *global, double *offset,
-                        double *largest)
+int sc__window_offset(MPI_Comm comm, int rank, int P, int *global, double *offset,
+                      double *largest)
 {
     int flag = 0, *attr = NULL, g, node = 0;
     double *offs = NULL;
@@ -244,8 +244,8 @@ static int summarize(variant *v, double *sorted, double precision)
     t->max = sorted[n - 1];
     /* Truncation rounds the bounds inwards by less than one rank: close
      * enough for a stopping rule. */
-    lo = (int)(n / 2.0 - 0.98 * root2((double)n));
-    hi = (int)(n / 2.0 + 0.98 * root2((double)n) + 0.999);
+    lo = (int)(n / 2.0 - 0.98 * sc__window_sqrt((double)n));
+    hi = (int)(n / 2.0 + 0.98 * sc__window_sqrt((double)n) + 0.999);
     lo = lo < 0 ? 0 : lo;
     hi = hi > n - 1 ? n - 1 : hi;
     return precision > 0 && sorted[hi] - sorted[lo] <= precision * t->median;
@@ -331,7 +331,7 @@ static void batch(ctx *c, const bufs *b, variant *v)
          * started within a quarter of the window (at least 50 us): a later
          * start leaves the call too little of its window, and a rank that
          * starts after the others finished times an unfinished call. */
-        wait_until(at);
+        sc__window_wait(at);
         begun = MPI_Wtime();
         rc = call(b, c->comm);
         jitter_maybe(&c->jit);
@@ -637,7 +637,7 @@ int safecoll_guideline_run(safecoll_coll coll, const char *type, const MPI_Count
         rc = sc__error(MPI_ERR_NO_MEM, "safecoll_guideline_run: out of memory");
         goto out;
     }
-    if ((rc = clock_offset(c.comm, c.rank, P, &result->clock_global, &c.offset,
+    if ((rc = sc__window_offset(c.comm, c.rank, P, &result->clock_global, &c.offset,
                            &result->clock_offset)) != MPI_SUCCESS)
         goto out;
     /* A performance bound holds only under the conditions it was measured

@@ -148,4 +148,56 @@ void sc__guideline_size_text(MPI_Count bytes, char *buf, size_t len);
  * points that time or run safe collectives call it first. */
 void sc__fault_arm(void);
 
+/* ---- window-synchronized timing (guideline.c), shared with scale.c ---- */
+
+/* This rank's clock minus rank 0's (0 when clocks are global, *global 1,
+ * or every rank is on one node, *global 2; else by ping-pong), and the
+ * largest offset of any rank. Collective over comm. */
+int sc__window_offset(MPI_Comm comm, int rank, int P, int *global, double *offset,
+                      double *largest);
+/* Waits until MPI_Wtime() reaches t: sleeps while far, then spins. */
+void sc__window_wait(double t);
+/* The square root (Newton's method: the library links no libm). */
+double sc__window_sqrt(double x);
+
+/* ---- scale: the measurement of one job (scale.c) ---- */
+
+/* What a job measures of a collective: MPI's own call, the safe call, or
+ * the litmus binomial-tree broadcast of point-to-point messages. */
+enum { SC_SCALE_NATIVE, SC_SCALE_SAFE, SC_SCALE_LITMUS };
+/* The communicator constructors whose memory a job measures. */
+enum { SC_SCALE_DUP, SC_SCALE_SPLIT };
+
+typedef struct sc__scale_opts {
+    int reps_min, reps_max; /* valid repetitions at least / at most */
+    int warmup;             /* untimed calls first */
+    double budget;          /* seconds of a function after reps_min */
+    double precision;       /* stop when the mean's 95% interval is within it (0: never) */
+} sc__scale_opts;
+
+typedef struct sc__scale_timing {
+    double *values;  /* reps_max slots: valid repetitions, max over ranks of end - start */
+    int reps;        /* valid repetitions */
+    int late;        /* repetitions dropped for a late start (re-run) */
+    int status;      /* MPI_SUCCESS, or the error class of a failed call */
+    double mean, ci; /* the mean and the width of its 95% interval */
+    double spent;    /* seconds */
+    double in_mpi;   /* safe calls: the share of their time inside MPI (traffic timer),
+                        from separate untimed calls; else -1 */
+} sc__scale_timing;
+
+/* Times coll (blocking; barrier too) as `what` on comm with count elements
+ * of type per message: window-synchronized starts, max over ranks,
+ * repetitions until the 95% interval of the mean is within precision of it
+ * or the budget is spent. Collective over comm; every rank gets the same
+ * result. */
+int sc__scale_time(safecoll_coll coll, int what, int count, MPI_Datatype type, MPI_Comm comm,
+                   const sc__scale_opts *o, sc__scale_timing *t);
+
+/* The memory one communicator made by `kind` costs, in bytes: the growth
+ * of the resident size over `comms` constructions, divided by comms, max
+ * over ranks; reps values (the communicators are freed at the end only,
+ * so that no repetition reuses the memory of another). */
+int sc__scale_memory(int kind, MPI_Comm comm, int comms, int reps, double *values);
+
 #endif /* SC_PROBE_H */

@@ -766,8 +766,8 @@ START_TEST(table1_data)
     safecoll_scale *s;
     safecoll_scale_fit f;
     const char *names[] = {"barrier", "bcast", "reduce", "allreduce", "gather", "allgather",
-                           "alltoall", "bcast_bt", "comm_create", "comm_dup", "win_create",
-                           "cart_create", "memory"};
+                           "alltoall", "bcast_bt", "comm_create", "comm_dup", "comm_split",
+                           "win_create", "cart_create", "memory"};
     double ps[] = {2, 4, 8, 16, 32};
     int n = (int)(sizeof names / sizeof *names);
 
@@ -796,6 +796,10 @@ START_TEST(table1_data)
     ck_assert_int_eq(sc__scale_table1("MPI_Allreduce", &e), 0);
     ck_assert(same_term(e, T(0, 1)));
     ck_assert_int_eq(sc__scale_table1("scatter", &e), -1);
+    /* The safe call's name, as `safecoll scale` measures it. */
+    ck_assert_int_eq(sc__scale_table1("safecoll_alltoall", &e), 0);
+    ck_assert(same_term(e, T(1, 1)));
+    ck_assert_int_eq(sc__scale_table1("safecoll_scatter", &e), -1);
 }
 END_TEST
 
