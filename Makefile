@@ -884,7 +884,7 @@ sanitize-thread: deps deps-openmpi
 	    $(TSANDIR)/tests/bin/mpi/test_hang
 
 # ---------------------------------------------------------------- bench, demo
-bench: lib $(BENCH_BINS)
+bench: lib $(TOOL_BIN) $(BENCH_BINS)
 	$(Q)if [ -x bench/run.sh ]; then \
 	    SAFECOLL_BENCH_BIN=$(CURDIR)/$(B)bench/bin bench/run.sh; \
 	else echo "bench: built $(words $(BENCH_BINS)) program(s) in $(B)bench/bin; no bench/run.sh"; fi
