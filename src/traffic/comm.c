@@ -86,19 +86,25 @@ int sc__comm_release(sc__comm_ref *ref)
  * stale: MPI may give a freed communicator's handle to a new one. The
  * entry's reference is the attribute's, held until that callback. */
 enum { PRIV_N = 4 };
-static atomic_ulong priv_epoch = 1;
+/* 32 bits: with Open MPI's pointer handles a 64-bit epoch made an entry
+ * 32 bytes and the library's TLS 520 bytes, past the 512 that
+ * check-dlopen allows (a library loaded with dlopen gets its initial-exec
+ * TLS from glibc's small static surplus). A stale entry would pass only
+ * if exactly a multiple of 2^32 delete callbacks ran between its
+ * memo_add and a look-up. */
+static atomic_uint priv_epoch = 1;
 struct priv_entry {
+    sc__comm_ref *ref;
     MPI_Comm comm;
     int which;
-    unsigned long epoch;
-    sc__comm_ref *ref;
+    unsigned epoch;
 };
 static _Thread_local struct priv_entry priv_memo[PRIV_N] SC_TLS_IE;
 static _Thread_local unsigned priv_next SC_TLS_IE;
 
 static sc__comm_ref *memo_find(MPI_Comm comm, int which)
 {
-    const unsigned long epoch = atomic_load_explicit(&priv_epoch, memory_order_acquire);
+    const unsigned epoch = atomic_load_explicit(&priv_epoch, memory_order_acquire);
 
     for (int i = 0; i < PRIV_N; i++)
         if (priv_memo[i].comm == comm && priv_memo[i].which == which &&
@@ -110,7 +116,7 @@ static sc__comm_ref *memo_find(MPI_Comm comm, int which)
 /* r, just read from comm's attribute (or set there), with the epoch read
  * before the look-up, so that a delete callback in between leaves the
  * entry stale. */
-static void memo_add(MPI_Comm comm, int which, sc__comm_ref *r, unsigned long epoch)
+static void memo_add(MPI_Comm comm, int which, sc__comm_ref *r, unsigned epoch)
 {
     struct priv_entry *e = &priv_memo[priv_next++ % PRIV_N];
 
@@ -146,7 +152,7 @@ static void create_keyval(void)
 static int comm_private(MPI_Comm comm, int which, MPI_Comm *priv, sc__comm_ref **ref)
 {
     sc__comm_ref *r = memo_find(comm, which);
-    unsigned long epoch;
+    unsigned epoch;
     void *value;
     int found, rc;
 
