@@ -52,23 +52,6 @@ static uint32_t block_crc(const sc__rp_block *h, const sc__rp_rec *r, size_t n)
     return sc__rp_crc(sc__rp_crc(0, r, n * sizeof *r), h, offsetof(sc__rp_block, crc));
 }
 
-/* write(2) all of it (async-signal-safe). */
-static int write_all(const void *p, size_t n)
-{
-    const char *c = p;
-
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 int sc__rp_log_create(const char *dir, int nprocs, int rank)
 {
     char path[4096];
@@ -93,7 +76,7 @@ int sc__rp_log_create(const char *dir, int nprocs, int rank)
     sc__rp_program(h.program);
     h.jobsource = sc__rp_job_id(&h.recording);
     h.crc = sc__rp_crc(0, &h, offsetof(sc__rp_header, crc));
-    if (write_all(&h, sizeof h) != 0) {
+    if (sc__rp_write_all(fd, &h, sizeof h) != 0) {
         close(fd);
         fd = -1;
         return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot write %s: %s", rank,
@@ -120,7 +103,7 @@ static int write_block(void)
     blk.h.seq = nblocks;
     blk.h.pad = 0;
     blk.h.crc = block_crc(&blk.h, blk.r, n);
-    bad = write_all(&blk, sizeof blk.h + n * sizeof blk.r[0]);
+    bad = sc__rp_write_all(fd, &blk, sizeof blk.h + n * sizeof blk.r[0]);
     nblocks++;
     nbuf = 0;
     return bad;

@@ -96,6 +96,11 @@ typedef struct sc__rp_block {
  * the build found it, else zlib's. */
 uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n);
 
+/* write(2) of all n bytes of p to fd, again after EINTR; 0, or -1 with
+ * errno set. Async-signal-safe (the logs are flushed from a fatal
+ * signal's handler). Shared by the replay logs and the trace files. */
+int sc__rp_write_all(int fd, const void *p, size_t n);
+
 /* This program's identity for the header: /proc/self/exe, NUL-padded. */
 void sc__rp_program(char out[SC_RP_PROGRAM]);
 

@@ -46,29 +46,13 @@ static uint32_t block_crc(const sc__tc_block *h, const void *payload, size_t n)
     return sc__rp_crc(sc__rp_crc(0, payload, n), h, offsetof(sc__tc_block, crc));
 }
 
-static int write_all(int fd, const void *p, size_t n)
-{
-    const char *c = p;
-
-    while (n > 0) {
-        ssize_t w = write(fd, c, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return -1;
-        c += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
 static int write_block(sc__tc_writer *w, uint32_t type, const void *payload, size_t n)
 {
     sc__tc_block h = {type, w->nblocks, (uint32_t)n, 0};
 
     h.crc = block_crc(&h, payload, n);
     w->nblocks++;
-    if (write_all(w->fd, &h, sizeof h) != 0 || write_all(w->fd, payload, n) != 0)
+    if (sc__rp_write_all(w->fd, &h, sizeof h) != 0 || sc__rp_write_all(w->fd, payload, n) != 0)
         return sc__error(MPI_ERR_FILE, "trace: rank %d: cannot write %s: %s", w->rank, w->path,
                          strerror(errno));
     return MPI_SUCCESS;
@@ -109,7 +93,7 @@ int sc__tc_writer_open(sc__tc_writer **out, const char *dir, int rank, int nproc
     h.id = id;
     h.origin_ns = origin_ns;
     h.crc = sc__rp_crc(0, &h, offsetof(sc__tc_header, crc));
-    if (write_all(w->fd, &h, sizeof h) != 0) {
+    if (sc__rp_write_all(w->fd, &h, sizeof h) != 0) {
         int rc = sc__error(MPI_ERR_FILE, "trace: rank %d: cannot write %s: %s", rank, w->path,
                            strerror(errno));
         close(w->fd);
