@@ -350,6 +350,16 @@ static int merge(sc__tc_an *a, const size_t *idx, size_t n, safecoll_trace_kind 
     return MPI_SUCCESS;
 }
 
+/* Whether instance x carries the payload of one of idx[0..n) (the CRC-32
+ * and the bytes of a broadcast's data). */
+static int payload_in(const sc__tc_an *a, const size_t *idx, size_t n, const sc__tc_inst *x)
+{
+    for (size_t i = 0; i < n; i++)
+        if (a->inst[idx[i]].value == x->value && a->inst[idx[i]].bytes == x->bytes)
+            return 1;
+    return 0;
+}
+
 static const sc__tc_an *sort_an;
 static int by_root;
 static int cmp_inst_idx(const void *x, const void *y)
@@ -444,7 +454,9 @@ int sc__tc_compose(sc__tc_an *a)
     qsort(idx, n, sizeof *idx, cmp_inst_idx);
     if ((rc = allgathers(a, idx, n)) != MPI_SUCCESS)
         goto out;
-    /* Segments: what is left, by set and root, in overlapping runs. */
+    /* Segments: what is left, by set and root, in overlapping runs, of
+     * distinct payloads: the same data sent again at once (paper 001,
+     * Fig. 6 c) is the broadcast repeated, not a second segment. */
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (!a->inst[idx[i]].used)
@@ -457,7 +469,8 @@ int sc__tc_compose(sc__tc_an *a)
         int64_t tstart = a->inst[idx[i]].t0, sum = a->inst[idx[i]].bytes;
         while (j < m && same_set(a, &a->inst[idx[i]], &a->inst[idx[j]]) &&
                a->inst[idx[j]].root == a->inst[idx[i]].root && a->inst[idx[j]].lt0 < end &&
-               a->inst[idx[j]].t0 < tend && a->inst[idx[j]].t1 > tstart) {
+               a->inst[idx[j]].t0 < tend && a->inst[idx[j]].t1 > tstart &&
+               !payload_in(a, idx + i, j - i, &a->inst[idx[j]])) {
             if (a->inst[idx[j]].lt1 < end)
                 end = a->inst[idx[j]].lt1;
             if (a->inst[idx[j]].t1 < tend)

@@ -318,6 +318,9 @@ static int fan_in(sc__tc_an *a, run *R, const size_t *ord)
     in->root = R->owner;
     sc__tc_inst_site(in, own->site);
     if (op >= 0) {
+        /* The result is no contribution of a later reduce at this rank
+         * (a reduce repeated: the next one's own piece comes after it). */
+        a->self_used[res - a->self] = 1;
         sc__tc_inst_site(in, res->site);
         in->op = op;
         in->elem = res->elem;
