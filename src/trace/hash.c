@@ -45,18 +45,23 @@ uint32_t sc__tc_sum_hash(const void *buf, size_t n, int elem)
     return h;
 }
 
-uint32_t sc__tc_ends_hash(const void *buf, size_t n)
+uint32_t sc__tc_ends_mix(uint64_t head, uint64_t tail, uint64_t n)
 {
-    const unsigned char *p = buf;
-    uint64_t head = 0, tail = 0, z;
-
-    memcpy(&head, p, n < 8 ? n : 8);
-    if (n > 8)
-        memcpy(&tail, p + n - (n < 16 ? n - 8 : 8), n < 16 ? n - 8 : 8);
-    z = head * 0x9e3779b97f4a7c15ull ^ (tail + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull ^
-        (uint64_t)n * 0x94d049bb133111ebull;
+    uint64_t z = head * 0x9e3779b97f4a7c15ull ^
+                 (tail + 0x632be59bd9b4e019ull) * 0xbf58476d1ce4e5b9ull ^ n * 0x94d049bb133111ebull;
     z ^= z >> 31;
     z *= 0xd6e8feb86659fd93ull;
     z ^= z >> 32;
     return (uint32_t)z;
+}
+
+uint32_t sc__tc_ends_hash(const void *buf, size_t n)
+{
+    const unsigned char *p = buf;
+    uint64_t head = 0, tail = 0;
+
+    memcpy(&head, p, n < 8 ? n : 8);
+    if (n > 8)
+        memcpy(&tail, p + n - (n < 16 ? n - 8 : 8), n < 16 ? n - 8 : 8);
+    return sc__tc_ends_mix(head, tail, (uint64_t)n);
 }
