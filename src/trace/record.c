@@ -353,7 +353,8 @@ static uint32_t dtype_hash(MPI_Datatype type)
 }
 
 /* Bytes of a predefined integer element (MPI_SUM and the bitwise
- * reductions apply), 0 for any other type. */
+ * reductions apply), 0 for any other type. MPI_BYTE is none: MPI sums no
+ * bytes, and its payloads are the large opaque ones. */
 static int int_elem(MPI_Datatype t)
 {
     if (t == MPI_INT || t == MPI_UNSIGNED || t == MPI_INT32_T || t == MPI_UINT32_T)
@@ -365,8 +366,7 @@ static int int_elem(MPI_Datatype t)
         return 8;
     if (t == MPI_SHORT || t == MPI_UNSIGNED_SHORT || t == MPI_INT16_T || t == MPI_UINT16_T)
         return 2;
-    if (t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR || t == MPI_INT8_T || t == MPI_UINT8_T ||
-        t == MPI_BYTE)
+    if (t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR || t == MPI_INT8_T || t == MPI_UINT8_T)
         return 1;
     return 0;
 }
