@@ -191,6 +191,55 @@ SAFECOLL_API int safecoll_request_free(MPI_Request *request);
  */
 SAFECOLL_API int safecoll_replay_flush(void);
 
+/**
+ * \brief Records the point-to-point messages of the region that follows,
+ *        for `safecoll trace analyze` (safecoll/trace.h).
+ *
+ * The trace recorder runs when the environment variable `SAFECOLL_TRACE`
+ * is set when the library is loaded:
+ *  - `SAFECOLL_TRACE=DIR`: every message from the start: each send when
+ *    posted and each receive when completed, of the application's calls of
+ *    these wrappers (or of the MPI names under safecoll/switch.h) and of
+ *    the library itself (written flagged, and left out of the analysis),
+ *    until MPI_Finalize;
+ *  - `SAFECOLL_TRACE=region:DIR`: only between safecoll_trace_start() and
+ *    safecoll_trace_stop().
+ * Each rank writes `DIR/trace.<rank in MPI_COMM_WORLD>`: peer, tag,
+ * communicator, byte count, CRC-32 of the packed payload, datatype
+ * signature, time and call site of every message. Without a message of
+ * its own: a rank that makes no traced call hangs nothing and writes an
+ * empty trace at exit, and says so. The format and the limits:
+ * doc/trace.md.
+ *
+ * Calls need not match across ranks: each rank starts and stops its own
+ * recording. With `SAFECOLL_TRACE` unset they do nothing.
+ * \return MPI_SUCCESS.
+ */
+SAFECOLL_API int safecoll_trace_start(void);
+/**
+ * \brief Stops recording until the next safecoll_trace_start(), and writes
+ *        what is recorded out to the rank's trace file.
+ * \return MPI_SUCCESS; MPI_ERR_FILE (through MPI_COMM_WORLD's error
+ *         handler) when the file cannot be written.
+ */
+SAFECOLL_API int safecoll_trace_stop(void);
+/**
+ * \brief Records data this rank keeps for itself, the part of a
+ *        collective that travels in no message (paper 001's Send_To_Self):
+ *        the root's own block of a scatter or gather, the root's own
+ *        contribution to a reduction. Without it the analyzer cannot tell
+ *        a scatter from unrelated sends.
+ * \param[in] buf       the data kept
+ * \param[in] count     elements of datatype
+ * \param[in] datatype  their type (a predefined integer type makes integer
+ *                      sum and xor reductions recognisable)
+ * \return MPI_SUCCESS (also while not recording); MPI_ERR_COUNT,
+ *         MPI_ERR_TYPE or MPI_ERR_BUFFER for a negative count, an invalid
+ *         datatype or a NULL buf with a positive count, through
+ *         MPI_COMM_WORLD's error handler.
+ */
+SAFECOLL_API int safecoll_trace_self(const void *buf, int count, MPI_Datatype datatype);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,7 +84,7 @@ static const void *cur_site;
 
 /* ------------------------------------------------------------ call sites */
 
-static void site_str(const void *site, char *out, size_t n)
+void sc__rp_site_str(const void *site, char *out, size_t n)
 {
     Dl_info di;
 
@@ -114,7 +114,7 @@ static int diverge(MPI_Comm comm, const char *fn, const void *site, const char *
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    site_str(site, where, sizeof where);
+    sc__rp_site_str(site, where, sizeof where);
     sc__error(MPI_ERR_OTHER, "%s: replay diverged on rank %d at call %u: %s; call site %s", fn,
               world_rank, (unsigned)sc__rp_ncall, what, where);
     fprintf(stderr, "libsafecoll: %s\n", safecoll_last_error());
@@ -368,20 +368,31 @@ static void init(void)
     }
 }
 
-/* The rank number of this process as its launcher gave it (MPI is
- * finalized by the time the exit check runs), or -1. */
-static int launcher_rank(void)
+/* The first of vars[] set to a number in the environment, or -1. */
+static int env_number(const char *const *vars, size_t n)
 {
-    static const char *const vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
-                                       "MV2_COMM_WORLD_RANK", "SLURM_PROCID"};
     long long r;
 
-    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+    for (size_t i = 0; i < n; i++) {
         const char *v = getenv(vars[i]);
         if (v != NULL && sc__parse_long(v, 0, 1LL << 30, &r) == 0)
             return (int)r;
     }
     return -1;
+}
+
+int sc__rp_launcher_rank(void)
+{
+    static const char *const vars[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "MV2_COMM_WORLD_RANK", "SLURM_PROCID"};
+    return env_number(vars, sizeof vars / sizeof vars[0]);
+}
+
+int sc__rp_launcher_size(void)
+{
+    static const char *const vars[] = {"PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE",
+                                       "MV2_COMM_WORLD_SIZE", "SLURM_NTASKS"};
+    return env_number(vars, sizeof vars / sizeof vars[0]);
 }
 
 /* At exit of an MPI process that made no wrapper call with
@@ -396,7 +407,7 @@ static void no_call_check(void)
     if (sc__rp_mode != SC_RP_UNKNOWN || spec == NULL || MPI_Initialized(&inited) != MPI_SUCCESS ||
         !inited)
         return;
-    r = launcher_rank();
+    r = sc__rp_launcher_rank();
     if (r >= 0)
         snprintf(who, sizeof who, "rank %d", r);
     else
@@ -468,67 +479,18 @@ static int64_t status_bytes(const MPI_Status *st)
     return (int64_t)b;
 }
 
-/* A common predefined type whose elements lie back to back (size =
- * extent): its payload's CRC needs no MPI query. sc__type_predefined
- * (core/types.c) knows their size and extent; MPI_DOUBLE_INT and the
- * other padded pair types are not among them and take the general path. */
-static int is_flat(MPI_Datatype type)
+/* CRC-32 of the `bytes` bytes a receive of `type` put at buf, computed once
+ * over the received bytes (sc__rp_payload_walk, crc.c). */
+static void crc_piece(void *ctx, const void *p, size_t n)
 {
-    MPI_Count size;
-    MPI_Aint extent;
-
-    return sc__type_predefined(type, &size, &extent) && size > 0 && size == extent;
+    uint32_t *crc = ctx;
+    *crc = sc__rp_crc(*crc, p, n);
 }
 
-/* CRC-32 of the `bytes` bytes a receive of `type` put at buf, computed once
- * over the received bytes: directly on the buffer for a common predefined
- * type (is_flat, no MPI query) and for any other type without holes
- * (size = true extent, and for more than one element extent = size), else
- * over the whole elements packed with MPI_Pack through a kept 64 KiB
- * scratch (a partial last element is left out). */
 static int payload_crc(const void *buf, MPI_Datatype type, int64_t bytes, uint32_t *crc)
 {
-    static char *tmp;
-    static size_t tmpsize;
-    int tsize, psize;
-    MPI_Aint lb, extent, tlb, textent;
-    int64_t nel;
-
     *crc = 0;
-    if (bytes <= 0)
-        return MPI_SUCCESS;
-    if (is_flat(type)) {
-        *crc = sc__rp_crc(0, buf, (size_t)bytes);
-        return MPI_SUCCESS;
-    }
-    MPI_Type_size(type, &tsize);
-    MPI_Type_get_extent(type, &lb, &extent);
-    MPI_Type_get_true_extent(type, &tlb, &textent);
-    if (tsize > 0 && textent == tsize && (bytes <= tsize || extent == tsize)) {
-        *crc = sc__rp_crc(0, (const char *)buf + tlb, (size_t)bytes);
-        return MPI_SUCCESS;
-    }
-    MPI_Pack_size(1, type, MPI_COMM_SELF, &psize);
-    if (tsize <= 0 || psize <= 0)
-        return MPI_SUCCESS;
-    nel = bytes / tsize;
-    int per = psize >= 65536 ? 1 : 65536 / psize;
-    if ((size_t)per * (size_t)psize > tmpsize) {
-        char *t = realloc(tmp, (size_t)per * (size_t)psize);
-        if (t == NULL)
-            return sc__error(MPI_ERR_NO_MEM, "SAFECOLL_REPLAY: no memory to pack a payload");
-        tmp = t;
-        tmpsize = (size_t)per * (size_t)psize;
-    }
-    for (int64_t i = 0; i < nel; i += per) {
-        int m = (int)(nel - i < per ? nel - i : per), at = 0;
-        const void *from = (const void *)((uintptr_t)buf + (uintptr_t)(i * (int64_t)extent));
-        int rc = MPI_Pack(from, m, type, tmp, per * psize, &at, MPI_COMM_SELF);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        *crc = sc__rp_crc(*crc, tmp, (size_t)at);
-    }
-    return MPI_SUCCESS;
+    return sc__rp_payload_walk(buf, type, bytes, crc_piece, crc);
 }
 
 /* ------------------------------------------------------------ the log */

@@ -101,6 +101,30 @@ uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n);
  * signal's handler). Shared by the replay logs and the trace files. */
 int sc__rp_write_all(int fd, const void *p, size_t n);
 
+/* 1 when type is a common predefined type whose elements lie back to back
+ * (no MPI query needed to read its bytes). */
+int sc__rp_type_flat(MPI_Datatype type);
+
+typedef void (*sc__rp_piece_fn)(void *ctx, const void *p, size_t n);
+
+/* The payload of `bytes` bytes of `type` at buf as MPI packs it, given to
+ * fn in order, piece by piece: the buffer itself for a type without holes
+ * (a common predefined type without any MPI query), else whole elements
+ * packed with MPI_Pack through a per-thread 64 KiB scratch (a partial last
+ * element is left out). MPI_SUCCESS, MPI_ERR_NO_MEM, or MPI_Pack's error. */
+int sc__rp_payload_walk(const void *buf, MPI_Datatype type, int64_t bytes, sc__rp_piece_fn fn,
+                        void *ctx);
+
+/* A call site (a return address) as text: "binary+0xOFFSET (symbol+0xOFF)"
+ * where dladdr finds it, else the address. */
+void sc__rp_site_str(const void *site, char *out, size_t n);
+
+/* The rank and size of this process's job as its launcher gave them in
+ * the environment (PMI, Open MPI, PMIx, MVAPICH, Slurm), usable after
+ * MPI_Finalize; -1 when not found. */
+int sc__rp_launcher_rank(void);
+int sc__rp_launcher_size(void);
+
 /* This program's identity for the header: /proc/self/exe, NUL-padded. */
 void sc__rp_program(char out[SC_RP_PROGRAM]);
 

@@ -101,6 +101,10 @@ uint32_t sc__tc_sum_hash(const void *buf, size_t n, int elem);
  * collisions of a large trace (about 100 pairs among 10^6 payloads of one
  * size) do not join unrelated messages. O(1), whatever n. */
 uint32_t sc__tc_ends_hash(const void *buf, size_t n);
+/* The mixing of sc__tc_ends_hash: head holds the first min(n, 8) bytes,
+ * tail the bytes from 8 on when n < 16, else the last 8 (both as memcpy'd
+ * into a zeroed uint64), for a payload that comes in pieces. */
+uint32_t sc__tc_ends_mix(uint64_t head, uint64_t tail, uint64_t n);
 
 /* ---- writer (file.c) ---- */
 
