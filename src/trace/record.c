@@ -328,30 +328,6 @@ static sig sig_of(MPI_Datatype type, int depth)
     return s;
 }
 
-/* Predefined types' signatures, kept (a predefined handle names one type
- * for the life of MPI; derived handles may be reused, so are not kept). */
-enum { NPREDEF = 32 };
-typedef struct predef_sig {
-    MPI_Datatype type;
-    uint32_t h;
-} predef_sig;
-static predef_sig predef[NPREDEF];
-static int npredef;
-
-static uint32_t dtype_hash(MPI_Datatype type)
-{
-    sig s;
-
-    for (int i = 0; i < npredef; i++)
-        if (predef[i].type == type)
-            return predef[i].h;
-    s = sig_of(type, 0);
-    uint32_t h = (uint32_t)(s.h ^ (s.h >> 32));
-    if (npredef < NPREDEF && sc__type_is_named(type))
-        predef[npredef++] = (predef_sig){type, h};
-    return h;
-}
-
 /* Bytes of a predefined integer element (MPI_SUM and the bitwise
  * reductions apply), 0 for any other type. MPI_BYTE is none: MPI sums no
  * bytes, and its payloads are the large opaque ones. */
@@ -369,6 +345,43 @@ static int int_elem(MPI_Datatype t)
     if (t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR || t == MPI_INT8_T || t == MPI_UINT8_T)
         return 1;
     return 0;
+}
+
+/* What a record says of its datatype: the signature hash and the integer
+ * element's bytes. Kept for predefined types (a predefined handle names
+ * one type for the life of MPI; a derived handle may be freed and reused,
+ * so none is kept), the last one used first. */
+enum { NPREDEF = 32 };
+typedef struct type_facts {
+    MPI_Datatype type;
+    uint32_t h;
+    uint8_t elem;
+} type_facts;
+static type_facts predef[NPREDEF];
+static int npredef;
+
+static void facts_of(MPI_Datatype type, sc__tc_rec *r)
+{
+    type_facts f;
+    sig s;
+
+    for (int i = 0; i < npredef; i++)
+        if (predef[i].type == type) {
+            if (i > 0) {
+                f = predef[i];
+                predef[i] = predef[0];
+                predef[0] = f;
+            }
+            r->dtype = predef[0].h;
+            r->elem = predef[0].elem;
+            return;
+        }
+    s = sig_of(type, 0);
+    f = (type_facts){type, (uint32_t)(s.h ^ (s.h >> 32)), (uint8_t)int_elem(type)};
+    if (npredef < NPREDEF && sc__type_is_named(type))
+        predef[npredef++] = f;
+    r->dtype = f.h;
+    r->elem = f.elem;
 }
 
 /* ------------------------------------------------------------ payloads */
@@ -561,8 +574,7 @@ static void add(sc__tc_rec *r, const void *buf, MPI_Datatype type, const void *p
     if (!open_file())
         return;
     r->t_ns = now_ns() - origin;
-    r->dtype = dtype_hash(type);
-    r->elem = (uint8_t)int_elem(type);
+    facts_of(type, r);
     r->site = site_id(pc);
     if ((rc = hash_payload(r, buf, type, r->bytes)) != MPI_SUCCESS ||
         (rc = sc__tc_writer_add(w, r)) != MPI_SUCCESS) {
