@@ -89,7 +89,7 @@ static size_t pc_slot(const void *pc, size_t cap)
     return (size_t)(v >> 20) & (cap - 1);
 }
 
-static uint32_t site_id(const void *pc)
+static uint32_t site_id(const void *pc, int is_text)
 {
     char text[512];
     uint32_t id;
@@ -116,7 +116,12 @@ static uint32_t site_id(const void *pc)
         sites = t;
         capsites = cap;
     }
-    sc__rp_site_str(pc, text, sizeof text);
+    /* A line the switch header named is its own text; the literal's
+     * address is its key (no return address is in read-only data). */
+    if (is_text)
+        snprintf(text, sizeof text, "%s", (const char *)pc);
+    else
+        sc__rp_site_str(pc, text, sizeof text);
     if ((id = sc__tc_writer_site(w, text)) == 0)
         return 0;
     size_t j = pc_slot(pc, capsites);
@@ -567,7 +572,7 @@ static void at_exit(void)
 /* ------------------------------------------------------------ recording */
 
 /* Writes r (lock held); its payload hashed from buf. */
-static void add(sc__tc_rec *r, const void *buf, MPI_Datatype type, const void *pc)
+static void add(sc__tc_rec *r, const void *buf, MPI_Datatype type, const void *pc, int is_text)
 {
     int rc;
 
@@ -575,7 +580,7 @@ static void add(sc__tc_rec *r, const void *buf, MPI_Datatype type, const void *p
         return;
     r->t_ns = now_ns() - origin;
     facts_of(type, r);
-    r->site = site_id(pc);
+    r->site = site_id(pc, is_text);
     if ((rc = hash_payload(r, buf, type, r->bytes)) != MPI_SUCCESS ||
         (rc = sc__tc_writer_add(w, r)) != MPI_SUCCESS) {
         say(rc);
@@ -606,7 +611,10 @@ static void on_event(const sc__tr_event *ev, void *data)
     if ((ci = comm_of(ev->comm)) != NULL) {
         r.comm = ci->id;
         r.peer = ci->n == 0 ? peer : peer < ci->n ? ci->world[peer] : -1;
-        add(&r, ev->buf, ev->type, ev->app ? ev->site : NULL);
+        if (ev->app && ev->site_text != NULL)
+            add(&r, ev->buf, ev->type, ev->site_text, 1);
+        else
+            add(&r, ev->buf, ev->type, ev->app ? ev->site : NULL, 0);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -636,10 +644,19 @@ __attribute__((constructor)) static void trace_init(void)
         return;
     }
     atomic_store(&on, !region);
+    safecoll_trace_sites = 1;
     atexit(at_exit);
 }
 
 /* ------------------------------------------------------------ the API */
+
+int safecoll_trace_sites;
+
+void safecoll_trace_site(const char *site)
+{
+    if (safecoll_trace_sites)
+        sc__tr_site_pending = site;
+}
 
 int safecoll_trace_start(void)
 {
@@ -688,7 +705,7 @@ int safecoll_trace_self(const void *buf, int count, MPI_Datatype datatype)
     pthread_mutex_lock(&lock);
     if (open_file()) {
         r.peer = world_rank;
-        add(&r, buf, datatype, __builtin_return_address(0));
+        add(&r, buf, datatype, __builtin_return_address(0), 0);
     }
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
