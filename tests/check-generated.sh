@@ -77,8 +77,12 @@ for m in MPI_Neighbor_allgather MPI_Neighbor_allgather_c MPI_Ineighbor_allgather
     safe=${safe,,}
     check "switch.h maps $m to $safe" grep -qx "#define $m(...) $safe(__VA_ARGS__)" "$sw"
 done
-check "switch.h maps MPI_Irsend, a wrapper added to p2p.h, to safecoll_irsend" \
-    grep -qx "#define MPI_Irsend(...) safecoll_irsend(__VA_ARGS__)" "$sw"
+check "switch.h maps MPI_Irsend, a wrapper added to p2p.h, to safecoll_irsend, its line named" \
+    grep -qx "#define MPI_Irsend(...) (SAFECOLL_TRACE_HERE(), safecoll_irsend(__VA_ARGS__))" "$sw"
+check "switch.h maps MPI_Wait to safecoll_wait without a line (it posts nothing)" \
+    grep -qx "#define MPI_Wait(...) safecoll_wait(__VA_ARGS__)" "$sw"
+check "switch.h maps no MPI name to safecoll_trace_start, _stop, _self or _site" \
+    bash -c "! grep -q 'safecoll_trace_[a-z]*(__VA_ARGS__)' '$sw'"
 check "switch.h maps no MPI name to safecoll_replay_flush" \
     bash -c "! grep -q 'safecoll_replay_flush(__VA_ARGS__)' '$sw'"
 check "the regenerated switch.h passes its own check" python3 -B "$tmp/src/core/gen.py" --check

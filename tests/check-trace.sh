@@ -4,8 +4,11 @@
 # (SAFECOLL_TRACE_SYNTH=DIR tests/bin/unit/test_trace): a binomial
 # broadcast twice, a ring allgather, a pairwise alltoall, a broadcast over
 # the even ranks and a near miss, among noise.  Checks the table, the JSON
-# lines, the exit codes of bad usage and of a corrupted file.  `make check`
-# runs it (make check-trace).
+# lines, the exit codes of bad usage and of a corrupted file; then the
+# measuring step (--measure): real MPI jobs (MPIEXEC) that time the
+# replacing calls, and launchers that crash, hang or log what they were
+# asked.  SAFECOLL_TEST_TRACE_MEASURE=0 skips the jobs.  `make check` runs
+# it (make check-trace).
 #
 #   tests/check-trace.sh bin/safecoll tests/bin/unit/test_trace
 #
@@ -87,6 +90,112 @@ run 2 trace frobnicate
 expect err "unknown command 'frobnicate'"
 run 0 trace analyze --help
 expect out "usage: safecoll trace analyze DIR [options]"
+
+# --- The measuring step (--measure): one MPI job per replacing call, here
+# five (the allgather, the alltoall and two broadcasts at P = 8, the
+# subset's broadcast at P = 4), short ones (--budget 0.05). Every finding
+# gets a measured time, a gain, and the note of where it was measured.
+if [ "${SAFECOLL_TEST_TRACE_MEASURE:-1}" = 0 ]; then
+    lib_skip trace-measure "SAFECOLL_TEST_TRACE_MEASURE=0"
+else
+    lib_mpiexec
+    export TMPDIR=$scratch
+    unset SAFECOLL_PROBE_FAULT SAFECOLL_STRATEGY
+    started=$SECONDS
+    run 0 trace analyze t --measure --budget 0.05 --json m.json
+    echo "  the measured table ($((SECONDS - started)) s; times shown, not asserted):"
+    sed -n '/^  #/,/^$/p' "$out" | sed 's/^/    | /'
+    expect out "replacing calls timed here in 5 jobs (0 without a measurement): 5 of 5 findings measured"
+    expect out "  #  kind       root  ranks          bytes  times   seconds %traced  match     replace      gain"
+    expect out "measured here with 8 processes on 1 node (host $(hostname)"
+    expect out "measured here with 4 processes on 1 node (host $(hostname)"
+    if [ "$(getconf _NPROCESSORS_ONLN)" -lt 8 ]; then
+        expect out "cores: oversubscribed), root 3"
+    fi
+    expect out "   estimated gain: "
+    expect err "measure: bcast P=4 200 bytes: "
+    check "measured: every row of the table has a replacement time and a gain" \
+        test "$(awk '/^  #/ { on = 1; next } on && NF == 0 { exit }
+                     on && $(NF - 1) + 0 > 0 && $NF ~ /^-?[0-9]+\.[0-9]+$/ { n++ } END { print n + 0 }' "$out")" -eq 5
+    check "measured: no finding left unmeasured" test "$(grep -c 'not measured' "$out")" -eq 0
+    check "m.json has a measured time and a gain on every line" \
+        test "$(grep -cE '"replace_seconds":[0-9.e+-]+,"gain_seconds":-?[0-9.e+-]+,"measure_procs":(8|4),"measure_note":"the median of ' m.json)" -eq 5
+    if command -v python3 >/dev/null 2>&1; then
+        check "m.json: replace > 0, gain = seconds - replace, ranked by gain" python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 5, rows
+for r in rows:
+    assert r["replace_seconds"] > 0, r
+    assert abs(r["gain_seconds"] - (r["seconds"] - r["replace_seconds"])) < 1e-9, r
+    assert r["measure_procs"] == (8 if r["whole"] or r["near"] else len(r["ranks"])), r
+gains = [r["gain_seconds"] for r in rows]
+assert gains == sorted(gains, reverse=True), gains' m.json
+    fi
+
+    # A launcher that crashes (P = 8) and one that hangs (P = 4, killed at
+    # the time limit): findings without a measurement, each with its
+    # reason, and the analysis still exits 0.
+    # shellcheck disable=SC2016 # the script's own variables
+    {
+        echo '#!/bin/sh'
+        echo 'p=$1; shift'
+        echo '[ "$p" = 8 ] && kill -SEGV $$'
+        echo '[ "$p" = 4 ] && exec sleep 60'
+        echo "exec $MPIEXEC -n \"\$p\" \"\$@\""
+    } > bad.sh
+    chmod +x bad.sh
+    started=$SECONDS
+    run 0 trace analyze t --measure --launcher "$scratch/bad.sh {P}" --time-limit 2 --json bad.json
+    check "a hung job costs its time limit, not more (took $((SECONDS - started)) s)" \
+        test $((SECONDS - started)) -lt 15
+    expect out "replacing calls timed here in 5 jobs (5 without a measurement): 0 of 5 findings measured"
+    expect out "  1  allgather     -  all 8             64      1  0.000111    38.9  yes              -         -"
+    expect out "   replacement time: not measured: the job failed (launcher signal 11)"
+    expect out "   replacement time: not measured: the job was killed after its time limit of 2 s"
+    expect err "measure: bcast P=4 200 bytes: not measured: the job was killed after its time limit of 2 s"
+    expect err "measure: allgather P=8 64 bytes: not measured: the job failed (launcher signal 11)"
+    check "bad.json: no time and no gain on any line, a reason on each" \
+        test "$(grep -c '"replace_seconds":null,"gain_seconds":null,"measure_procs":null,"measure_note":"the job ' bad.json)" -eq 5
+
+    # --max-procs: a job starts at most that many processes; the roots of
+    # the P = 8 findings are taken modulo them (here 3 stays 3, 0 stays 0).
+    # shellcheck disable=SC2016 # the script's own variables
+    {
+        echo '#!/bin/sh'
+        echo 'echo "$*" >> "$(dirname "$0")/jobs.log"; exit 3'
+    } > log.sh
+    chmod +x log.sh
+    run 0 trace analyze t --measure --max-procs 4 --launcher "$scratch/log.sh {P}"
+    check "--max-procs 4: five jobs, each of 4 processes" \
+        test "$(grep -c '^4 .* trace analyze --worker --kind [a-z]* --procs 4 ' jobs.log)" -eq 5
+    check "--max-procs 4: the broadcast from rank 3 at its root" \
+        grep -q -- '--kind bcast --procs 4 --bytes 4096 --type byte --op none --roots 3 ' jobs.log
+    expect out "   replacement time: not measured: the job failed (launcher exit status 3)"
+
+    # Options of the measuring step: bad values, and without --measure.
+    run 2 trace analyze t --measure --time-limit 0
+    expect err "--time-limit takes a positive number of seconds: 0"
+    run 2 trace analyze t --measure --time-limit soon
+    expect err "--time-limit takes a positive number of seconds: soon"
+    run 2 trace analyze t --measure --max-procs 0
+    expect err "--max-procs takes a number of at least 1: 0"
+    run 2 trace analyze t --measure --budget -1
+    expect err "--budget takes a positive number of seconds: -1"
+    run 2 trace analyze t --measure --launcher ' '
+    expect err "--launcher is empty"
+    run 2 trace analyze t --measure --launcher
+    expect err "missing value after: --launcher"
+    run 2 trace analyze t --launcher 'mpiexec -n {P}'
+    expect err "this option is for --measure: --launcher"
+    run 2 trace analyze t --time-limit 5
+    expect err "this option is for --measure: --time-limit"
+    # The job's own mode refuses what the driver would never write.
+    run 2 trace analyze --worker --kind bcast --procs 4 --bytes 8 --roots 4 --report r
+    expect err "--roots is not a list of ranks below --procs (-1: none)"
+    run 2 trace analyze t --worker
+    expect err "--worker comes first"
+fi
 
 # Bad data: a JSON file that cannot be written, a missing directory, a
 # corrupted file named in the message.

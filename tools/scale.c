@@ -592,7 +592,7 @@ int tool_scale(int argc, char **argv)
     pl.type = "double";
     pl.size = 800;
     pl.comms = 32;
-    pl.o = (sc__scale_opts){5, 1000, 2, 1.0, 0.05};
+    pl.o = (sc__scale_opts){5, 1000, 2, 1.0, 0.05, 0};
     safecoll_scale_opts_init(&o);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;

@@ -239,6 +239,33 @@ SAFECOLL_API int safecoll_trace_stop(void);
  *         MPI_COMM_WORLD's error handler.
  */
 SAFECOLL_API int safecoll_trace_self(const void *buf, int count, MPI_Datatype datatype);
+/**
+ * \brief Names the source line of the calling thread's next wrapper call
+ *        that posts a message, for the trace's call sites (otherwise a
+ *        return address). safecoll/switch.h calls it, through
+ *        SAFECOLL_TRACE_HERE(), before every MPI name it maps to a wrapper
+ *        that posts; other code need not.
+ * \param[in] site text that lives as long as the program, e.g. the
+ *                 literal `__FILE__ ":" "42"`
+ */
+SAFECOLL_API void safecoll_trace_site(const char *site);
+/**
+ * \brief Non-zero while the trace recorder runs (`SAFECOLL_TRACE` set):
+ *        SAFECOLL_TRACE_HERE() names a line only then, so that without
+ *        tracing it costs one predictable branch. Read only.
+ */
+SAFECOLL_API extern int safecoll_trace_sites;
+/** \cond */
+#define SAFECOLL_STR_(x) #x
+#define SAFECOLL_XSTR_(x) SAFECOLL_STR_(x)
+/** \endcond */
+/**
+ * \brief Names this line (`file:line`) as the call site of the next
+ *        posting wrapper call on this thread while tracing
+ *        (safecoll_trace_site()); nothing otherwise.
+ */
+#define SAFECOLL_TRACE_HERE()                                                                   \
+    (safecoll_trace_sites ? safecoll_trace_site(__FILE__ ":" SAFECOLL_XSTR_(__LINE__)) : (void)0)
 
 #ifdef __cplusplus
 }

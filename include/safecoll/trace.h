@@ -7,7 +7,9 @@
  * Part of the testing toolkit: `<safecoll.h>` does not include it. A
  * program that analyzes traces includes it explicitly,
  * `#include <safecoll/trace.h>` (which includes `<safecoll.h>`), and links
- * the same library. The analysis runs in one process, without MPI_Init.
+ * the same library. The analysis runs in one process, without MPI_Init;
+ * so does the measuring step (safecoll_trace_measure()), which starts MPI
+ * jobs through a launcher to time the replacing calls.
  */
 #ifndef SAFECOLL_TRACE_H
 #define SAFECOLL_TRACE_H
@@ -34,7 +36,9 @@ extern "C" {
  *  all-to-all of empty messages. Beyond the paper: collectives over a
  *  subset of the ranks (with the MPI_Comm_split that makes their
  *  communicator) and near-matches, reported as such with the ranks they
- *  miss.
+ *  miss; and the gain of each replacement estimated by measurement
+ *  (safecoll_trace_measure(): the replacing MPI call timed in a short MPI
+ *  job on as many processes, with the same bytes and root).
  *
  *  Errors: a function returns `MPI_SUCCESS` or an MPI error class
  *  (`MPI_ERR_ARG`, `MPI_ERR_BAD_FILE`, `MPI_ERR_NO_SUCH_FILE`,
@@ -106,8 +110,9 @@ typedef struct safecoll_trace_finding {
      *  occurrences: each from the first send posted to the last receive
      *  completed (times of different ranks' clocks). */
     double seconds;
-    /** The measured time of the replacing MPI call, summed the same way;
-     *  negative: not measured (the measuring step is not built yet). */
+    /** The measured time of the replacing MPI call for all occurrences:
+     *  the median time of one call (safecoll_trace_measure()) times
+     *  `occurrences`; negative: not measured. */
     double replace_seconds;
     /** The MPI call that replaces it, e.g. `MPI_Bcast(buf, 4096, MPI_BYTE,
      *  2, comm)`. */
@@ -122,10 +127,82 @@ typedef struct safecoll_trace_finding {
     /** Every call site of its messages and kept data (file:line or an
      *  address), sorted (nsites of them). */
     const char *const *sites;
+    /** 1: `replace_seconds` and `gain_seconds` hold a measurement
+     *  (safecoll_trace_measure()); 0: not measured. */
+    int measured;
+    /** Measured: the estimated gain, `seconds - replace_seconds`, the time
+     *  the replacement would have saved in the trace (negative: the MPI
+     *  call was the slower here); 0 when not measured. */
+    double gain_seconds;
+    /** Measured: the processes the replacing call ran with (the finding's
+     *  ranks, or fewer when capped by `max_procs`); 0 otherwise. */
+    int measure_procs;
+    /** After safecoll_trace_measure(): one sentence on how and where the
+     *  replacing call was timed (the statistic, the processes, the node,
+     *  its cores, oversubscription), or why it was not (a job that
+     *  crashed, hung past its time limit, or whose call failed); NULL
+     *  before. */
+    const char *measure_note;
 } safecoll_trace_finding;
 
 /** \brief The findings of one analysis (opaque). */
 typedef struct safecoll_trace_report safecoll_trace_report;
+
+/** \brief One job of the measuring step, for a progress display: passed
+ *  to the `progress` callback of safecoll_trace_measure_options before
+ *  the job starts (`done` 0) and after it ended (`done` 1). */
+typedef struct safecoll_trace_measure_event {
+    int job;                  /**< the job's number, from 0 */
+    int jobs;                 /**< the number of jobs */
+    int done;                 /**< 0: it starts; 1: it ended */
+    safecoll_trace_kind kind; /**< the kind whose replacing call it times */
+    int nprocs;               /**< its processes */
+    int64_t bytes;            /**< the bytes of the call (as a finding's `bytes`) */
+    int nroots;               /**< the roots it times, one call each (1 for rootless kinds) */
+    int findings;             /**< the findings it measures */
+    /** done: the median time of one call (of the first root), or negative
+     *  when the job gave no measurement */
+    double seconds;
+    /** done and no measurement: why (as in the findings' `measure_note`);
+     *  else NULL */
+    const char *failure;
+    double elapsed;           /**< seconds since the measuring step began */
+} safecoll_trace_measure_event;
+
+/** \brief Options of safecoll_trace_measure(). Fill them with
+ *  safecoll_trace_measure_options_init() first, then change fields
+ *  (fields may be added later). */
+typedef struct safecoll_trace_measure_options {
+    /** The program a job runs, required: it is given `trace analyze
+     *  --worker` and the job's arguments, so it is safecoll's own binary
+     *  (`safecoll trace analyze --measure` passes itself). */
+    const char *worker_cmd;
+    /** The launcher: words separated by blanks (no shell quoting), `{P}`
+     *  replaced by the process count, the job's command appended. NULL:
+     *  `$MPIEXEC -n {P}` when MPIEXEC is set, else `mpiexec -n {P}`. */
+    const char *launcher;
+    /** Seconds a job may take, launch included; past it the job's process
+     *  group gets SIGTERM, 2 s later SIGKILL, and its findings are not
+     *  measured. 0 (default): 30 s plus, per root timed, twice `budget`
+     *  and 10 s. */
+    double time_limit;
+    /** The most processes a job starts; 0 (default): no limit. A finding
+     *  over more ranks is timed with this many (its root taken modulo
+     *  them), and its note says so. */
+    int max_procs;
+    /** Valid repetitions of a call at least (default 10, at least 2). */
+    int reps_min;
+    /** Repetitions at most (default 200, at least reps_min). */
+    int reps_max;
+    /** Seconds of timing per call after reps_min repetitions, unless the
+     *  mean is known to 5% before (default 0.5). */
+    double budget;
+    /** Where the jobs' report and log files go; NULL: $TMPDIR or /tmp. */
+    const char *workdir;
+    /** Called before and after every job; may be NULL. */
+    void (*progress)(const safecoll_trace_measure_event *ev, void *arg);
+    void *progress_arg; /**< passed to progress */
+} safecoll_trace_measure_options;
 
 /** \brief Fills *opt with the defaults.
  *  \return MPI_SUCCESS, or MPI_ERR_ARG when opt is NULL. */
@@ -144,8 +221,51 @@ SAFECOLL_API int safecoll_trace_options_init(safecoll_trace_options *opt);
 SAFECOLL_API int safecoll_trace_analyze(const char *dir, const safecoll_trace_options *opt,
                                         safecoll_trace_report **out);
 
-/** \brief The number of findings, ranked by `seconds`, largest first;
- *  -1 for a NULL report. */
+/** \brief Fills *opt with the defaults of the measuring step
+ *  (`worker_cmd` NULL: the caller sets it).
+ *  \return MPI_SUCCESS, or MPI_ERR_ARG when opt is NULL. */
+SAFECOLL_API int safecoll_trace_measure_options_init(safecoll_trace_measure_options *opt);
+
+/** \brief Measures the replacing MPI call of every finding: the gain of
+ *  each replacement, estimated by measurement.
+ *
+ *  Findings that the same call replaces (the same kind, number of
+ *  processes, bytes, and for reductions element type and operation) share
+ *  one short MPI job of that many processes, started through the launcher
+ *  in its own process group as `safecoll search` starts its probes; the
+ *  caller never calls MPI_Init. In the job the MPI call (never the safe
+ *  one) runs on MPI_COMM_WORLD with those bytes, once per distinct root:
+ *  window-synchronized starts (the clocks of `safecoll scale` and the
+ *  guideline test), each repetition the slowest rank's time, repetitions
+ *  until the mean is known to 5% or the budget is spent, and on a machine
+ *  too busy for valid windows calls timed after a barrier to fill the
+ *  gap. The statistic is the **median** of the valid repetitions.
+ *  A finding's `replace_seconds` is that median times its occurrences,
+ *  `gain_seconds` is `seconds - replace_seconds`, and `measure_note` says
+ *  how and where it was measured (the processes, the node and its cores,
+ *  and whether they were oversubscribed: the machine is this one or the
+ *  launcher's, never known to be the traced one).
+ *
+ *  A job that crashes, hangs past its time limit, fails to launch, or
+ *  whose call returns an error leaves its findings not measured, with the
+ *  reason in `measure_note`: not an error of this function. So is a
+ *  finding whose bytes do not fit an `int` count. Afterwards the findings
+ *  are ranked by the time that could be saved: `gain_seconds` when
+ *  measured, else `seconds` (the most a replacement could save); pointers
+ *  from safecoll_trace_report_finding() taken before then point at other
+ *  findings. Calling it again measures again.
+ *  \param[in,out] rep the report of safecoll_trace_analyze()
+ *  \param[in]     opt the options; `worker_cmd` is required
+ *  \return MPI_SUCCESS (whatever the jobs did); MPI_ERR_ARG for a NULL
+ *          rep or opt, no worker_cmd, an empty launcher or a bad option;
+ *          MPI_ERR_OTHER when the work directory cannot be made;
+ *          MPI_ERR_NO_MEM. */
+SAFECOLL_API int safecoll_trace_measure(safecoll_trace_report *rep,
+                                        const safecoll_trace_measure_options *opt);
+
+/** \brief The number of findings, ranked by the time that could be saved,
+ *  largest first: `seconds`, or `gain_seconds` for a finding measured by
+ *  safecoll_trace_measure(); -1 for a NULL report. */
 SAFECOLL_API int safecoll_trace_report_count(const safecoll_trace_report *rep);
 
 /** \brief Finding i (0 .. count-1) of the ranking; NULL when out of range. */
@@ -165,8 +285,10 @@ SAFECOLL_API int safecoll_trace_report_stats(const safecoll_trace_report *rep, i
                                              long *events, long *messages, long *unmatched,
                                              double *traced);
 
-/** \brief Writes the human table: a summary ranked by time, then each
- *  finding with its ranks, call sites and replacing call.
+/** \brief Writes the human table: a summary ranked by time (with the
+ *  replacement's time and the gain after safecoll_trace_measure()), then
+ *  each finding with its ranks, call sites, replacing call and its
+ *  measurement.
  *  \return MPI_SUCCESS; MPI_ERR_ARG for a NULL argument; MPI_ERR_FILE
  *          when writing fails. */
 SAFECOLL_API int safecoll_trace_report_print(const safecoll_trace_report *rep, FILE *fp);
@@ -174,8 +296,10 @@ SAFECOLL_API int safecoll_trace_report_print(const safecoll_trace_report *rep, F
 /** \brief Writes one JSON object per finding, one a line (JSON Lines), in
  *  the order of the ranking. Keys: kind, near, root, alternatives, ranks,
  *  missing, whole, bytes, occurrences, messages, seconds,
- *  replace_seconds (null when not measured), call, split (null when
- *  whole), detail, sites.
+ *  replace_seconds and gain_seconds (null when not measured),
+ *  measure_procs (null when not measured), measure_note (null before
+ *  safecoll_trace_measure()), call, split (null when whole), detail,
+ *  sites.
  *  \return as safecoll_trace_report_print(). */
 SAFECOLL_API int safecoll_trace_report_json(const safecoll_trace_report *rep, FILE *fp);
 

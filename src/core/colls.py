@@ -139,14 +139,14 @@ def cname(name, nb, big):
 def p2p_calls(root=None):
     """The point-to-point wrappers declared in p2p.h: each safecoll_<name>
     stands for MPI_<Name> (MPI's name with its first letter capitalized);
-    safecoll_replay_flush, the library's own call, is none."""
+    the library's own calls (safecoll_replay_*, safecoll_trace_*) are none."""
     root = root or default_root()
     with open(os.path.join(root, 'include', 'safecoll', 'p2p.h')) as fh:
         text = _strip_comments(fh.read())
     out = []
     for m in re.finditer(r'SAFECOLL_API\s+int\s+safecoll_(\w+)\s*\(', text):
         name = m.group(1)
-        if name == 'replay_flush':
+        if name.startswith('replay_') or name.startswith('trace_'):
             continue
         out.append(('MPI_' + name[0].upper() + name[1:], 'safecoll_' + name))
     if not out:

@@ -16,6 +16,7 @@ committed, so that building needs no Python; tests/check-generated.sh
 """
 import difflib
 import os
+import re
 import sys
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -44,9 +45,21 @@ def switch_maps(root, rows):
     return ''.join(mapping(mpi, safe) for mpi, safe in sorted(pairs))
 
 
+# The wrappers that post a message: under the switch header each names its
+# source line first (SAFECOLL_TRACE_HERE, p2p.h), for the trace recorder.
+POSTS = re.compile(r'safecoll_(i?[sbr]?send|i?m?recv|sendrecv(_replace)?|(send|recv)_init)$')
+
+
+def site_mapping(mpi, safe):
+    return ('#undef %s\n' % mpi +
+            '/** \\brief %s() as %s(), its line named for traces. */\n' % (mpi, safe) +
+            '#define %s(...) (SAFECOLL_TRACE_HERE(), %s(__VA_ARGS__))\n' % (mpi, safe))
+
+
 def switch_p2p_maps(root, rows):
     """MPI's name of every point-to-point wrapper, in p2p.h's order."""
-    return ''.join(mapping(mpi, safe) for mpi, safe in colls.p2p_calls(root))
+    return ''.join((site_mapping if POSTS.match(safe) else mapping)(mpi, safe)
+                   for mpi, safe in colls.p2p_calls(root))
 
 
 # (file, part, begin marker, end marker)

@@ -173,12 +173,16 @@ typedef struct sc__scale_opts {
     int warmup;             /* untimed calls first */
     double budget;          /* seconds of a function after reps_min */
     double precision;       /* stop when the mean's 95% interval is within it (0: never) */
+    int fallback;           /* 1: when the windows gave fewer than reps_min valid
+                             * repetitions, the rest are calls timed after a barrier
+                             * (t->barrier of them) */
 } sc__scale_opts;
 
 typedef struct sc__scale_timing {
     double *values;  /* reps_max slots: valid repetitions, max over ranks of end - start */
     int reps;        /* valid repetitions */
     int late;        /* repetitions dropped for a late start (re-run) */
+    int barrier;     /* of the reps, timed after a barrier (o->fallback) */
     int status;      /* MPI_SUCCESS, or the error class of a failed call */
     double mean, ci; /* the mean and the width of its 95% interval */
     double spent;    /* seconds */
@@ -193,6 +197,10 @@ typedef struct sc__scale_timing {
  * result. */
 int sc__scale_time(safecoll_coll coll, int what, int count, MPI_Datatype type, MPI_Comm comm,
                    const sc__scale_opts *o, sc__scale_timing *t);
+/* The same with a root (rooted collectives; sc__scale_time: 0) and the
+ * operation of a reduction (sc__scale_time: MPI_SUM). */
+int sc__scale_time_at(safecoll_coll coll, int what, int count, MPI_Datatype type, MPI_Op op,
+                      int root, MPI_Comm comm, const sc__scale_opts *o, sc__scale_timing *t);
 
 /* The memory one communicator made by `kind` costs, in bytes: the growth
  * of the resident size over `comms` constructions, divided by comms, max

@@ -95,8 +95,8 @@ static int call(const job *j)
     return rc;
 }
 
-static int setup(job *j, safecoll_coll coll, int what, int count, MPI_Datatype type,
-                 MPI_Comm comm)
+static int setup(job *j, safecoll_coll coll, int what, int count, MPI_Datatype type, MPI_Op op,
+                 int root, MPI_Comm comm)
 {
     const sc__probe_info *info = sc__probe_info_of(coll);
     MPI_Count sn = count, rn = (MPI_Count)count * j->P;
@@ -121,8 +121,8 @@ static int setup(job *j, safecoll_coll coll, int what, int count, MPI_Datatype t
         j->counts[r] = count;
         j->displs[r] = count * r;
     }
-    j->a = (sc__probe_args){j->sb,  j->rb, count, 0, j->counts, j->displs, type,
-                            type == MPI_CHAR ? MPI_SIGNED_CHAR : type, MPI_SUM, comm};
+    j->a = (sc__probe_args){j->sb,  j->rb, count, root, j->counts, j->displs, type,
+                            type == MPI_CHAR ? MPI_SIGNED_CHAR : type, op, comm};
     return 0;
 }
 
@@ -232,8 +232,11 @@ static void measure(const job *j, double offset, const sc__scale_opts *o, sc__sc
             ((o->precision > 0 && t->ci <= o->precision * t->mean) || t->spent >= o->budget))
             return;
         /* A machine so busy that starts keep failing: what there is (the
-         * notes show the count), or nothing at last. */
-        if ((t->reps > 0 && t->spent >= 2 * o->budget + 0.5) || t->spent >= 2 * o->budget + 5 ||
+         * notes show the count), or nothing at last; with the fallback,
+         * which fills the gap with calls after a barrier, no longer wait
+         * for a first valid start than for more. */
+        if ((t->reps > 0 && t->spent >= 2 * o->budget + 0.5) ||
+            t->spent >= 2 * o->budget + (o->fallback ? 0.5 : 5) ||
             attempts >= 16 * o->reps_min + 128)
             return;
     }
@@ -262,15 +265,51 @@ static double in_mpi(const job *j, int reps)
     return g[1] > 0 ? g[0] / g[1] : -1;
 }
 
+/* Repetitions that measure() could not time in windows (a machine so
+ * busy that the starts keep coming late, as with more ranks than cores):
+ * each a call after a barrier, the slowest rank's time of it, until
+ * reps_min valid ones or the budget is spent. A rank that is late to the
+ * barrier is not timed in the call, but the others wait for it inside the
+ * call: these times are upper bounds, so they only fill the gap. */
+static void after_barrier(const job *j, const sc__scale_opts *o, sc__scale_timing *t)
+{
+    double b0 = MPI_Wtime(), spent;
+    int rc = MPI_SUCCESS, k = 0;
+
+    while (t->reps < o->reps_min && t->reps < o->reps_max) {
+        double d = timed_call(j, &rc);
+        if (rc != MPI_SUCCESS) {
+            t->status = rc;
+            break;
+        }
+        t->values[t->reps++] = d;
+        t->barrier++;
+        /* The budget by rank 0's clock: every rank stops at the same
+         * repetition. */
+        spent = MPI_Wtime() - b0;
+        MPI_Bcast(&spent, 1, MPI_DOUBLE, 0, j->a.comm);
+        if (++k >= 2 && spent >= o->budget)
+            break;
+    }
+    t->spent += MPI_Wtime() - b0;
+    mean_ci(t->values, t->reps, &t->mean, &t->ci);
+}
+
 int sc__scale_time(safecoll_coll coll, int what, int count, MPI_Datatype type, MPI_Comm comm,
                    const sc__scale_opts *o, sc__scale_timing *t)
+{
+    return sc__scale_time_at(coll, what, count, type, MPI_SUM, 0, comm, o, t);
+}
+
+int sc__scale_time_at(safecoll_coll coll, int what, int count, MPI_Datatype type, MPI_Op op,
+                      int root, MPI_Comm comm, const sc__scale_opts *o, sc__scale_timing *t)
 {
     int global, nomem, rc;
     double offset, largest, *buf = malloc(sizeof(double) * (2 * MAX_BATCH + 1));
     job j;
 
     memset(&j, 0, sizeof j);
-    t->reps = t->late = 0;
+    t->reps = t->late = t->barrier = 0;
     t->status = MPI_SUCCESS;
     t->mean = t->ci = t->spent = 0;
     t->in_mpi = -1;
@@ -279,7 +318,7 @@ int sc__scale_time(safecoll_coll coll, int what, int count, MPI_Datatype type, M
     MPI_Comm_dup(comm, &j.a.comm);
     MPI_Comm_set_errhandler(j.a.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(j.a.comm, &j.rank);
-    nomem = buf == NULL || setup(&j, coll, what, count, type, j.a.comm) != 0;
+    nomem = buf == NULL || setup(&j, coll, what, count, type, op, root, j.a.comm) != 0;
     MPI_Allreduce(MPI_IN_PLACE, &nomem, 1, MPI_INT, MPI_MAX, j.a.comm);
     if (nomem) {
         rc = sc__error(MPI_ERR_NO_MEM, "safecoll scale: out of memory");
@@ -289,6 +328,8 @@ int sc__scale_time(safecoll_coll coll, int what, int count, MPI_Datatype type, M
         MPI_SUCCESS)
         goto out;
     measure(&j, offset, o, t, buf);
+    if (o->fallback && t->status == MPI_SUCCESS && t->reps < o->reps_min)
+        after_barrier(&j, o, t);
     if (t->status == MPI_SUCCESS && what == SC_SCALE_SAFE)
         t->in_mpi = in_mpi(&j, o->reps_min);
 out:

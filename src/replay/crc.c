@@ -72,10 +72,6 @@ int sc__rp_type_flat(MPI_Datatype type)
 int sc__rp_payload_walk(const void *buf, MPI_Datatype type, int64_t bytes, sc__rp_piece_fn fn,
                         void *ctx)
 {
-    /* Per thread: the trace recorder and replay may hash at once on two
-     * threads (a progress thread's completions). */
-    static _Thread_local char *tmp;
-    static _Thread_local size_t tmpsize;
     int tsize, psize;
     MPI_Aint lb, extent, tlb, textent;
     int64_t nel;
@@ -98,20 +94,19 @@ int sc__rp_payload_walk(const void *buf, MPI_Datatype type, int64_t bytes, sc__r
         return MPI_SUCCESS;
     nel = bytes / tsize;
     int per = psize >= 65536 ? 1 : 65536 / psize;
-    if ((size_t)per * (size_t)psize > tmpsize) {
-        char *t = realloc(tmp, (size_t)per * (size_t)psize);
-        if (t == NULL)
-            return sc__error(MPI_ERR_NO_MEM, "no memory to pack a payload for its hash");
-        tmp = t;
-        tmpsize = (size_t)per * (size_t)psize;
-    }
-    for (int64_t i = 0; i < nel; i += per) {
+    /* A scratch of the call's own: the trace recorder and replay may hash
+     * at once on two threads, and a thread-local one would grow the
+     * library's TLS, which dlopen'ed MPI tools limit (check-dlopen). */
+    char *tmp = malloc((size_t)per * (size_t)psize);
+    int rc = MPI_SUCCESS;
+    if (tmp == NULL)
+        return sc__error(MPI_ERR_NO_MEM, "no memory to pack a payload for its hash");
+    for (int64_t i = 0; i < nel && rc == MPI_SUCCESS; i += per) {
         int m = (int)(nel - i < per ? nel - i : per), at = 0;
         const void *from = (const void *)((uintptr_t)buf + (uintptr_t)(i * (int64_t)extent));
-        int rc = MPI_Pack(from, m, type, tmp, per * psize, &at, MPI_COMM_SELF);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        fn(ctx, tmp, (size_t)at);
+        if ((rc = MPI_Pack(from, m, type, tmp, per * psize, &at, MPI_COMM_SELF)) == MPI_SUCCESS)
+            fn(ctx, tmp, (size_t)at);
     }
-    return MPI_SUCCESS;
+    free(tmp);
+    return rc;
 }

@@ -110,7 +110,7 @@ typedef void (*sc__rp_piece_fn)(void *ctx, const void *p, size_t n);
 /* The payload of `bytes` bytes of `type` at buf as MPI packs it, given to
  * fn in order, piece by piece: the buffer itself for a type without holes
  * (a common predefined type without any MPI query), else whole elements
- * packed with MPI_Pack through a per-thread 64 KiB scratch (a partial last
+ * packed with MPI_Pack through a 64 KiB scratch of the call (a partial last
  * element is left out). MPI_SUCCESS, MPI_ERR_NO_MEM, or MPI_Pack's error. */
 int sc__rp_payload_walk(const void *buf, MPI_Datatype type, int64_t bytes, sc__rp_piece_fn fn,
                         void *ctx);

@@ -13,6 +13,8 @@
  *               gather, reduce, allreduce)
  *   barrier.c   the barrier's knowledge replay
  *   report.c    instances to findings, the ranking, text and JSON
+ *   measure.c   the measuring step: the replacing calls timed in MPI jobs
+ *               (measure.h; the job's side in measure_job.c)
  */
 #ifndef SC_TRACE_ANALYZE_H
 #define SC_TRACE_ANALYZE_H
@@ -128,7 +130,33 @@ int sc__tc_lamport(sc__tc_an *a);
 int sc__tc_bcast(sc__tc_an *a);
 int sc__tc_compose(sc__tc_an *a);
 
+/* A finding and what the measuring step needs that the public struct
+ * does not hold. The public view comes first: safecoll_trace_report_finding
+ * hands out a pointer to it. */
+typedef struct sc__tc_fnd {
+    safecoll_trace_finding f;
+    int op;   /* reductions: 0 MPI_SUM, 1 MPI_BXOR; -1 other kinds */
+    int elem; /* reductions: the element's bytes (1, 2, 4, 8; 0 bytes), which
+               * MPI_SUM's integer type follows (MPI_BXOR runs on MPI_BYTE) */
+} sc__tc_fnd;
+
+struct safecoll_trace_report {
+    int nprocs;
+    long events, messages, unmatched;
+    double traced; /* seconds from the first event to the last */
+    sc__tc_fnd *f;
+    int n;
+    char **sites;  /* the global site strings, by id */
+    uint32_t nsites;
+    /* The measuring step (measure.c): its jobs, those that gave no
+     * measurement, and the findings measured; jobs is -1 before it ran. */
+    int jobs, jobs_failed, nmeasured;
+};
+
 /* report.c: the findings of the instances; frees nothing of a. */
 int sc__tc_report_make(sc__tc_an *a, safecoll_trace_report **out);
+/* Ranks the findings by the time that could be saved: gain_seconds when
+ * measured, else seconds; ties by kind and root. */
+void sc__tc_report_rank(safecoll_trace_report *rep);
 
 #endif /* SC_TRACE_ANALYZE_H */

@@ -89,7 +89,7 @@ static size_t pc_slot(const void *pc, size_t cap)
     return (size_t)(v >> 20) & (cap - 1);
 }
 
-static uint32_t site_id(const void *pc)
+static uint32_t site_id(const void *pc, int is_text)
 {
     char text[512];
     uint32_t id;
@@ -116,7 +116,12 @@ static uint32_t site_id(const void *pc)
         sites = t;
         capsites = cap;
     }
-    sc__rp_site_str(pc, text, sizeof text);
+    /* A line the switch header named is its own text; the literal's
+     * address is its key (no return address is in read-only data). */
+    if (is_text)
+        snprintf(text, sizeof text, "%s", (const char *)pc);
+    else
+        sc__rp_site_str(pc, text, sizeof text);
     if ((id = sc__tc_writer_site(w, text)) == 0)
         return 0;
     size_t j = pc_slot(pc, capsites);
@@ -328,30 +333,6 @@ static sig sig_of(MPI_Datatype type, int depth)
     return s;
 }
 
-/* Predefined types' signatures, kept (a predefined handle names one type
- * for the life of MPI; derived handles may be reused, so are not kept). */
-enum { NPREDEF = 32 };
-typedef struct predef_sig {
-    MPI_Datatype type;
-    uint32_t h;
-} predef_sig;
-static predef_sig predef[NPREDEF];
-static int npredef;
-
-static uint32_t dtype_hash(MPI_Datatype type)
-{
-    sig s;
-
-    for (int i = 0; i < npredef; i++)
-        if (predef[i].type == type)
-            return predef[i].h;
-    s = sig_of(type, 0);
-    uint32_t h = (uint32_t)(s.h ^ (s.h >> 32));
-    if (npredef < NPREDEF && sc__type_is_named(type))
-        predef[npredef++] = (predef_sig){type, h};
-    return h;
-}
-
 /* Bytes of a predefined integer element (MPI_SUM and the bitwise
  * reductions apply), 0 for any other type. MPI_BYTE is none: MPI sums no
  * bytes, and its payloads are the large opaque ones. */
@@ -369,6 +350,43 @@ static int int_elem(MPI_Datatype t)
     if (t == MPI_SIGNED_CHAR || t == MPI_UNSIGNED_CHAR || t == MPI_INT8_T || t == MPI_UINT8_T)
         return 1;
     return 0;
+}
+
+/* What a record says of its datatype: the signature hash and the integer
+ * element's bytes. Kept for predefined types (a predefined handle names
+ * one type for the life of MPI; a derived handle may be freed and reused,
+ * so none is kept), the last one used first. */
+enum { NPREDEF = 32 };
+typedef struct type_facts {
+    MPI_Datatype type;
+    uint32_t h;
+    uint8_t elem;
+} type_facts;
+static type_facts predef[NPREDEF];
+static int npredef;
+
+static void facts_of(MPI_Datatype type, sc__tc_rec *r)
+{
+    type_facts f;
+    sig s;
+
+    for (int i = 0; i < npredef; i++)
+        if (predef[i].type == type) {
+            if (i > 0) {
+                f = predef[i];
+                predef[i] = predef[0];
+                predef[0] = f;
+            }
+            r->dtype = predef[0].h;
+            r->elem = predef[0].elem;
+            return;
+        }
+    s = sig_of(type, 0);
+    f = (type_facts){type, (uint32_t)(s.h ^ (s.h >> 32)), (uint8_t)int_elem(type)};
+    if (npredef < NPREDEF && sc__type_is_named(type))
+        predef[npredef++] = f;
+    r->dtype = f.h;
+    r->elem = f.elem;
 }
 
 /* ------------------------------------------------------------ payloads */
@@ -554,16 +572,15 @@ static void at_exit(void)
 /* ------------------------------------------------------------ recording */
 
 /* Writes r (lock held); its payload hashed from buf. */
-static void add(sc__tc_rec *r, const void *buf, MPI_Datatype type, const void *pc)
+static void add(sc__tc_rec *r, const void *buf, MPI_Datatype type, const void *pc, int is_text)
 {
     int rc;
 
     if (!open_file())
         return;
     r->t_ns = now_ns() - origin;
-    r->dtype = dtype_hash(type);
-    r->elem = (uint8_t)int_elem(type);
-    r->site = site_id(pc);
+    facts_of(type, r);
+    r->site = site_id(pc, is_text);
     if ((rc = hash_payload(r, buf, type, r->bytes)) != MPI_SUCCESS ||
         (rc = sc__tc_writer_add(w, r)) != MPI_SUCCESS) {
         say(rc);
@@ -594,7 +611,10 @@ static void on_event(const sc__tr_event *ev, void *data)
     if ((ci = comm_of(ev->comm)) != NULL) {
         r.comm = ci->id;
         r.peer = ci->n == 0 ? peer : peer < ci->n ? ci->world[peer] : -1;
-        add(&r, ev->buf, ev->type, ev->app ? ev->site : NULL);
+        if (ev->app && ev->site_text != NULL)
+            add(&r, ev->buf, ev->type, ev->site_text, 1);
+        else
+            add(&r, ev->buf, ev->type, ev->app ? ev->site : NULL, 0);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -624,10 +644,19 @@ __attribute__((constructor)) static void trace_init(void)
         return;
     }
     atomic_store(&on, !region);
+    safecoll_trace_sites = 1;
     atexit(at_exit);
 }
 
 /* ------------------------------------------------------------ the API */
+
+int safecoll_trace_sites;
+
+void safecoll_trace_site(const char *site)
+{
+    if (safecoll_trace_sites)
+        sc__tr_site_pending = site;
+}
 
 int safecoll_trace_start(void)
 {
@@ -676,7 +705,7 @@ int safecoll_trace_self(const void *buf, int count, MPI_Datatype datatype)
     pthread_mutex_lock(&lock);
     if (open_file()) {
         r.peer = world_rank;
-        add(&r, buf, datatype, __builtin_return_address(0));
+        add(&r, buf, datatype, __builtin_return_address(0), 0);
     }
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;

@@ -12,16 +12,6 @@
 
 #include "analyze.h"
 
-struct safecoll_trace_report {
-    int nprocs;
-    long events, messages, unmatched;
-    double traced; /* seconds from the first event to the last */
-    safecoll_trace_finding *f;
-    int n;
-    char **sites;        /* the global site strings, by id */
-    uint32_t nsites;
-};
-
 static const char *const kind_names[SAFECOLL_TRACE_NKINDS] = {
     "bcast", "scatter", "gather", "allgather", "alltoall", "barrier", "reduce", "allreduce"};
 
@@ -56,9 +46,19 @@ static int cmp_sig(const void *x, const void *y)
     return (a->t0 > b->t0) - (a->t0 < b->t0);
 }
 
+/* The time a replacement could save: measured, the gain; else the
+ * pattern's whole time, the most it could be. */
+static double savable(const safecoll_trace_finding *f)
+{
+    return f->measured ? f->gain_seconds : f->seconds;
+}
+
 static int cmp_finding(const void *x, const void *y)
 {
-    const safecoll_trace_finding *a = x, *b = y;
+    const safecoll_trace_finding *a = &((const sc__tc_fnd *)x)->f;
+    const safecoll_trace_finding *b = &((const sc__tc_fnd *)y)->f;
+    if (savable(a) != savable(b))
+        return savable(a) > savable(b) ? -1 : 1;
     if (a->seconds != b->seconds)
         return a->seconds > b->seconds ? -1 : 1;
     if (a->kind != b->kind)
@@ -178,13 +178,14 @@ void safecoll_trace_report_destroy(safecoll_trace_report *rep)
     if (rep == NULL)
         return;
     for (int i = 0; i < rep->n; i++) {
-        safecoll_trace_finding *f = &rep->f[i];
+        safecoll_trace_finding *f = &rep->f[i].f;
         free((void *)f->ranks);
         free((void *)f->missing);
         free((void *)f->call);
         free((void *)f->split);
         free((void *)f->detail);
         free((void *)f->sites);
+        free((void *)f->measure_note);
     }
     free(rep->f);
     for (uint32_t i = 1; i < rep->nsites; i++)
@@ -194,10 +195,11 @@ void safecoll_trace_report_destroy(safecoll_trace_report *rep)
 }
 
 /* Fills f from the instances idx[0..n) of one signature. */
-static int fill(const sc__tc_an *a, safecoll_trace_report *rep, safecoll_trace_finding *f,
+static int fill(const sc__tc_an *a, safecoll_trace_report *rep, sc__tc_fnd *x,
                 const size_t *idx, size_t n)
 {
     const sc__tc_inst *in = &a->inst[idx[0]];
+    safecoll_trace_finding *f = &x->f;
     int k = sc__tc_bcount(in->set, a->W), *ranks, *missing;
 
     ranks = malloc(((size_t)k + 1) * sizeof *ranks);
@@ -233,6 +235,9 @@ static int fill(const sc__tc_an *a, safecoll_trace_report *rep, safecoll_trace_f
         if (x->t1 > x->t0)
             f->seconds += (double)(x->t1 - x->t0) * 1e-9;
     }
+    x->op = in->kind == SAFECOLL_TRACE_REDUCE || in->kind == SAFECOLL_TRACE_ALLREDUCE ? in->op
+                                                                                      : -1;
+    x->elem = x->op >= 0 ? in->elem : 0;
     f->call = call_of(f, in->op, in->elem);
     f->split = f->whole || f->near ? NULL : split_of(ranks, k);
     if (in->near) {
@@ -274,6 +279,7 @@ int sc__tc_report_make(sc__tc_an *a, safecoll_trace_report **out)
     rep->messages = (long)a->nm;
     rep->unmatched = a->unmatched;
     rep->traced = a->t_last > a->t_first ? (double)(a->t_last - a->t_first) * 1e-9 : 0.0;
+    rep->jobs = -1;
     /* The site strings move to the report. */
     rep->sites = a->sites;
     rep->nsites = a->nsites;
@@ -303,7 +309,7 @@ int sc__tc_report_make(sc__tc_an *a, safecoll_trace_report **out)
             goto nomem;
         i = j;
     }
-    qsort(rep->f, (size_t)rep->n, sizeof *rep->f, cmp_finding);
+    sc__tc_report_rank(rep);
     free(idx);
     *out = rep;
     return MPI_SUCCESS;
@@ -311,6 +317,11 @@ nomem:
     free(idx);
     safecoll_trace_report_destroy(rep);
     return sc__error(MPI_ERR_NO_MEM, "safecoll_trace_analyze: no memory for the report");
+}
+
+void sc__tc_report_rank(safecoll_trace_report *rep)
+{
+    qsort(rep->f, (size_t)rep->n, sizeof *rep->f, cmp_finding);
 }
 
 int safecoll_trace_report_count(const safecoll_trace_report *rep)
@@ -321,7 +332,7 @@ int safecoll_trace_report_count(const safecoll_trace_report *rep)
 const safecoll_trace_finding *safecoll_trace_report_finding(const safecoll_trace_report *rep,
                                                             int i)
 {
-    return rep && i >= 0 && i < rep->n ? &rep->f[i] : NULL;
+    return rep && i >= 0 && i < rep->n ? &rep->f[i].f : NULL;
 }
 
 int safecoll_trace_report_stats(const safecoll_trace_report *rep, int *nprocs, long *events,
@@ -358,6 +369,8 @@ static void print_ranks(FILE *fp, const int *r, int n)
 
 int safecoll_trace_report_print(const safecoll_trace_report *rep, FILE *fp)
 {
+    int measured = rep != NULL && rep->jobs >= 0;
+
     if (rep == NULL || fp == NULL)
         return sc__error(MPI_ERR_ARG, "safecoll_trace_report_print: %s is NULL",
                          rep == NULL ? "rep" : "fp");
@@ -366,11 +379,16 @@ int safecoll_trace_report_print(const safecoll_trace_report *rep, FILE *fp)
             rep->n == 1 ? "" : "s");
     fprintf(fp, "traced time %.6f s (first event to last); %%traced: a finding's share of it\n",
             rep->traced);
+    if (measured)
+        fprintf(fp, "replacing calls timed here in %d job%s (%d without a measurement): %d of "
+                "%d findings measured;\nreplace: the call's median time x times; gain: seconds "
+                "- replace, the ranking's key when measured\n", rep->jobs,
+                rep->jobs == 1 ? "" : "s", rep->jobs_failed, rep->nmeasured, rep->n);
     if (rep->n > 0) {
         fprintf(fp, "\n  #  kind       root  ranks          bytes  times   seconds %%traced  "
-                "match\n");
+                "match%s\n", measured ? "     replace      gain" : "");
         for (int i = 0; i < rep->n; i++) {
-            const safecoll_trace_finding *f = &rep->f[i];
+            const safecoll_trace_finding *f = &rep->f[i].f;
             char ranks[64], root[16];
             FILE *m = fmemopen(ranks, sizeof ranks, "w");
             if (m != NULL) {
@@ -385,15 +403,20 @@ int safecoll_trace_report_print(const safecoll_trace_report *rep, FILE *fp)
             if (strlen(ranks) > 12)
                 strcpy(ranks + 9, "...");
             snprintf(root, sizeof root, "%d", f->root);
-            fprintf(fp, "%3d  %-9s %5s  %-12s %7lld %6ld %9.6f %7.1f  %s\n", i + 1,
+            fprintf(fp, "%3d  %-9s %5s  %-12s %7lld %6ld %9.6f %7.1f  %-*s", i + 1,
                     safecoll_trace_kind_name(f->kind), f->root >= 0 ? root : "-", ranks,
                     (long long)f->bytes, f->occurrences, f->seconds,
-                    rep->traced > 0 ? 100.0 * f->seconds / rep->traced : 0.0,
+                    rep->traced > 0 ? 100.0 * f->seconds / rep->traced : 0.0, measured ? 6 : 0,
                     f->near ? "near" : f->whole ? "yes" : "subset");
+            if (measured && f->measured)
+                fprintf(fp, " %11.6f %9.6f", f->replace_seconds, f->gain_seconds);
+            else if (measured)
+                fprintf(fp, " %11s %9s", "-", "-");
+            fputc('\n', fp);
         }
     }
     for (int i = 0; i < rep->n; i++) {
-        const safecoll_trace_finding *f = &rep->f[i];
+        const safecoll_trace_finding *f = &rep->f[i].f;
         fprintf(fp, "\n#%d %s%s", i + 1, f->near ? "near-match of a " : "",
                 safecoll_trace_kind_name(f->kind));
         if (f->root >= 0)
@@ -409,7 +432,20 @@ int safecoll_trace_report_print(const safecoll_trace_report *rep, FILE *fp)
         fprintf(fp, "   %s: %s\n", f->near ? "were it complete" : "replace with", f->call);
         if (f->split)
             fprintf(fp, "   where %s\n", f->split);
-        fprintf(fp, "   replacement time: not measured\n");
+        if (f->measured) {
+            fprintf(fp, "   replacement time: %.6f s (%ld x %.6f s: %s)\n", f->replace_seconds,
+                    f->occurrences, f->replace_seconds / (double)f->occurrences,
+                    f->measure_note ? f->measure_note : "measured");
+            fprintf(fp, "   estimated gain: %.6f s", f->gain_seconds);
+            if (f->seconds > 0 && f->gain_seconds >= 0)
+                fprintf(fp, " (%.0f%% of its time)\n", 100 * f->gain_seconds / f->seconds);
+            else
+                fprintf(fp, " (the MPI call took longer here)\n");
+        } else if (f->measure_note != NULL) {
+            fprintf(fp, "   replacement time: not measured: %s\n", f->measure_note);
+        } else {
+            fprintf(fp, "   replacement time: not measured\n");
+        }
         for (int s = 0; s < f->nsites; s++)
             fprintf(fp, "   at %s\n", f->sites[s]);
     }
@@ -446,7 +482,7 @@ int safecoll_trace_report_json(const safecoll_trace_report *rep, FILE *fp)
         return sc__error(MPI_ERR_ARG, "safecoll_trace_report_json: %s is NULL",
                          rep == NULL ? "rep" : "fp");
     for (int i = 0; i < rep->n; i++) {
-        const safecoll_trace_finding *f = &rep->f[i];
+        const safecoll_trace_finding *f = &rep->f[i].f;
         fprintf(fp, "{\"kind\":\"%s\",\"near\":%s,\"root\":%d,\"alternatives\":%d,\"ranks\":",
                 safecoll_trace_kind_name(f->kind), f->near ? "true" : "false", f->root,
                 f->alternatives);
@@ -456,10 +492,16 @@ int safecoll_trace_report_json(const safecoll_trace_report *rep, FILE *fp)
         fprintf(fp, ",\"whole\":%s,\"bytes\":%lld,\"occurrences\":%ld,\"messages\":%ld,"
                 "\"seconds\":%.9g,\"replace_seconds\":", f->whole ? "true" : "false",
                 (long long)f->bytes, f->occurrences, f->messages, f->seconds);
-        if (f->replace_seconds < 0)
-            fprintf(fp, "null");
+        if (f->measured)
+            fprintf(fp, "%.9g,\"gain_seconds\":%.9g,\"measure_procs\":%d", f->replace_seconds,
+                    f->gain_seconds, f->measure_procs);
         else
-            fprintf(fp, "%.9g", f->replace_seconds);
+            fprintf(fp, "null,\"gain_seconds\":null,\"measure_procs\":null");
+        fprintf(fp, ",\"measure_note\":");
+        if (f->measure_note)
+            json_str(fp, f->measure_note);
+        else
+            fprintf(fp, "null");
         fprintf(fp, ",\"call\":");
         json_str(fp, f->call);
         fprintf(fp, ",\"split\":");

@@ -48,6 +48,19 @@ typedef struct slot {
     atomic_uint want;
 } slot;
 
+_Thread_local const char *sc__tr_site_pending;
+
+/* The pending site text of an application's call, taken. */
+static const char *take_site(int app)
+{
+    const char *t = sc__tr_site_pending;
+
+    if (!app || t == NULL)
+        return NULL;
+    sc__tr_site_pending = NULL;
+    return t;
+}
+
 static slot subs[SC_TR_NSUB];
 static pthread_mutex_t subs_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_ullong next_seq;
@@ -375,11 +388,13 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
                                ? SC_TR_RECV
                                : SC_TR_SEND;
     MPI_Status local, *st = a->st;
+    const char *text = take_site(a->app);
     sc__tr_event e;
     int rc;
 
     if (ev) {
         posted(&e, dir, a, init);
+        e.site_text = text;
         /* A blocking call is posted at its entry; an i-call once MPI
          * gave its request. */
         if (blocking)
@@ -417,6 +432,7 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
     const sc__tr_args r = {.buf = replace ? sb : rb, .count = replace ? sn : rn,
                            .type = replace ? stype : rtype, .peer = src, .tag = rtag,
                            .comm = comm, .app = app, .site = site, .note = note};
+    const char *text = take_site(app);
     sc__tr_event es, er;
     MPI_Status local;
     int rc;
@@ -424,6 +440,7 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
     if (ev) {
         posted(&es, SC_TR_SEND, &s, 0);
         posted(&er, SC_TR_RECV, &r, 0);
+        es.site_text = er.site_text = text;
         emit(&es);
         emit(&er);
         if (st == MPI_STATUS_IGNORE)

@@ -316,9 +316,17 @@ typedef struct sc__tr_event {
                            * number under SAFECOLL_REPLAY (src/replay/p2p.c), else 0 */
     const void *site;     /* the post's call site (a return address; NULL for the library's) */
     const void *done_site; /* COMPLETED, FREED: the completing call's site (NULL: the library's) */
+    const char *site_text; /* the post's source line from the switch header (safecoll_trace_site),
+                            * or NULL: then `site` is the only site */
 } sc__tr_event;
 
 typedef void (*sc__tr_subscriber)(const sc__tr_event *ev, void *data);
+
+/* The source line safecoll_trace_site() named for this thread's next
+ * posting call of the application: taken (and cleared) by that call's
+ * POSTED event (sc__tr_p2p_on, sc__tr_sendrecv_any), which carries it as
+ * site_text, and so does its completion. */
+extern _Thread_local const char *sc__tr_site_pending;
 
 /* What a subscriber wants: the library's own messages (strategies,
  * agreement, the library's collectives on point-to-point), the

@@ -33,6 +33,7 @@
 
 #include <safecoll/trace.h>
 
+#include "measure.h"
 #include "replay.h"
 #include "trace.h"
 
@@ -1496,6 +1497,500 @@ static int write_sample(const char *dir)
     return 0;
 }
 
+/* ---------------------------------------------------------------- measuring */
+
+/* A trace whose findings the measuring step groups: binomial broadcasts
+ * of 128 bytes from ranks 0 and 5 over all 8 ranks (one call, two roots),
+ * one over the odd ranks from rank 5 (4 processes, root 2 there), and an
+ * integer sum reduced at rank 0 (16 int32). */
+static safecoll_trace_report *measure_trace(void)
+{
+    syn s;
+    unsigned char X[128], Y[128], Z[128];
+    int32_t v[8][16], sum[16];
+    int odd[4] = {1, 3, 5, 7};
+
+    syn_open(&s, 8);
+    binomial(&s, 8, 0, pat(X, sizeof X, 31), sizeof X, NULL);
+    binomial(&s, 8, 5, pat(Y, sizeof Y, 32), sizeof Y, NULL);
+    binomial(&s, 4, 2, pat(Z, sizeof Z, 33), sizeof Z, odd);
+    memset(sum, 0, sizeof sum);
+    for (int i = 0; i < 8; i++)
+        for (int e = 0; e < 16; e++) {
+            v[i][e] = (int32_t)(i * 7001 + e * 13 - 900);
+            sum[e] = (int32_t)((uint32_t)sum[e] + (uint32_t)v[i][e]);
+        }
+    ev(&s, SC_TC_SELF, 0, 0, v[0], sizeof v[0], 4, "sum.c:1");
+    for (int i = 1; i < 8; i++) {
+        ev(&s, SC_TC_SEND, i, 0, v[i], sizeof v[i], 4, "sum.c:2");
+        ev(&s, SC_TC_RECV, 0, i, v[i], sizeof v[i], 4, "sum.c:3");
+    }
+    ev(&s, SC_TC_SELF, 0, 0, sum, sizeof sum, 4, "sum.c:4");
+    syn_close(&s);
+    safecoll_trace_report *rep = analyze();
+    if (safecoll_trace_report_count(rep) != 4)
+        dump(rep);
+    ck_assert_int_eq(safecoll_trace_report_count(rep), 4);
+    return rep;
+}
+
+/* The job of kind with nprocs processes and bytes, or NULL. */
+static const sc__tc_job *job_of(const sc__tc_job *J, int n, safecoll_trace_kind kind,
+                                int nprocs, int64_t bytes)
+{
+    for (int k = 0; k < n; k++)
+        if (J[k].kind == kind && J[k].nprocs == nprocs && J[k].bytes == bytes)
+            return &J[k];
+    return NULL;
+}
+
+/* Every finding of the report is in exactly one job, at the root that
+ * sc__tc_measure_procs gives it. */
+static void check_plan(const safecoll_trace_report *rep, const sc__tc_job *J, int n,
+                       int max_procs)
+{
+    for (int i = 0; i < rep->n; i++) {
+        int seen = 0;
+        for (int k = 0; k < n; k++)
+            for (int m = 0; m < J[k].nfind; m++)
+                if (J[k].find[m] == i) {
+                    int root, P = sc__tc_measure_procs(&rep->f[i], rep->nprocs, max_procs, &root);
+                    seen++;
+                    ck_assert_int_eq(J[k].nprocs, P);
+                    ck_assert_int_eq(J[k].roots[J[k].at[m]], root);
+                    ck_assert_int_eq(J[k].kind, rep->f[i].f.kind);
+                    ck_assert_int_eq(J[k].bytes, rep->f[i].f.bytes);
+                }
+        ck_assert_int_eq(seen, 1);
+    }
+}
+
+/* One job per replacing call: the two whole broadcasts share one (two
+ * roots); the subset's is apart (4 processes) until the jobs are capped
+ * at 4 processes, when the three broadcasts share one with roots 0, 1 (5
+ * modulo 4) and 2. */
+START_TEST(measure_plan_groups)
+{
+    safecoll_trace_report *rep = measure_trace();
+    sc__tc_job *J;
+    const sc__tc_job *j;
+    int n;
+
+    ASSERT_OK(sc__tc_measure_plan(rep, 0, &J, &n));
+    ck_assert_int_eq(n, 3);
+    check_plan(rep, J, n, 0);
+    ck_assert_ptr_nonnull(j = job_of(J, n, SAFECOLL_TRACE_BCAST, 8, 128));
+    ck_assert_int_eq(j->nroots, 2);
+    ck_assert_int_eq(j->roots[0], 0);
+    ck_assert_int_eq(j->roots[1], 5);
+    ck_assert_int_eq(j->nfind, 2);
+    ck_assert_int_eq(j->op, -1);
+    ck_assert_int_eq(j->elem, 0);
+    ck_assert_ptr_nonnull(j = job_of(J, n, SAFECOLL_TRACE_BCAST, 4, 128));
+    ck_assert_int_eq(j->nroots, 1);
+    ck_assert_int_eq(j->roots[0], 2);
+    ck_assert_ptr_nonnull(j = job_of(J, n, SAFECOLL_TRACE_REDUCE, 8, 64));
+    ck_assert_int_eq(j->op, 0);
+    ck_assert_int_eq(j->elem, 4);
+    ck_assert_int_eq(j->nroots, 1);
+    ck_assert_int_eq(j->roots[0], 0);
+    sc__tc_jobs_free(J, n);
+
+    ASSERT_OK(sc__tc_measure_plan(rep, 4, &J, &n));
+    ck_assert_int_eq(n, 2);
+    check_plan(rep, J, n, 4);
+    ck_assert_ptr_nonnull(j = job_of(J, n, SAFECOLL_TRACE_BCAST, 4, 128));
+    ck_assert_int_eq(j->nroots, 3);
+    for (int r = 0; r < 3; r++)
+        ck_assert_int_eq(j->roots[r], r);
+    ck_assert_int_eq(j->nfind, 3);
+    ck_assert_ptr_nonnull(job_of(J, n, SAFECOLL_TRACE_REDUCE, 4, 64));
+    sc__tc_jobs_free(J, n);
+
+    /* A near-match is timed as the call over the whole job it nearly is;
+     * a finding too large for an int count is in no job. */
+    sc__tc_fnd x;
+    int ranks[7] = {0, 1, 2, 3, 4, 5, 6}, root;
+    memset(&x, 0, sizeof x);
+    x.f.kind = SAFECOLL_TRACE_BCAST;
+    x.f.near = 1;
+    x.f.root = 6;
+    x.f.nranks = 7;
+    x.f.ranks = ranks;
+    x.f.bytes = 100;
+    x.op = -1;
+    ck_assert_int_eq(sc__tc_measure_procs(&x, 8, 0, &root), 8);
+    ck_assert_int_eq(root, 6);
+    ck_assert_int_eq(sc__tc_measure_procs(&x, 8, 4, &root), 4);
+    ck_assert_int_eq(root, 2);
+    ck_assert_ptr_null(sc__tc_unmeasurable(&x));
+    x.f.bytes = (int64_t)INT32_MAX + 1;
+    ck_assert_ptr_nonnull(sc__tc_unmeasurable(&x));
+    ck_assert_ptr_nonnull(strstr(sc__tc_unmeasurable(&x), "int count"));
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
+/* Splits s at blanks in place into argv (at most max words). */
+static int words(char *s, char **argv, int max)
+{
+    int n = 0;
+    for (char *t = strtok(s, " "); t != NULL && n < max; t = strtok(NULL, " "))
+        argv[n++] = t;
+    return n;
+}
+
+/* The job's words, as the driver writes them, parse back to the same job;
+ * wrong words are refused with a message naming them. */
+START_TEST(measure_job_args)
+{
+    int roots[3] = {0, 2, 5};
+    sc__tc_job job = {SAFECOLL_TRACE_REDUCE, 8, 4096, 4, 0, 3, roots, 0, NULL, NULL}, back;
+    sc__scale_opts o = {7, 70, 2, 0.25, 0.05, 1}, ob;
+    char buf[1024], *argv[64];
+    const char *report;
+    int argc;
+
+    ck_assert_int_eq(sc__tc_job_args(&job, &o, "/tmp/x/report", buf, sizeof buf), 0);
+    ck_assert_str_eq(buf, "--kind reduce --procs 8 --bytes 4096 --type int32 --op sum --roots "
+                          "0,2,5 --reps-min 7 --reps-max 70 --budget 0.25 --report /tmp/x/report");
+    ck_assert_int_eq(sc__tc_job_args(&job, &o, "/tmp/x/report", buf, 40), -1);
+    ck_assert_int_eq(sc__tc_job_args(&job, &o, "/tmp/x/report", buf, sizeof buf), 0);
+    argc = words(buf, argv, 64);
+    ASSERT_OK(sc__tc_job_parse(argc, argv, &back, &ob, &report));
+    ck_assert_int_eq(back.kind, SAFECOLL_TRACE_REDUCE);
+    ck_assert_int_eq(back.nprocs, 8);
+    ck_assert_int_eq(back.bytes, 4096);
+    ck_assert_int_eq(back.elem, 4);
+    ck_assert_int_eq(back.op, 0);
+    ck_assert_int_eq(back.nroots, 3);
+    for (int r = 0; r < 3; r++)
+        ck_assert_int_eq(back.roots[r], roots[r]);
+    ck_assert_int_eq(ob.reps_min, 7);
+    ck_assert_int_eq(ob.reps_max, 70);
+    ck_assert(ob.budget == 0.25);
+    ck_assert_int_eq(ob.fallback, 1);
+    ck_assert_str_eq(report, "/tmp/x/report");
+    free(back.roots);
+
+    /* A rootless kind: root -1, bytes and no operation. */
+    char ok[] = "--kind alltoall --procs 3 --bytes 32 --roots -1 --report r";
+    argc = words(ok, argv, 64);
+    ASSERT_OK(sc__tc_job_parse(argc, argv, &back, &ob, &report));
+    ck_assert_int_eq(back.op, -1);
+    ck_assert_int_eq(back.elem, 0);
+    ck_assert_int_eq(back.roots[0], -1);
+    ck_assert_int_eq(ob.reps_min, 10);
+    free(back.roots);
+
+    static const char *const bad[][2] = {
+        {"--kind bcast --procs 4 --bytes 8 --roots 0 --report", "missing value after: --report"},
+        {"--kind scan --procs 4 --bytes 8 --roots 0 --report r",
+         "--kind is not a kind of finding: scan"},
+        {"--kind bcast --procs 0 --bytes 8 --roots 0 --report r",
+         "--procs is not a number of processes: 0"},
+        {"--kind bcast --procs 4 --bytes -8 --roots 0 --report r",
+         "--bytes is not a number in [0, INT_MAX]: -8"},
+        {"--kind bcast --procs 4 --bytes 2147483648 --roots 0 --report r",
+         "--bytes is not a number in [0, INT_MAX]: 2147483648"},
+        {"--kind bcast --procs 4 --bytes 8 --type int128 --roots 0 --report r",
+         "--type is not byte, int8, int16, int32 or int64: int128"},
+        {"--kind reduce --procs 4 --bytes 8 --op max --roots 0 --report r",
+         "--op is not none, sum or bxor: max"},
+        {"--kind bcast --procs 4 --bytes 8 --op sum --roots 0 --report r",
+         "--op is for reduce and allreduce, and they need it"},
+        {"--kind allreduce --procs 4 --bytes 8 --roots -1 --report r",
+         "--op is for reduce and allreduce, and they need it"},
+        {"--kind reduce --procs 4 --bytes 8 --type int32 --op bxor --roots 0 --report r",
+         "--op bxor runs on --type byte"},
+        {"--kind reduce --procs 4 --bytes 10 --type int32 --op sum --roots 0 --report r",
+         "--bytes is not a multiple of the type's size"},
+        {"--kind bcast --procs 4 --bytes 8 --roots 0,4 --report r",
+         "--roots is not a list of ranks below --procs (-1: none)"},
+        {"--kind bcast --procs 4 --bytes 8 --roots 0,x --report r",
+         "--roots is not a list of ranks below --procs (-1: none)"},
+        {"--kind bcast --procs 4 --bytes 8 --roots 0", "--kind, --procs, --bytes, --roots and "
+                                                       "--report are required"},
+        {"--kind bcast --procs 4 --bytes 8 --roots 0 --report r --reps-min 1 --reps-max 3",
+         "--reps-min is not a number in [2, 100000]: 1"},
+        {"--kind bcast --procs 4 --bytes 8 --roots 0 --report r --reps-min 9 --reps-max 3",
+         "--reps-max is below --reps-min"},
+        {"--kind bcast --procs 4 --bytes 8 --roots 0 --report r --budget 0",
+         "--budget is not a positive number of seconds: 0"},
+        {"--kind bcast --procs 4 --bytes 8 --roots 0 --report r --frob 1",
+         "unknown option: --frob"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char text[256];
+        snprintf(text, sizeof text, "%s", bad[k][0]);
+        argc = words(text, argv, 64);
+        ck_assert_int_eq(sc__tc_job_parse(argc, argv, &back, &ob, &report), MPI_ERR_ARG);
+        ck_assert_msg(strstr(safecoll_last_error(), bad[k][1]) != NULL, "%s: %s", bad[k][0],
+                      safecoll_last_error());
+        free(back.roots);
+    }
+}
+END_TEST
+
+/* A job's report read back: where it ran, a value per root, a failed call;
+ * anything else is malformed. */
+START_TEST(measure_report_read)
+{
+    int roots[2] = {1, 3};
+    sc__tc_job job = {SAFECOLL_TRACE_BCAST, 4, 64, 0, -1, 2, roots, 0, NULL, NULL};
+    sc__tc_where w;
+    sc__tc_timing t[2];
+    char good[] = "where node-7 2 3 2\nvalue 3 12 4 2 0.000125\nfailed 1 MPI_ERR_OTHER: boom\n";
+    FILE *fp = fmemopen(good, strlen(good), "r");
+
+    ck_assert_int_eq(sc__tc_job_read(fp, &job, &w, t), 0);
+    fclose(fp);
+    ck_assert_int_eq(w.have, 1);
+    ck_assert_str_eq(w.host, "node-7");
+    ck_assert_int_eq(w.nodes, 2);
+    ck_assert_int_eq(w.ppn, 3);
+    ck_assert_int_eq(w.cores, 2);
+    ck_assert_int_eq(t[1].have, 1);
+    ck_assert_int_eq(t[1].reps, 12);
+    ck_assert_int_eq(t[1].late, 4);
+    ck_assert_int_eq(t[1].barrier, 2);
+    ck_assert(t[1].median == 0.000125);
+    ck_assert_int_eq(t[0].have, -1);
+    ck_assert_str_eq(t[0].failed, "MPI_ERR_OTHER: boom");
+
+    static const char *const bad[] = {
+        "value 2 12 0 0 0.1\n",        /* a root not of the job */
+        "value 3 12 0 0\n",            /* a field short */
+        "value 3 12 0 0 0.1 9\n",      /* a field more */
+        "value 3 0 0 0 0.1\n",         /* no repetition */
+        "value 3 5 0 0 -1\n",          /* a negative time */
+        "where h 0 1 1\n",             /* no node */
+        "timing 3 5 0 0 0.1\n",        /* an unknown record */
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        fp = fmemopen((void *)bad[k], strlen(bad[k]), "r");
+        ck_assert_msg(sc__tc_job_read(fp, &job, &w, t) == -1, "accepted: %s", bad[k]);
+        fclose(fp);
+    }
+    /* Nothing at all: no value, no failure (the driver says so). */
+    fp = fmemopen((void *)"", 0, "r");
+    if (fp != NULL) {
+        ck_assert_int_eq(sc__tc_job_read(fp, &job, &w, t), 0);
+        ck_assert_int_eq(t[0].have, 0);
+        ck_assert_int_eq(w.have, 0);
+        fclose(fp);
+    }
+}
+END_TEST
+
+/* A launcher script in the scratch directory: `sh` code run with the
+ * process count in $p and the job's words after it. */
+static void launcher(const char *name, const char *body)
+{
+    char path[512];
+    FILE *fp;
+
+    snprintf(path, sizeof path, "%s/%s", scratch, name);
+    ck_assert_ptr_nonnull(fp = fopen(path, "w"));
+    fprintf(fp, "#!/bin/sh\np=$1; shift\nkind=; rep=; roots=\n"
+                "while [ $# -gt 1 ]; do case $1 in --kind) kind=$2;; --report) rep=$2;; "
+                "--roots) roots=$2;; esac; shift; done\n%s\n", body);
+    ck_assert_int_eq(fclose(fp), 0);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+}
+
+static int events_seen;
+static void count_events(const safecoll_trace_measure_event *ev, void *arg)
+{
+    (void)arg;
+    ck_assert_int_eq(ev->jobs, 5);
+    ck_assert(ev->job >= 0 && ev->job < 5);
+    events_seen++;
+}
+
+/* The whole step with launchers that stand in for MPI: one that writes
+ * a report (every call 250 us on a fake node), so that every finding is
+ * measured and the ranking follows the gain; one whose reports say a call
+ * failed or cannot be read; one that fails. */
+START_TEST(measure_with_fake_jobs)
+{
+    safecoll_trace_measure_options o;
+    safecoll_trace_report *rep;
+    char lpath[600], *text = NULL;
+    size_t len = 0;
+    FILE *fp;
+
+    mkscratch();
+    ck_assert_int_eq(write_sample(scratch), 0);
+    rep = analyze();
+    ck_assert_int_eq(safecoll_trace_report_count(rep), 5);
+    launcher("ok.sh", "echo \"where fake 1 $p 2\" > \"$rep\"\n"
+                      "for r in $(echo \"$roots\" | tr , ' '); do\n"
+                      "  echo \"value $r 10 3 1 0.00025\" >> \"$rep\"\ndone");
+    ASSERT_OK(safecoll_trace_measure_options_init(&o));
+    snprintf(lpath, sizeof lpath, "%s/ok.sh {P}", scratch);
+    o.worker_cmd = "/nonexistent/safecoll";
+    o.launcher = lpath;
+    o.workdir = scratch;
+    o.progress = count_events;
+    events_seen = 0;
+    ASSERT_OK(safecoll_trace_measure(rep, &o));
+    ck_assert_int_eq(events_seen, 10);
+    double last = 1e9;
+    for (int i = 0; i < 5; i++) {
+        const safecoll_trace_finding *f = safecoll_trace_report_finding(rep, i);
+        ck_assert_int_eq(f->measured, 1);
+        ck_assert_int_eq(f->measure_procs, f->whole || f->near ? 8 : f->nranks);
+        ck_assert_double_eq_tol(f->replace_seconds, 0.00025 * (double)f->occurrences, 1e-12);
+        ck_assert_double_eq_tol(f->gain_seconds, f->seconds - f->replace_seconds, 1e-12);
+        ck_assert(f->gain_seconds <= last);
+        last = f->gain_seconds;
+        ck_assert_ptr_nonnull(strstr(f->measure_note, "the median of 10 calls (1 started after "
+                                                      "a barrier"));
+        ck_assert_ptr_nonnull(strstr(f->measure_note, " on 1 node (host fake, 2 cores: "
+                                                      "oversubscribed)"));
+    }
+    /* By the gain: the allgather and the alltoall lose least (a tie,
+     * broken by kind), the broadcast of 4 KiB, twice, most. */
+    ck_assert_int_eq(safecoll_trace_report_finding(rep, 0)->kind, SAFECOLL_TRACE_ALLGATHER);
+    ck_assert_int_eq(safecoll_trace_report_finding(rep, 1)->kind, SAFECOLL_TRACE_ALLTOALL);
+    ck_assert_int_eq(safecoll_trace_report_finding(rep, 4)->bytes, 4096);
+    const safecoll_trace_finding *f = safecoll_trace_report_finding(rep, 2);
+    ck_assert_int_eq(f->near, 1);
+    ck_assert_str_eq(f->measure_note, "the median of 10 calls (1 started after a barrier: the "
+                                      "synchronized starts came late), measured here with 8 "
+                                      "processes on 1 node (host fake, 2 cores: oversubscribed), "
+                                      "root 0");
+    f = find(rep, SAFECOLL_TRACE_BCAST, 2);
+    ck_assert_ptr_nonnull(strstr(f->measure_note, "measured here with 4 processes"));
+    ck_assert_ptr_nonnull(strstr(f->measure_note, "root 1"));
+    fp = open_memstream(&text, &len);
+    ASSERT_OK(safecoll_trace_report_print(rep, fp));
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(text, "replacing calls timed here in 5 jobs (0 without a "
+                                       "measurement): 5 of 5 findings measured"));
+    ck_assert_ptr_nonnull(strstr(text, "  match     replace      gain\n"));
+    ck_assert_ptr_nonnull(strstr(text, "  3  bcast         0  0-6              100      1  "
+                                       "0.000011     3.9  near      0.000250 -0.000239\n"));
+    ck_assert_ptr_nonnull(strstr(text, "   replacement time: 0.000500 s (2 x 0.000250 s: the "
+                                       "median of 10 calls"));
+    ck_assert_ptr_nonnull(strstr(text, "   estimated gain: -0.000474 s (the MPI call took "
+                                       "longer here)\n"));
+    free(text);
+    text = NULL;
+    fp = open_memstream(&text, &len);
+    ASSERT_OK(safecoll_trace_report_json(rep, fp));
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(text, "\"seconds\":1.1e-05,\"replace_seconds\":0.00025,"
+                                       "\"gain_seconds\":-0.000239,\"measure_procs\":8,"
+                                       "\"measure_note\":\"the median of 10 calls"));
+    ck_assert_ptr_null(strstr(text, "null,\"gain"));
+    free(text);
+
+    /* Calls that failed, reports that cannot be read, a launcher that
+     * fails: no measurement, each with its reason; the ranking by the
+     * pattern's time again. */
+    launcher("mixed.sh", "case $kind in\n"
+                         "  allgather) echo \"failed -1 MPI_ERR_OTHER: boom\" > \"$rep\";;\n"
+                         "  alltoall) echo \"value -1 ten\" > \"$rep\";;\n"
+                         "  *) exit 3;;\nesac");
+    snprintf(lpath, sizeof lpath, "%s/mixed.sh {P}", scratch);
+    o.progress = NULL;
+    ASSERT_OK(safecoll_trace_measure(rep, &o));
+    for (int i = 0; i < 5; i++) {
+        f = safecoll_trace_report_finding(rep, i);
+        ck_assert_int_eq(f->measured, 0);
+        ck_assert(f->replace_seconds < 0);
+        ck_assert(f->gain_seconds == 0);
+        ck_assert_int_eq(f->measure_procs, 0);
+        ck_assert_ptr_nonnull(f->measure_note);
+    }
+    ck_assert_str_eq(safecoll_trace_report_finding(rep, 0)->measure_note,
+                     "the call failed: MPI_ERR_OTHER: boom");
+    ck_assert_str_eq(safecoll_trace_report_finding(rep, 1)->measure_note,
+                     "the job's report is malformed");
+    ck_assert_str_eq(safecoll_trace_report_finding(rep, 2)->measure_note,
+                     "the job failed (launcher exit status 3)");
+    text = NULL;
+    fp = open_memstream(&text, &len);
+    ASSERT_OK(safecoll_trace_report_print(rep, fp));
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(text, "in 5 jobs (5 without a measurement): 0 of 5 findings "
+                                       "measured"));
+    ck_assert_ptr_nonnull(strstr(text, "  1  allgather     -  all 8             64      1  "
+                                       "0.000111    38.9  yes              -         -\n"));
+    ck_assert_ptr_nonnull(strstr(text, "   replacement time: not measured: the call failed: "
+                                       "MPI_ERR_OTHER: boom\n"));
+    free(text);
+    text = NULL;
+    fp = open_memstream(&text, &len);
+    ASSERT_OK(safecoll_trace_report_json(rep, fp));
+    fclose(fp);
+    ck_assert_ptr_nonnull(strstr(text, "\"replace_seconds\":null,\"gain_seconds\":null,"
+                                       "\"measure_procs\":null,\"measure_note\":\"the job failed "
+                                       "(launcher exit status 3)\""));
+    free(text);
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
+/* The measuring step's arguments, each refused with its message. */
+START_TEST(measure_bad_args)
+{
+    safecoll_trace_measure_options o;
+    safecoll_trace_report *rep;
+
+    mkscratch();
+    ck_assert_int_eq(write_sample(scratch), 0);
+    rep = analyze();
+    ck_assert_int_eq(safecoll_trace_measure_options_init(NULL), MPI_ERR_ARG);
+    ASSERT_OK(safecoll_trace_measure_options_init(&o));
+    ck_assert_int_eq(o.reps_min, 10);
+    ck_assert_int_eq(o.reps_max, 200);
+    ck_assert(o.budget == 0.5);
+    ck_assert(o.time_limit == 0);
+    ck_assert_int_eq(o.max_procs, 0);
+    ck_assert_ptr_null(o.worker_cmd);
+    ck_assert_int_eq(safecoll_trace_measure(NULL, &o), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "rep is NULL"));
+    ck_assert_int_eq(safecoll_trace_measure(rep, NULL), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "opt is NULL"));
+    ck_assert_int_eq(safecoll_trace_measure(rep, &o), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "worker_cmd is not set"));
+    o.worker_cmd = "/nonexistent/safecoll";
+    safecoll_trace_measure_options b = o;
+    b.launcher = "  ";
+    ck_assert_int_eq(safecoll_trace_measure(rep, &b), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "the launcher is empty"));
+    b = o;
+    b.time_limit = -1;
+    ck_assert_int_eq(safecoll_trace_measure(rep, &b), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "time_limit -1 is not in [0, 1e7]"));
+    b = o;
+    b.max_procs = -2;
+    ck_assert_int_eq(safecoll_trace_measure(rep, &b), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "max_procs -2 is negative"));
+    b = o;
+    b.reps_min = 1;
+    ck_assert_int_eq(safecoll_trace_measure(rep, &b), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "reps_min 1 is not in [2, 100000]"));
+    b = o;
+    b.reps_max = 9;
+    ck_assert_int_eq(safecoll_trace_measure(rep, &b), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "reps_max 9 is not in [reps_min"));
+    b = o;
+    b.budget = 0;
+    ck_assert_int_eq(safecoll_trace_measure(rep, &b), MPI_ERR_ARG);
+    ck_assert_ptr_nonnull(strstr(safecoll_last_error(), "budget 0 is not a positive number"));
+    /* Refused before anything ran: the report is as the analysis left it. */
+    ck_assert_ptr_null(safecoll_trace_report_finding(rep, 0)->measure_note);
+    safecoll_trace_report_destroy(rep);
+    rmscratch();
+}
+END_TEST
+
 int main(void)
 {
     const char *synth = getenv("SAFECOLL_TRACE_SYNTH");
@@ -1510,6 +2005,7 @@ int main(void)
     TCase *pat_ = tcase_create("patterns");
     TCase *neg = tcase_create("negatives");
     TCase *bad = tcase_create("bad files");
+    TCase *meas = tcase_create("measuring");
     SRunner *sr;
     int failures;
 
@@ -1555,11 +2051,17 @@ int main(void)
     tcase_add_test(bad, bad_missing_and_args);
     tcase_add_test(bad, bad_blocks_and_writer_args);
     tcase_add_test(fmt, json_escapes);
+    tcase_add_test(meas, measure_plan_groups);
+    tcase_add_test(meas, measure_job_args);
+    tcase_add_test(meas, measure_report_read);
+    tcase_add_test(meas, measure_with_fake_jobs);
+    tcase_add_test(meas, measure_bad_args);
     suite_add_tcase(s, fmt);
     suite_add_tcase(s, fig);
     suite_add_tcase(s, pat_);
     suite_add_tcase(s, neg);
     suite_add_tcase(s, bad);
+    suite_add_tcase(s, meas);
     sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     failures = srunner_ntests_failed(sr);
