@@ -331,7 +331,9 @@ static int scatter(tree *T)
             return rc;
     for (size_t i = 0; i < a->nself; i++) {
         const sc__tc_self *own = &a->self[i];
-        if (a->self_used[i])
+        /* An empty piece (safecoll_trace_self with count 0) roots no
+         * scatter: the chunks are counted in pieces of its size. */
+        if (a->self_used[i] || own->bytes <= 0)
             continue;
         size_t k = send_after(T, own->rank, own->seq), j = k;
         int split = 0;
