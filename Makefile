@@ -196,6 +196,10 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)tests/bin/unit/%,$(UNIT_SRCS))
 MPI_SRCS  := $(sort $(wildcard tests/mpi/test_*.c))
 MPI_BINS  := $(patsubst tests/mpi/%.c,$(B)tests/bin/mpi/%,$(MPI_SRCS))
+# Programs that only a script runs, each scenario in its own job with the
+# script's environment (test_traced: check-traced.sh, SAFECOLL_TRACE):
+# built with the tests, left out of check-mpi's loop.
+MPI_SCRIPTED := $(B)tests/bin/mpi/test_traced
 BIG_SRCS  := $(sort $(wildcard tests/big/*.c))
 BIG_BINS  := $(patsubst tests/big/%.c,$(B)tests/bin/big/%,$(BIG_SRCS))
 EX_SRCS   := $(sort $(wildcard examples/*.c))
@@ -273,7 +277,7 @@ OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.open
 .DEFAULT_GOAL := all
 .PHONY: all lib bin fortran check-fortran tests examples bench-build deps deps-openmpi check-openmpi help \
         check check-run check-build check-unit check-mpi check-examples check-cli check-search check-bisect check-hang check-replay check-switch check-dlopen check-p2ponly check-fatal \
-        check-guideline check-scale check-trace fuzz \
+        check-guideline check-scale check-trace check-traced fuzz \
         check-symbols check-traffic check-cxx check-headers check-install check-cmake check-doc check-big \
         check-big-run check-man check-mpi-names print-mpi man man3 \
         sanitize sanitize-run sanitize-thread bench demo demo-native doc install uninstall clean
@@ -555,7 +559,7 @@ endif
 # runs even when an earlier one failed; the summary line comes last.
 CHECK_STEPS := check-unit check-mpi check-fortran check-examples check-symbols check-traffic check-cxx check-headers \
                check-switch check-dlopen check-p2ponly check-fatal check-cli check-search check-bisect check-guideline check-scale check-hang \
-               check-replay check-trace check-install \
+               check-replay check-trace check-traced check-install \
                check-cmake check-man check-mpi-names check-doc
 
 check: deps
@@ -610,9 +614,9 @@ check-unit: $(UNIT_BINS)
 	$(Q)UBSAN_OPTIONS=$${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1} \
 	    tests/run-unit.sh --logs $(B)tests/bin/logs $(UNIT_BINS)
 
-check-mpi: $(MPI_BINS)
+check-mpi: $(filter-out $(MPI_SCRIPTED),$(MPI_BINS))
 	@printf '\n== MPI tests ==\n'
-	$(Q)tests/run-mpi.sh --src tests/mpi --logs $(B)tests/bin/logs $(MPI_BINS)
+	$(Q)tests/run-mpi.sh --src tests/mpi --logs $(B)tests/bin/logs $(filter-out $(MPI_SCRIPTED),$(MPI_BINS))
 
 # The mpi_f08 binding at 1, 2 and 4 ranks; a skip where no MPI Fortran
 # wrapper was found.  Also: the generated parts are what gen.py writes.
@@ -754,6 +758,12 @@ check-scale: $(TOOL_BIN)
 check-trace: $(TOOL_BIN) $(B)tests/bin/unit/test_trace
 	@printf '\n== trace analysis ==\n'
 	@$(call record,trace,tests/check-trace.sh $(TOOL_BIN) $(B)tests/bin/unit/test_trace)
+
+# Real traced programs (tests/mpi/test_traced.c, one scenario a job under
+# SAFECOLL_TRACE) and what `safecoll trace analyze` finds in them.
+check-traced: $(TOOL_BIN) $(B)tests/bin/mpi/test_traced
+	@printf '\n== traced programs ==\n'
+	@$(call record,traced,tests/check-traced.sh $(TOOL_BIN) $(B)tests/bin/mpi/test_traced)
 
 # The man pages render without a warning and say what the tool's --help
 # says, every command included.  Skipped where groff is missing.
