@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #if SC_HAVE_ISAL
 #include <isa-l/crc.h>
@@ -39,6 +41,30 @@ uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n)
     }
     return (uint32_t)v;
 #endif
+}
+
+int sc__rp_mkdirs(const char *dir)
+{
+    char path[4096];
+    size_t n = strlen(dir);
+
+    if (n == 0 || n >= sizeof path) {
+        errno = n == 0 ? ENOENT : ENAMETOOLONG;
+        return -1;
+    }
+    memcpy(path, dir, n + 1);
+    /* Each parent in turn, then the directory itself. */
+    for (char *c = path + 1; *c != '\0'; c++) {
+        if (*c != '/')
+            continue;
+        *c = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            return -1;
+        *c = '/';
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST)
+        return -1;
+    return 0;
 }
 
 int sc__rp_write_all(int fd, const void *p, size_t n)

@@ -57,7 +57,7 @@ int sc__rp_log_create(const char *dir, int nprocs, int rank)
     char path[4096];
     sc__rp_header h;
 
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    if (sc__rp_mkdirs(dir) != 0)
         return sc__error(MPI_ERR_FILE, "SAFECOLL_REPLAY: rank %d: cannot make the directory %s: %s",
                          rank, dir, strerror(errno));
     snprintf(path, sizeof path, "%s/rank-%d.screp", dir, rank);

@@ -101,6 +101,10 @@ uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n);
  * signal's handler). Shared by the replay logs and the trace files. */
 int sc__rp_write_all(int fd, const void *p, size_t n);
 
+/* mkdir -p dir: its missing parents and itself (mode 0777 before the
+ * umask); 0, or -1 with errno set. Shared by the logs and the traces. */
+int sc__rp_mkdirs(const char *dir);
+
 /* 1 when type is a common predefined type whose elements lie back to back
  * (no MPI query needed to read its bytes). */
 int sc__rp_type_flat(MPI_Datatype type);

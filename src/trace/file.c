@@ -68,7 +68,7 @@ int sc__tc_writer_open(sc__tc_writer **out, const char *dir, int rank, int nproc
     if (dir == NULL || rank < 0 || nprocs < 1 || rank >= nprocs)
         return sc__error(MPI_ERR_ARG, "trace: bad arguments (dir %s, rank %d of %d)",
                          dir ? dir : "NULL", rank, nprocs);
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    if (sc__rp_mkdirs(dir) != 0)
         return sc__error(MPI_ERR_FILE, "trace: rank %d: cannot make the directory %s: %s", rank,
                          dir, strerror(errno));
     if ((w = calloc(1, sizeof *w)) == NULL)
