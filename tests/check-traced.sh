@@ -305,6 +305,16 @@ count "idle" 1
 finding "idle: a near-match that misses the idle rank" kind=bcast near=true root=0 ranks=0,1,2 \
     missing=3 occurrences=3 messages=6 -- near-recv near-send
 
+# ---- a rank that dies of a signal: its trace is closed by the recorder's
+# handler, whole (its END block written), and reads as any other.
+rm -rf t.crash
+job 1 crash t.crash
+st=$?
+check "crash: the job dies of the signal (exit $st), no hang" test "$st" -ne 0 -a "$st" -ne 124
+check "crash: it ran up to the signal" grep -q "^crash: 5 messages to itself, now SIGSEGV" run.crash
+run 0 trace analyze t.crash
+expect out "1 ranks, 10 events, 5 messages (0 sends or receives unmatched): 0 findings"
+
 # ---- MPI's names under <safecoll/switch.h>: the sites are the source
 # lines themselves; the library's own MPI_Bcast, on point-to-point
 # messages, is in the trace flagged and left out of the analysis.

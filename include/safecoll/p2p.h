@@ -212,13 +212,16 @@ SAFECOLL_API int safecoll_replay_flush(void);
  * doc/trace.md.
  *
  * Calls need not match across ranks: each rank starts and stops its own
- * recording. With `SAFECOLL_TRACE` unset they do nothing.
+ * recording. Under `SAFECOLL_TRACE=DIR` every message is recorded anyway
+ * (safecoll_trace_stop() only writes the records out); with
+ * `SAFECOLL_TRACE` unset they do nothing.
  * \return MPI_SUCCESS.
  */
 SAFECOLL_API int safecoll_trace_start(void);
 /**
- * \brief Stops recording until the next safecoll_trace_start(), and writes
- *        what is recorded out to the rank's trace file.
+ * \brief Under `SAFECOLL_TRACE=region:DIR`, stops recording until the
+ *        next safecoll_trace_start(); in either mode, writes what is
+ *        recorded out to the rank's trace file.
  * \return MPI_SUCCESS; MPI_ERR_FILE (through MPI_COMM_WORLD's error
  *         handler) when the file cannot be written.
  */

@@ -476,7 +476,6 @@ static int open_file(void)
     MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     sc__rp_job_id(&id);
-    origin = now_ns();
     if ((rc = sc__tc_writer_open(&w, dir, world_rank, nprocs, id, origin)) != MPI_SUCCESS) {
         state = 3;
         say(rc);
@@ -571,14 +570,16 @@ static void at_exit(void)
 
 /* ------------------------------------------------------------ recording */
 
-/* Writes r (lock held); its payload hashed from buf. */
-static void add(sc__tc_rec *r, const void *buf, MPI_Datatype type, const void *pc, int is_text)
+/* Writes r, of the time t (CLOCK_REALTIME ns) (lock held); its payload
+ * hashed from buf. */
+static void add(sc__tc_rec *r, int64_t t, const void *buf, MPI_Datatype type, const void *pc,
+                int is_text)
 {
     int rc;
 
     if (!open_file())
         return;
-    r->t_ns = now_ns() - origin;
+    r->t_ns = t - origin;
     facts_of(type, r);
     r->site = site_id(pc, is_text);
     if ((rc = hash_payload(r, buf, type, r->bytes)) != MPI_SUCCESS ||
@@ -612,9 +613,9 @@ static void on_event(const sc__tr_event *ev, void *data)
         r.comm = ci->id;
         r.peer = ci->n == 0 ? peer : peer < ci->n ? ci->world[peer] : -1;
         if (ev->app && ev->site_text != NULL)
-            add(&r, ev->buf, ev->type, ev->site_text, 1);
+            add(&r, ev->time_ns, ev->buf, ev->type, ev->site_text, 1);
         else
-            add(&r, ev->buf, ev->type, ev->app ? ev->site : NULL, 0);
+            add(&r, ev->time_ns, ev->buf, ev->type, ev->app ? ev->site : NULL, 0);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -643,6 +644,9 @@ __attribute__((constructor)) static void trace_init(void)
         dir = NULL;
         return;
     }
+    /* The times' origin: before any event, whose time the stream takes
+     * before the file exists. */
+    origin = now_ns();
     atomic_store(&on, !region);
     safecoll_trace_sites = 1;
     atexit(at_exit);
@@ -660,7 +664,8 @@ void safecoll_trace_site(const char *site)
 
 int safecoll_trace_start(void)
 {
-    if (dir != NULL)
+    /* Under SAFECOLL_TRACE=DIR everything is recorded anyway. */
+    if (dir != NULL && region)
         atomic_store(&on, 1);
     return MPI_SUCCESS;
 }
@@ -671,7 +676,8 @@ int safecoll_trace_stop(void)
 
     if (dir == NULL)
         return MPI_SUCCESS;
-    atomic_store(&on, 0);
+    if (region)
+        atomic_store(&on, 0);
     pthread_mutex_lock(&lock);
     if (state == 1 && (rc = sc__tc_writer_flush(w)) != MPI_SUCCESS) {
         say(rc);
@@ -699,13 +705,14 @@ int safecoll_trace_self(const void *buf, int count, MPI_Datatype datatype)
         return sc__call_errhandler(MPI_COMM_WORLD, rc);
     if (dir == NULL || !atomic_load_explicit(&on, memory_order_relaxed))
         return MPI_SUCCESS;
+    const int64_t t = now_ns();
     memset(&r, 0, sizeof r);
     r.kind = SC_TC_SELF;
     r.bytes = (int64_t)count * size;
     pthread_mutex_lock(&lock);
     if (open_file()) {
         r.peer = world_rank;
-        add(&r, buf, datatype, __builtin_return_address(0), 0);
+        add(&r, t, buf, datatype, __builtin_return_address(0), 0);
     }
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;

@@ -37,6 +37,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "traffic.h"
 
@@ -49,6 +50,14 @@ typedef struct slot {
 } slot;
 
 _Thread_local const char *sc__tr_site_pending;
+
+static int64_t now_ns(void)
+{
+    struct timespec t;
+
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
 
 /* The pending site text of an application's call, taken. */
 static const char *take_site(int app)
@@ -288,6 +297,7 @@ static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int pe
     e->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed) + 1;
     e->note = a->note;
     e->site = a->site;
+    e->time_ns = now_ns();
 }
 
 /* The completion of the posted e with status st (NULL: a blocking send),
@@ -295,6 +305,7 @@ static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int pe
 static void completed(sc__tr_event e, const MPI_Status *st, const void *site)
 {
     e.kind = SC_TR_COMPLETED;
+    e.time_ns = now_ns();
     e.status = st;
     e.done_site = site;
     if (e.dir == SC_TR_RECV && st != NULL) {
@@ -609,6 +620,7 @@ int sc__tr_app_startall(int n, MPI_Request reqs[], const void *site, uint32_t no
         e.site = site;
         e.done_site = NULL;
         e.status = NULL;
+        e.time_ns = now_ns();
         emit(&e);
         follow(&e, 1);
     }
@@ -630,6 +642,7 @@ int sc__tr_request_free_at(MPI_Request *req, int app, const void *site)
         e.kind = SC_TR_FREED;
         e.status = NULL;
         e.done_site = site;
+        e.time_ns = now_ns();
         emit(&e);
     }
     return rc;

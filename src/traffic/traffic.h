@@ -318,6 +318,9 @@ typedef struct sc__tr_event {
     const void *done_site; /* COMPLETED, FREED: the completing call's site (NULL: the library's) */
     const char *site_text; /* the post's source line from the switch header (safecoll_trace_site),
                             * or NULL: then `site` is the only site */
+    int64_t time_ns;       /* CLOCK_REALTIME, ns: POSTED before MPI's call that posts (the
+                            * trace orders a send before its receive by it), COMPLETED and
+                            * FREED when the stream saw it happen */
 } sc__tr_event;
 
 typedef void (*sc__tr_subscriber)(const sc__tr_event *ev, void *data);

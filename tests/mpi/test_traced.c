@@ -64,6 +64,7 @@
 
 #include <mpi.h>
 #include <safecoll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -920,6 +921,28 @@ static void mpinames(void)
     free(y);
 }
 
+/* crash (P = 1): five messages to itself, then SIGSEGV: the recorder's
+ * handler closes the trace before the default action ends the process,
+ * so the trace of a run that crashed is whole and readable. */
+static void crash(void)
+{
+    int x[16], y[16];
+    MPI_Request r[2];
+
+    for (int i = 0; i < 5; i++) {
+        for (int k = 0; k < 16; k++)
+            x[k] = i * 100 + k;
+        CK(safecoll_irecv(y, 16, MPI_INT, rank, 3, MPI_COMM_WORLD, &r[0]));
+        CK(safecoll_isend(x, 16, MPI_INT, rank, 3, MPI_COMM_WORLD, &r[1]));
+        CK(safecoll_waitall(2, r, MPI_STATUSES_IGNORE));
+        if (memcmp(x, y, sizeof x) != 0)
+            printf("FAIL: crash: message %d to itself arrived wrong\n", i);
+    }
+    printf("crash: 5 messages to itself, now SIGSEGV\n");
+    fflush(stdout);
+    raise(SIGSEGV);
+}
+
 /* ------------------------------------------------------------ main */
 
 static const struct {
@@ -934,7 +957,7 @@ static const struct {
     {"reduce", reduce, 4},     {"subset", subset, 6},   {"near", near, 4},
     {"halo", halo, 4},         {"master", master, 4},   {"equal", equal, 4},
     {"emptyself", emptyself, 4}, {"region", region, 4},   {"idle", idle, 4},
-    {"mpinames", mpinames, 4},
+    {"mpinames", mpinames, 4}, {"crash", crash, 1},
 };
 
 int main(int argc, char **argv)
