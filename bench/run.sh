@@ -21,7 +21,8 @@
 #   bench_p2p   the point-to-point wrappers with nothing on (no replay, no
 #               hang monitor, no subscriber of the traffic layer's event
 #               stream) against MPI's calls: ping-pong and exchange at 8 B
-#               and 64 KiB, P = 2
+#               and 64 KiB, P = 2; then again with the trace recorder on
+#               (bench_p2p --trace, SAFECOLL_TRACE=region:DIR)
 #   bench_scale fitting and validating 20 functions x 10 process counts x 5
 #               repetitions (safecoll/scale.h), no MPI job: median and
 #               slowest of 21 rounds against the 1 s target; then a
@@ -174,6 +175,11 @@ done
 # The point-to-point wrappers off against MPI's calls, P = 2 (two ranks
 # exchange; more would only wait).
 run 2 bench_p2p "${quick[@]}"
+# The same with the trace recorder on (issue 33: 1.3x at 8 B, 1.05x from
+# 64 KiB), its files in a scratch directory removed after.
+trace_dir=$(mktemp -d "${TMPDIR:-/tmp}/safecoll-bench-trace.XXXXXX")
+SAFECOLL_TRACE=region:$trace_dir run 2 bench_p2p --trace "${quick[@]}"
+rm -rf "$trace_dir"
 
 # Every collective, untriggered and triggered. At P > cores the times are
 # scheduler slices (see bench_v); the program keeps its deadlines.
