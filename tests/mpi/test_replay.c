@@ -38,7 +38,9 @@
  *   test_replay idle    sum over ranks 0 and 1; rank 2 makes no MPI call
  *                       between MPI_Init and MPI_Finalize (with
  *                       SAFECOLL_TEST_PLAIN=1 rank 1 sends with the plain
- *                       MPI_Send too)
+ *                       MPI_Send too; with SAFECOLL_TEST_IDLE_WAIT=S rank
+ *                       2 sleeps S seconds before MPI_Finalize, for a job
+ *                       that another rank's MPI_Abort must end)
  *   test_replay stage   the payload CRC taken at the right time: every
  *                       receive buffer overwritten right after its
  *                       completion; phase A, 1200 receives completed by
@@ -64,7 +66,13 @@
  *
  * Every scenario checks what holds in any order: each message taken once,
  * with its content (a "FAIL:" line and exit 1 otherwise; not under
- * SAFECOLL_TEST_PERTURB, which alters a message on purpose). Run with no
+ * SAFECOLL_TEST_PERTURB, which alters a message on purpose). After the
+ * divergence a perturbed run is made for (sum, poll's probes and pairs,
+ * many, big, stage), rank 0 still takes every message, its calls passing
+ * through, and completes what it posted: MPI requires a process to match
+ * the messages sent to it before MPI_Finalize, and Open MPI's
+ * MPI_Finalize waits for every rank, so a sender left in a send too large
+ * to be buffered (big's 64 KiB) would hang the job until its timeout. Run with no
  * argument (make check-mpi), every scenario but plain and idle runs
  * natively.
  */
@@ -138,7 +146,7 @@ static double sum_scenario(void)
         int seen[10][K] = {{0}}, nsend = size - 1 - (idle_rank >= 0);
         MPI_Type_vector(2, 1, 2, MPI_DOUBLE, &strided);
         MPI_Type_commit(&strided);
-        for (int i = 1; i <= K * nsend && !diverged; i++) {
+        for (int i = 1; i <= K * nsend; i++) {
             double m[4] = {0, -1, 0, -1};
             MPI_Status st;
             int src, k;
@@ -296,9 +304,7 @@ static void probe_scenario(void)
                     check(MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg,
                                       &st),
                           "probe: improbe");
-            } while (!flag && !diverged && (usleep(200), 1));
-            if (diverged)
-                return;
+            } while (!flag && (usleep(200), 1));
             MPI_Get_count(&st, MPI_INT, &n);
             int *b = calloc((size_t)n + 1, sizeof *b);
             if (i % 2 == 0)
@@ -398,6 +404,10 @@ static void many_scenario(void)
             if (n == MPI_UNDEFINED)
                 break;
         }
+        /* After a divergence, what is still posted. */
+        for (int i = 0; i < N; i++)
+            if (rq[i] != MPI_REQUEST_NULL)
+                MPI_Wait(&rq[i], MPI_STATUS_IGNORE);
         printf("out: many %lx (%d left)\n", h, left);
         expect(left == 0, "many: %d receives left", left);
         for (int r = 1; r < size; r++)
@@ -525,7 +535,7 @@ static void big_scenario(void)
         unsigned long h = 5381;
         int got = 0, total = NB * nw, phase = 0;
 
-        while (got < total && !diverged) {
+        while (got < total) {
             int k = total - got < 4 ? total - got : 4, n = 0, idx[4], left;
             if (phase % 5 == 0) {
                 check(MPI_Recv(m, LEN, MPI_BYTE, MPI_ANY_SOURCE, 30, MPI_COMM_WORLD, &sts[0]),
@@ -558,6 +568,10 @@ static void big_scenario(void)
                             h = h * 33u ^ (unsigned long)idx[i];
                     }
                 }
+                /* After a divergence, what the failed call left active. */
+                for (int i = 0; i < k; i++)
+                    if (rq[i] != MPI_REQUEST_NULL)
+                        MPI_Wait(&rq[i], &sts[i]);
             }
             for (size_t b = 0; b < (size_t)k * LEN; b += 997)
                 h = h * 33u ^ m[b];
@@ -887,6 +901,16 @@ int main(int argc, char **argv)
         if (idle_rank >= 0 && p != NULL && strcmp(p, "1") == 0)
             plain_rank = 1;
         sum_scenario();
+        /* A job that the other ranks end with MPI_Abort (a bad log): the
+         * idle rank is not in MPI_Finalize when they abort. Open MPI 4.1's
+         * mpirun hangs or crashes in 6 to 9 of 20 jobs of a plain MPI
+         * program whose ranks 0 and 1 call MPI_Abort while rank 2 is in
+         * MPI_Finalize, in none of 40 with rank 2 elsewhere (in a receive,
+         * or in pause()); that race is the launcher's, not what the job
+         * is run for. Still no MPI call, and the job must end by the
+         * abort long before S seconds. */
+        if (rank == idle_rank && getenv("SAFECOLL_TEST_IDLE_WAIT") != NULL)
+            sleep((unsigned)atoi(getenv("SAFECOLL_TEST_IDLE_WAIT")));
         MPI_Finalize();
         return diverged ? 3 : bad;
     }
@@ -921,8 +945,7 @@ int main(int argc, char **argv)
         probe_scenario();
         /* The probes take any tag: the pairs come after them. */
         MPI_Barrier(MPI_COMM_WORLD);
-        if (!diverged)
-            pair_scenario();
+        pair_scenario();
     }
     if (strcmp(what, "many") == 0 || strcmp(what, "all") == 0) {
         MPI_Barrier(MPI_COMM_WORLD);
