@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Helpers shared by the tool's test scripts (check-cli.sh, check-search.sh,
-# check-guideline.sh, big/search.sh, big/guideline.sh), sourced by them:
+# check-guideline.sh, big/search.sh, big/guideline.sh) and the runners
+# (run-mpi.sh, run-unit.sh: lib_digest), sourced by them:
 #
 #   . "$(dirname "$0")/lib.sh"        (big/: "$(dirname "$0")/../lib.sh")
 #
@@ -18,6 +19,19 @@ lib_skip() {
     echo "  SKIP: $1: $2"
     if [ -n "${SAFECOLL_SUMMARY:-}" ]; then echo "0 0 1 $1 ($2)" >> "$SAFECOLL_SUMMARY"; fi
     return 0
+}
+
+# ... | lib_digest LABEL: the lines read (at most 15, leading blanks taken
+# off) go to SAFECOLL_DIGEST when set, as "LABEL<tab>LINE": `make check`
+# prints them under LABEL's "failed:" line in its summary, so that the end
+# of a CI log says why LABEL failed.  LABEL is the one written to
+# SAFECOLL_SUMMARY.
+lib_digest() {
+    if [ -n "${SAFECOLL_DIGEST:-}" ]; then
+        head -n 15 | awk -v k="$1" '{ sub(/^[ \t]+/, ""); print k "\t" $0 }' >> "$SAFECOLL_DIGEST"
+    else
+        cat >/dev/null
+    fi
 }
 
 # lib_tool NAME [TOOL]: $tool, made absolute (the scripts cd to a scratch
