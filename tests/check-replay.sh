@@ -109,6 +109,8 @@ ok "idle, rank 1 plain in the replay: rank 1's unused log is named" \
 # call i.
 n=$(sed -n 's/^recv \([0-9]*\) from 2 msg 2$/\1/p' rec.sum)
 job pert SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=1 SAFECOLL_REPLAY=replay:log.sum -- sum
+st=$?
+ok "pert: the job fails (exit $st), no hang" test $st -ne 0 -a $st -ne 124 -a $st -ne 137
 ok "perturbed: reported on rank 0 at call $n, source 2" \
     grep -q "replay diverged on rank 0 at call $n: .*from source 2 tag 12, CRC-32 .*call site .*test_replay+0x" pert
 
@@ -123,18 +125,26 @@ else
     lib_skip "replay call site" "addr2line is not installed"
 fi
 job pert2 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=2 SAFECOLL_REPLAY=replay:log.poll -- poll
+st=$?
+ok "pert2: the job fails (exit $st), no hang" test $st -ne 0 -a $st -ne 124 -a $st -ne 137
 ok "perturbed int payload: reported on rank 0, source 2 tag 7" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert2
 
 job pert4 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=4 SAFECOLL_REPLAY=replay:log.poll -- poll
+st=$?
+ok "pert4: the job fails (exit $st), no hang" test $st -ne 0 -a $st -ne 124 -a $st -ne 137
 ok "perturbed 1252-byte payload: reported on rank 0, source 2 tag 7" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 7, CRC-32 " pert4
 
 job pert5 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=5 SAFECOLL_REPLAY=replay:log.big -- big
+st=$?
+ok "pert5: the job fails (exit $st), no hang" test $st -ne 0 -a $st -ne 124 -a $st -ne 137
 ok "perturbed 64 KiB payload (completed by MPI_Waitsome): reported on rank 0, source 2 tag 30" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 30, CRC-32 " pert5
 
 job pert3 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=3 SAFECOLL_REPLAY=replay:log.many -- many
+st=$?
+ok "pert3: the job fails (exit $st), no hang" test $st -ne 0 -a $st -ne 124 -a $st -ne 137
 ok "perturbed hole-free derived type: reported on rank 0, source 2 tag 20" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 20, CRC-32 " pert3
 
@@ -143,6 +153,8 @@ ok "perturbed hole-free derived type: reported on rank 0, source 2 tag 20" \
 c=$(sed -n 's/^stage call \([0-9]*\):\(.* \)\?2:7\( .*\)\?$/\1/p' rec.stage)
 if [ "${c:-0}" -gt 0 ]; then prev="stage call $((c - 1)):"; else prev="out: stage A"; fi
 job pert6 SAFECOLL_TEST_ORDER=b SAFECOLL_TEST_PERTURB=6 SAFECOLL_REPLAY=replay:log.stage -- stage
+st=$?
+ok "pert6: the job fails (exit $st), no hang" test $st -ne 0 -a $st -ne 124 -a $st -ne 137
 ok "perturbed 4 KiB payload (stage): reported on rank 0, source 2 tag 41" \
     grep -q "replay diverged on rank 0 at call [0-9]*: .*from source 2 tag 41, CRC-32 " pert6
 ok "perturbed 4 KiB payload (stage): reported at step ${c:-?}, the one that received it" \

@@ -34,6 +34,48 @@ lib_digest() {
     fi
 }
 
+# SAFECOLL_CHECK_SECOND_MPI: 1 in the second MPI's pass (`make
+# check-openmpi` sets it), 0 or unset otherwise; nothing else is accepted.
+case ${SAFECOLL_CHECK_SECOND_MPI:-0} in
+0 | 1) ;;
+*)
+    echo "SAFECOLL_CHECK_SECOND_MPI='$SAFECOLL_CHECK_SECOND_MPI': 0 or 1" >&2
+    exit 2
+    ;;
+esac
+
+# lib_mpi_independent LABEL [REASON]: status 0, with LABEL reported skipped
+# (REASON, by default "MPI-independent, checked in the MPICH pass"), in the
+# second MPI's pass; else status 1, and the case runs:
+#
+#   if ! lib_mpi_independent "search: class X"; then ...; fi
+#
+# For a case of the tool's own logic (a classification, its options, a
+# record's format), whose outcome no MPI changes: `make check` has run it
+# under MPICH, and the Open MPI pass, where a job costs about a second of
+# launcher, keeps the cases that exercise the MPI itself (its launcher, how
+# it ends a crashed, killed or hung job, real timings).
+lib_mpi_independent() {
+    [ "${SAFECOLL_CHECK_SECOND_MPI:-0}" = 1 ] || return 1
+    lib_skip "$1" "${2:-MPI-independent, checked in the MPICH pass}"
+}
+
+# lib_probe_jobs: for scripts whose jobs are the tool's probes and
+# guideline workers or bisect's application (tests/bisect/app.c), which
+# end on their own (a crash, a hang's timer, an exit status) and handle no
+# SIGTERM.  Open MPI's mpirun, when a rank ends abnormally, stops the
+# job's other ranks with SIGCONT, SIGTERM and SIGKILL, sleeping
+# odls_base_sigkill_timeout (1 s) before each of the last two: 1-2 s more
+# for every job that fails, of which a search or a bisection runs several
+# (check-search's crashed probe: 2.5 s, 1.1 s with 0).  Set to 0, the
+# ranks get the three signals at once (MPICH's mpiexec does not wait
+# either).  Not for jobs of the library whose SIGTERM handler writes
+# something (SAFECOLL_REPLAY's record mode flushes its logs).  Other MPIs
+# ignore the variable; a value already set is kept.
+lib_probe_jobs() {
+    export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-0}
+}
+
 # lib_tool NAME [TOOL]: $tool, made absolute (the scripts cd to a scratch
 # directory), or exit 2 with "NAME: TOOL is not built" when it is missing.
 lib_tool() {
