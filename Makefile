@@ -16,7 +16,9 @@
 #   make sanitize         everything again in build-san/ with ASan + UBSan, and
 #                         the unit and MPI tests run from there
 #   make check-openmpi    deps-openmpi, then the checks of `make check` but the
-#                         doc against Open MPI, built in build-ompi/
+#                         doc against Open MPI, built in build-ompi/ (the
+#                         cases of the tool's own logic, run by `make
+#                         check`, skipped: SAFECOLL_CHECK_SECOND_MPI=1)
 #   make fuzz             the bound-file parser under libFuzzer for 60 s (clang)
 #   make man              man/safecoll.1 (from the tool's --help),
 #                         man/libsafecoll.3 and man/man3/safecoll_*.3 (one
@@ -250,6 +252,13 @@ EX_DOC_FILES := $(EX_SRCS) $(sort $(wildcard examples/README*))
 # Results of `make check`: one line "passed failed skipped label" per step.
 SUMMARY   ?= $(CURDIR)/$(B)tests/bin/summary.txt
 export SAFECOLL_SUMMARY := $(SUMMARY)
+# Why the steps failed: "LABEL<tab>LINE" per failure line of a failed
+# step's output (its "FAIL" lines), which SUMMARIZE prints under the
+# step's "failed: LABEL" line, so that the last lines of a CI log say why.
+# The output of each step is kept in $(STEP_LOGS).
+DIGEST    := $(patsubst %.txt,%,$(SUMMARY))-digest.txt
+STEP_LOGS := $(dir $(SUMMARY))steps
+export SAFECOLL_DIGEST := $(DIGEST)
 SAFECOLL_TEST_TIMEOUT ?= 300
 export SAFECOLL_TEST_TIMEOUT
 
@@ -269,10 +278,13 @@ OMPI_BUILDDIR  ?= build-ompi
 # Every run of the Open MPI pass takes about a second; a hang should cost a
 # minute, not the 300 s default.
 OMPI_TEST_TIMEOUT ?= 60
+# SAFECOLL_CHECK_SECOND_MPI=1: the scripts skip, with the reason, the cases
+# of the tool's own logic that the MPICH pass has run (tests/lib.sh,
+# lib_mpi_independent) and keep those that exercise the MPI.
 OMPI_MAKEVARS = BUILDDIR=$(OMPI_BUILDDIR) MPICC=mpicc.openmpi MPICXX=mpicxx.openmpi \
                 MPIFORT=mpifort.openmpi \
                 MPIEXEC=mpiexec.openmpi SAFECOLL_TEST_TIMEOUT=$(OMPI_TEST_TIMEOUT) \
-                SAFECOLL_NO_DEPS=1
+                SAFECOLL_CHECK_SECOND_MPI=1 SAFECOLL_NO_DEPS=1
 
 .DEFAULT_GOAL := all
 .PHONY: all lib bin fortran check-fortran tests examples bench-build deps deps-openmpi check-openmpi help \
@@ -571,13 +583,27 @@ check: deps
 # included, are in $(SUMMARY), printed by `check` itself so that at most one
 # line of make's own follows the summary on failure.  Each step's seconds
 # follow it (CI's time budget is spent by the slowest).
+#
+# Each step's output goes to the terminal and to $(STEP_LOGS)/STEP.log (a
+# pipe through tee; /bin/sh has no pipefail, so the status travels in a
+# file).  A step that fails without recording its failure (a prerequisite
+# that does not build) is recorded here, with the last lines of its output.
 check-run:
-	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
+	@mkdir -p $(dir $(SUMMARY)) $(STEP_LOGS) && rm -f $(SUMMARY) $(DIGEST) $(STEP_LOGS)/*
 	@printf '\n== build ==\n'
-	@t0=$$(date +%s); if ! $(MAKE) $(SILENT) check-build; then echo "0 1 0 build" >> $(SUMMARY); \
+	@t0=$$(date +%s); log=$(STEP_LOGS)/build.log; \
+	{ $(MAKE) $(SILENT) check-build; echo $$? > $$log.status; } 2>&1 | tee $$log; \
+	if [ "$$(cat $$log.status 2>/dev/null)" != 0 ]; then echo "0 1 0 build" >> $(SUMMARY); \
+	    { grep -E 'error|Error' $$log || tail -n 10 $$log; } | head -n 15 | $(call digest_of,build); \
 	    printf '\nFAIL build\n'; exit 0; fi; \
 	echo "   build: $$(( $$(date +%s) - t0 )) s"; \
-	for step in $(CHECK_STEPS); do t0=$$(date +%s); $(MAKE) $(SILENT) $$step || true; \
+	for step in $(CHECK_STEPS); do t0=$$(date +%s); log=$(STEP_LOGS)/$$step.log; \
+	    n0=$$(cat $(SUMMARY) 2>/dev/null | wc -l); \
+	    { $(MAKE) $(SILENT) $$step; echo $$? > $$log.status; } 2>&1 | tee $$log; \
+	    st=$$(cat $$log.status 2>/dev/null || echo 1); \
+	    if [ "$$st" != 0 ] && ! tail -n +$$((n0 + 1)) $(SUMMARY) 2>/dev/null | awk '$$2 > 0 { f = 1 } END { exit !f }'; then \
+	        echo "0 1 0 $$step (exit $$st)" >> $(SUMMARY); \
+	        tail -n 10 $$log | $(call digest_of,$$step (exit $$st)); fi; \
 	    echo "   $$step: $$(( $$(date +%s) - t0 )) s"; done
 
 check-build: all tests examples
@@ -593,15 +619,35 @@ check-openmpi: deps deps-openmpi
 # Totals of $(SUMMARY); the closing line is "N passed, N failed, N skipped"
 # and the status is non-zero when anything failed (never for a skip: a test
 # whose precondition is missing here, tests/README.md).
-SUMMARIZE = awk '{ p += $$1; f += $$2; s += $$3 } \
-	$$2 > 0 { sub(/^[0-9]+ [0-9]+ [0-9]+ /, ""); bad = bad "  failed: " $$0 "\n" } \
+# Under each "failed: LABEL", the lines of $(DIGEST) for LABEL (at most 15),
+# indented.
+SUMMARIZE = awk -v digest=$(DIGEST) 'BEGIN { \
+	    while ((getline l < digest) > 0) { i = index(l, "\t"); k = substr(l, 1, i - 1); \
+	        if (i > 0 && n[k]++ < 15) why[k] = why[k] "      " substr(l, i + 1) "\n" } } \
+	{ p += $$1; f += $$2; s += $$3 } \
+	$$2 > 0 { sub(/^[0-9]+ [0-9]+ [0-9]+ /, ""); bad = bad "  failed: " $$0 "\n" why[$$0]; why[$$0] = "" } \
 	END { printf "%s", bad; \
 	      printf "%d passed, %d failed, %d skipped\n", p, f, s; exit (f > 0) }' $(SUMMARY)
 
+# ... | $(call digest_of,LABEL): the lines read, leading blanks taken off,
+# added to $(DIGEST) as LABEL's.
+digest_of = awk -v k="$(1)" '{ sub(/^[ \t]+/, ""); print k "\t" $$0 }' >> $(DIGEST)
+
 # One line per step in $(SUMMARY): "passed failed skipped label" (its
-# directory made for a step run on its own, e.g. `make check-cmake`).
-record = mkdir -p $(dir $(SUMMARY)); if $(2); then echo "1 0 0 $(1)" >> $(SUMMARY); echo "PASS $(1)"; \
-         else echo "0 1 0 $(1)" >> $(SUMMARY); echo "FAIL $(1)"; false; fi
+# directory made for a step run on its own, e.g. `make check-cmake`).  The
+# output of COMMAND goes to the terminal and to $(STEP_LOGS)/LABEL.log; when
+# it fails, its lines that start with FAIL (the first 14 and a count of the
+# rest when there are more than 15; else its last 5 lines) go to $(DIGEST).
+record = mkdir -p $(STEP_LOGS); log=$(STEP_LOGS)/$(1).log; rm -f $$log.status; \
+         { $(2); echo $$? > $$log.status; } 2>&1 | tee $$log; \
+         if [ "$$(cat $$log.status 2>/dev/null)" = 0 ]; then echo "1 0 0 $(1)" >> $(SUMMARY); echo "PASS $(1)"; \
+         else echo "0 1 0 $(1)" >> $(SUMMARY); \
+             n=$$(grep -cE '^[[:space:]]*FAIL' $$log); \
+             { if [ "$$n" -gt 15 ]; then grep -E '^[[:space:]]*FAIL' $$log | head -n 14; \
+                   echo "(and $$((n - 14)) more FAIL lines: $$log)"; \
+               elif [ "$$n" -gt 0 ]; then grep -E '^[[:space:]]*FAIL' $$log; \
+               else tail -n 5 $$log; fi; } | $(call digest_of,$(1)); \
+             echo "FAIL $(1)"; false; fi
 # $(call record_with,TOOL,LABEL,COMMAND,PACKAGE): $(call record,LABEL,COMMAND)
 # where TOOL is installed; else a skip naming the Debian PACKAGE (`make deps`
 # installs it; SAFECOLL_NO_DEPS=1 or a machine that is not Debian may lack it).
@@ -844,7 +890,7 @@ check-big: deps
 # runs through run-mpi.sh, by default under -n 4, one at a time, with a
 # timeout of SAFECOLL_BIG_TIMEOUT seconds (default 3600).
 check-big-run: lib $(TOOL_BIN) $(BIG_BINS) $(if $(FORTRAN_OK),$(F08_BIG_BIN))
-	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
+	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY) $(DIGEST)
 	@printf '\n== big tests ==\n'
 	$(Q)if [ -x tests/big/run.sh ]; then \
 	    out=$(B)tests/bin/big/run.out; \
@@ -853,8 +899,14 @@ check-big-run: lib $(TOOL_BIN) $(BIG_BINS) $(if $(FORTRAN_OK),$(F08_BIG_BIN))
 	    awk '/^PASS / { p++ } /^FAIL / { print "0 1 0 big " $$2 } \
 	         /^SKIP / { print "0 1 0 big " $$2 " (skipped)" } \
 	         END { print p + 0, 0, 0, "big" }' $$out >> $(SUMMARY); \
+	    awk '/^(FAIL|SKIP) / { k = "big " $$2 ($$1 == "SKIP" ? " (skipped)" : ""); n = 0; \
+	                          print k "\t" $$0; next } \
+	         /^[A-Z]+ / { k = "" } \
+	         k != "" && n < 14 && /^    \| .*(FAIL|[Ff]ailed|[Ee]rror|\[rank [0-9]+\] )/ { \
+	             n++; sub(/^    \| /, ""); print k "\t" $$0 }' $$out >> $(DIGEST); \
 	    [ "$$st" = 0 ] || grep -q '^0 1 0 big' $(SUMMARY) || \
-	        echo "0 1 0 big tests/big/run.sh exit $$st" >> $(SUMMARY); \
+	        { echo "0 1 0 big tests/big/run.sh exit $$st" >> $(SUMMARY); \
+	          tail -n 5 $$out | $(call digest_of,big tests/big/run.sh exit $$st); }; \
 	    exit $$st; \
 	elif [ -n "$(filter $(B)tests/bin/big/test_%,$(BIG_BINS))" ]; then \
 	    SAFECOLL_TEST_TIMEOUT=$${SAFECOLL_BIG_TIMEOUT:-3600} \
@@ -868,7 +920,7 @@ sanitize: deps
 	$(Q)$(MAKE) $(SILENT) BUILDDIR=$(SANDIR) SANITIZE=1 sanitize-run
 
 sanitize-run:
-	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY)
+	@mkdir -p $(dir $(SUMMARY)) && rm -f $(SUMMARY) $(DIGEST)
 	$(Q)$(MAKE) $(SILENT) all tests
 	$(Q)st=0; \
 	ASAN_OPTIONS=$${ASAN_OPTIONS:-detect_leaks=1} \

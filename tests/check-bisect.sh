@@ -15,6 +15,7 @@ libdir=$(cd "${2:?usage: check-bisect.sh TOOL LIBDIR}" && pwd)
 src=$(cd "$(dirname "$0")/bisect" && pwd)
 inc=$(cd "$(dirname "$0")/../include" && pwd)
 lib_mpiexec
+lib_probe_jobs
 MPICC=${MPICC:-mpicc}
 lib_scratch bisect
 P=3

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # Helpers shared by the tool's test scripts (check-cli.sh, check-search.sh,
-# check-guideline.sh, big/search.sh, big/guideline.sh), sourced by them:
+# check-guideline.sh, big/search.sh, big/guideline.sh) and the runners
+# (run-mpi.sh, run-unit.sh: lib_digest), sourced by them:
 #
 #   . "$(dirname "$0")/lib.sh"        (big/: "$(dirname "$0")/../lib.sh")
 #
@@ -18,6 +19,61 @@ lib_skip() {
     echo "  SKIP: $1: $2"
     if [ -n "${SAFECOLL_SUMMARY:-}" ]; then echo "0 0 1 $1 ($2)" >> "$SAFECOLL_SUMMARY"; fi
     return 0
+}
+
+# ... | lib_digest LABEL: the lines read (at most 15, leading blanks taken
+# off) go to SAFECOLL_DIGEST when set, as "LABEL<tab>LINE": `make check`
+# prints them under LABEL's "failed:" line in its summary, so that the end
+# of a CI log says why LABEL failed.  LABEL is the one written to
+# SAFECOLL_SUMMARY.
+lib_digest() {
+    if [ -n "${SAFECOLL_DIGEST:-}" ]; then
+        head -n 15 | awk -v k="$1" '{ sub(/^[ \t]+/, ""); print k "\t" $0 }' >> "$SAFECOLL_DIGEST"
+    else
+        cat >/dev/null
+    fi
+}
+
+# SAFECOLL_CHECK_SECOND_MPI: 1 in the second MPI's pass (`make
+# check-openmpi` sets it), 0 or unset otherwise; nothing else is accepted.
+case ${SAFECOLL_CHECK_SECOND_MPI:-0} in
+0 | 1) ;;
+*)
+    echo "SAFECOLL_CHECK_SECOND_MPI='$SAFECOLL_CHECK_SECOND_MPI': 0 or 1" >&2
+    exit 2
+    ;;
+esac
+
+# lib_mpi_independent LABEL [REASON]: status 0, with LABEL reported skipped
+# (REASON, by default "MPI-independent, checked in the MPICH pass"), in the
+# second MPI's pass; else status 1, and the case runs:
+#
+#   if ! lib_mpi_independent "search: class X"; then ...; fi
+#
+# For a case of the tool's own logic (a classification, its options, a
+# record's format), whose outcome no MPI changes: `make check` has run it
+# under MPICH, and the Open MPI pass, where a job costs about a second of
+# launcher, keeps the cases that exercise the MPI itself (its launcher, how
+# it ends a crashed, killed or hung job, real timings).
+lib_mpi_independent() {
+    [ "${SAFECOLL_CHECK_SECOND_MPI:-0}" = 1 ] || return 1
+    lib_skip "$1" "${2:-MPI-independent, checked in the MPICH pass}"
+}
+
+# lib_probe_jobs: for scripts whose jobs are the tool's probes and
+# guideline workers or bisect's application (tests/bisect/app.c), which
+# end on their own (a crash, a hang's timer, an exit status) and handle no
+# SIGTERM.  Open MPI's mpirun, when a rank ends abnormally, stops the
+# job's other ranks with SIGCONT, SIGTERM and SIGKILL, sleeping
+# odls_base_sigkill_timeout (1 s) before each of the last two: 1-2 s more
+# for every job that fails, of which a search or a bisection runs several
+# (check-search's crashed probe: 2.5 s, 1.1 s with 0).  Set to 0, the
+# ranks get the three signals at once (MPICH's mpiexec does not wait
+# either).  Not for jobs of the library whose SIGTERM handler writes
+# something (SAFECOLL_REPLAY's record mode flushes its logs).  Other MPIs
+# ignore the variable; a value already set is kept.
+lib_probe_jobs() {
+    export OMPI_MCA_odls_base_sigkill_timeout=${OMPI_MCA_odls_base_sigkill_timeout:-0}
 }
 
 # lib_tool NAME [TOOL]: $tool, made absolute (the scripts cd to a scratch

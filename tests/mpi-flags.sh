@@ -5,8 +5,8 @@
 # Open MPI refuses to run as root and to start more ranks than cores unless
 # told; MPICH needs nothing.  Only when MPIEXEC_FLAGS is unset (the Makefile
 # exports it only when it was given): then it becomes --oversubscribe for
-# Open MPI, OMPI_MCA_mpi_yield_when_idle=1 is exported (below), and as root
-# the two allow-run-as-root variables are exported.
+# Open MPI, OMPI_MCA_mpi_yield_when_idle=1 and OMPI_MCA_pml=ob1 are exported
+# (below), and as root the two allow-run-as-root variables are exported.
 # A set MPIEXEC_FLAGS, even empty, is used as it is.
 # shellcheck source=tests/mpi-names.sh
 . "$(dirname "${BASH_SOURCE[0]}")/mpi-names.sh"
@@ -22,6 +22,14 @@ if [ -z "${MPIEXEC_FLAGS+set}" ]; then
         # this. It changes how a rank waits, not what MPI does; a value
         # already set is kept.
         export OMPI_MCA_mpi_yield_when_idle=${OMPI_MCA_mpi_yield_when_idle:-1}
+        # ob1, the point-to-point layer Open MPI picks on one node with no
+        # high-speed network, named so that MPI_Init does not first open
+        # the cm layer and its PSM and PSM2 transports (Debian's
+        # openmpi-mca-params.conf leaves them in) only to find no device:
+        # a probe job took 0.55 s against 0.25 s with it, and the Open MPI
+        # pass starts several hundred jobs. The same layer runs either
+        # way; a value already set is kept.
+        export OMPI_MCA_pml=${OMPI_MCA_pml:-ob1}
         if [ "$(id -u)" = 0 ]; then
             export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
         fi

@@ -68,6 +68,8 @@ mkdir -p "$log_dir" || exit 2
 # Open MPI needs --oversubscribe and, as root, two variables (see there).
 # shellcheck source=tests/mpi-flags.sh
 . "$(dirname "$0")/mpi-flags.sh"
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # The value of the comment lines `/* KEY: value */` of a source, one a line.
 header_lines() {
@@ -175,6 +177,12 @@ for bin in "$@"; do
                 failed=$((failed + 1))
                 [ -n "${SAFECOLL_SUMMARY:-}" ] &&
                     echo "0 1 0 $label" >> "$SAFECOLL_SUMMARY"
+                # For the summary: why, and the failed assertions of the
+                # log (tests/mpi/common.h, tc_fail: "[rank R] test:
+                # file:line: message"), else its last lines.
+                { echo "FAIL ($why, ${secs} s, log: $log)"
+                  grep -E '^\[rank [0-9]+\] ([^ ]+: [^ ]+:[0-9]+: |failed: )' "$log" ||
+                      tail -n 3 "$log"; } | lib_digest "$label"
             fi
         done
     done

@@ -17,6 +17,9 @@
 # anything failed, never for a skip.
 set -u
 
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+
 log_dir=${TMPDIR:-/tmp}/safecoll-logs
 while [ $# -gt 0 ]; do
     case $1 in
@@ -81,6 +84,10 @@ for bin in "$@"; do
         [ $rc -eq 124 ] && why="timeout after ${timeout_s}s"
         echo "FAIL $name ($bad of $checks failed, $why, log: $log)"
         sed 's/^/    | /' "$log" | tail -n 60
+        # For the summary: why, and Check's failures and errors
+        # ("file:line:F:..." / ":E:"), else the log's last lines.
+        { echo "FAIL ($bad of $checks failed, $why, log: $log)"
+          grep -E ':[0-9]+:[EF]:' "$log" || tail -n 3 "$log"; } | lib_digest "unit $name"
     fi
     record "$good" "$bad" "$nskips" "unit $name"
     total_p=$((total_p + good)) total_f=$((total_f + bad)) total_s=$((total_s + nskips))
