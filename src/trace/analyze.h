@@ -14,7 +14,7 @@
  *   barrier.c   the barrier's knowledge replay
  *   report.c    instances to findings, the ranking, text and JSON
  *   measure.c   the measuring step: the replacing calls timed in MPI jobs
- *               (measure.h; the job's side in measure_job.c)
+ *               (measure.h; the job's side in src/probe/trace_job.c)
  */
 #ifndef SC_TRACE_ANALYZE_H
 #define SC_TRACE_ANALYZE_H

@@ -5,7 +5,7 @@
  * `safecoll search` launches its probes (launch.c: the launcher's words,
  * its own process group, a time limit, the log's last line), so that a
  * crash or a hang of the MPI library ends that job, never this process,
- * which does not call MPI_Init. The job times the call (measure_job.c);
+ * which does not call MPI_Init. The job times the call (src/probe/trace_job.c);
  * its report gives the findings their replace_seconds, gain_seconds and a
  * note, or the note says why there is none.
  */

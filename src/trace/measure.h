@@ -2,7 +2,7 @@
  * The measuring step of the trace analyzer (safecoll_trace_measure,
  * include/safecoll/trace.h): the findings grouped into jobs, the job's
  * command line and the report its rank 0 writes. Shared by the driver
- * (measure.c, outside MPI), the job (measure_job.c, inside it: `safecoll
+ * (measure.c, outside MPI), the job (src/probe/trace_job.c, inside it: `safecoll
  * trace analyze --worker`), and the unit tests, so that the two sides of
  * the contract live in one place.
  *

@@ -7,6 +7,10 @@
  * report rank 0 writes (measure.h). The statistic is the median of the
  * valid repetitions: a busy node gives a few slow outliers (a rank that
  * lost its core), which move the mean and not the median.
+ *
+ * It lives in the probe module, with the toolkit's other measurements of
+ * the MPI library itself: it times MPI's own calls, so it calls MPI
+ * directly, not through the traffic layer (tests/check-traffic.sh).
  */
 #define _POSIX_C_SOURCE 200809L /* gethostname */
 
