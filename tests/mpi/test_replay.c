@@ -903,12 +903,13 @@ int main(int argc, char **argv)
         sum_scenario();
         /* A job that the other ranks end with MPI_Abort (a bad log): the
          * idle rank is not in MPI_Finalize when they abort. Open MPI 4.1's
-         * mpirun hangs or crashes in 6 to 9 of 20 jobs of a plain MPI
-         * program whose ranks 0 and 1 call MPI_Abort while rank 2 is in
-         * MPI_Finalize, in none of 40 with rank 2 elsewhere (in a receive,
-         * or in pause()); that race is the launcher's, not what the job
-         * is run for. Still no MPI call, and the job must end by the
-         * abort long before S seconds. */
+         * mpirun hangs or crashes in 5 to 9 of 20 jobs of a plain MPI
+         * program two of whose three ranks call MPI_Abort while the third
+         * is in MPI_Finalize (1 of 20 with one rank aborting), in none of
+         * 40 with the third rank elsewhere (in a receive, or in pause());
+         * that race is the launcher's, not what the job is run for. Still
+         * no MPI call, and the job must end by the abort long before S
+         * seconds. */
         if (rank == idle_rank && getenv("SAFECOLL_TEST_IDLE_WAIT") != NULL)
             sleep((unsigned)atoi(getenv("SAFECOLL_TEST_IDLE_WAIT")));
         MPI_Finalize();
