@@ -239,14 +239,22 @@ if ! lib_mpi_independent "guideline: a slow calibration at 4 KiB"; then
     # scheduler slice late (4 KiB native took 8-16 ms a repetition at a load
     # of 8.5 on 2 cores, so the median itself asked for long windows and no
     # batch was dropped). There the case is not judged: a skip with the load.
-    # The load is read after the job, which it covers.
+    # The load is read after the job, which it covers. The load average
+    # lags a burst of other work, so the job's own times say it too: a
+    # native median at 4 KiB above 1 ms is scheduler slices (the injected
+    # delay covers only the calibration calls, and the defect this case
+    # guards against made the repetitions 60-80 us, not milliseconds; a
+    # run at a load of 3.4-4 measured 10 ms with no batch dropped).
     load=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo 0)
     others=$(awk -v l="$load" 'BEGIN { o = l - 2; printf "%.2f", (o > 0 ? o : 0) }')
+    native4k=$(awk '$1 == "data" && $3 == "P=2" && $4 == "bytes=4096" && $5 == "native" {
+        for (i = 6; i <= NF; i++) if ($i ~ /^median=/) { sub(/^median=/, "", $i); print $i } }' "$out")
     if { ! [ "${dropped:-0}" -ge 1 ] 2>/dev/null || [ "$dropped" -gt 7 ] ||
          ! grep -qE '^ +4 KiB .* ok$' "$out"; } &&
-       awk -v o="$others" -v c="$(nproc)" 'BEGIN { exit !(o > c) }'; then
+       { awk -v o="$others" -v c="$(nproc)" 'BEGIN { exit !(o > c) }' ||
+         awk -v m="${native4k:-0}" 'BEGIN { exit !(m > 0.001) }'; }; then
         lib_skip "guideline: a slow calibration at 4 KiB" \
-            "not judged at load $load ($others beside its 2 ranks on $(nproc) CPUs): dropped ${dropped:-?}"
+            "not judged at load $load ($others beside its 2 ranks on $(nproc) CPUs), native's median at 4 KiB ${native4k:-?} s (scheduler slices above 0.001 s): dropped ${dropped:-?}"
     else
         checks=$((checks + 1))
         if ! [ "${dropped:-0}" -ge 1 ] 2>/dev/null || [ "$dropped" -gt 7 ]; then
