@@ -637,7 +637,7 @@ __attribute__((constructor)) static void trace_init(void)
     }
     if ((dir = strdup(spec)) == NULL)
         return;
-    if (sc__tr_subscribe(on_event, NULL, SC_TR_WANT_ALL) < 0) {
+    if (sc__tr_subscribe(on_event, NULL, SC_TR_WANT_ALL | SC_TR_WANT_TIME) < 0) {
         fprintf(stderr, "libsafecoll: SAFECOLL_TRACE: the traffic layer's %d event "
                 "subscribers are all taken; nothing is traced\n", (int)SC_TR_NSUB);
         free(dir);

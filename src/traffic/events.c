@@ -51,10 +51,16 @@ typedef struct slot {
 
 _Thread_local const char *sc__tr_site_pending;
 
+/* Whether a subscriber reads the events' times (SC_TR_WANT_TIME). */
+static atomic_int want_time;
+
+/* The time of an event: 0 unless a subscriber reads it. */
 static int64_t now_ns(void)
 {
     struct timespec t;
 
+    if (!atomic_load_explicit(&want_time, memory_order_relaxed))
+        return 0;
     clock_gettime(CLOCK_REALTIME, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
@@ -97,6 +103,7 @@ static void set_bits(void)
 
     for (int i = 0; i < SC_TR_NSUB; i++)
         all |= atomic_load(&subs[i].want);
+    atomic_store(&want_time, (all & SC_TR_WANT_TIME) != 0);
     for (int app = 0; app < 2; app++) {
         const unsigned want = app ? SC_TR_WANT_APP : SC_TR_WANT_LIB;
         if (all & want) {
@@ -112,8 +119,8 @@ int sc__tr_subscribe(sc__tr_subscriber fn, void *data, unsigned want)
 {
     int got = -1;
 
-    want &= SC_TR_WANT_ALL;
-    if (fn == NULL || want == 0)
+    want &= SC_TR_WANT_ALL | SC_TR_WANT_TIME;
+    if (fn == NULL || (want & SC_TR_WANT_ALL) == 0)
         return -1;
     pthread_mutex_lock(&subs_lock);
     for (int i = 0; i < SC_TR_NSUB && got < 0; i++)

@@ -318,9 +318,10 @@ typedef struct sc__tr_event {
     const void *done_site; /* COMPLETED, FREED: the completing call's site (NULL: the library's) */
     const char *site_text; /* the post's source line from the switch header (safecoll_trace_site),
                             * or NULL: then `site` is the only site */
-    int64_t time_ns;       /* CLOCK_REALTIME, ns: POSTED before MPI's call that posts (the
-                            * trace orders a send before its receive by it), COMPLETED and
-                            * FREED when the stream saw it happen */
+    int64_t time_ns;       /* CLOCK_REALTIME, ns, when a subscriber asked (SC_TR_WANT_TIME),
+                            * else 0: POSTED before MPI's call that posts (the trace orders
+                            * a send before its receive by it), COMPLETED and FREED when
+                            * the stream saw it happen */
 } sc__tr_event;
 
 typedef void (*sc__tr_subscriber)(const sc__tr_event *ev, void *data);
@@ -335,6 +336,10 @@ extern _Thread_local const char *sc__tr_site_pending;
  * agreement, the library's collectives on point-to-point), the
  * application's wrapped calls, or both. */
 enum { SC_TR_WANT_LIB = 1, SC_TR_WANT_APP = 2, SC_TR_WANT_ALL = 3 };
+/* Or'ed into `want`: the subscriber reads the events' time_ns (the trace
+ * recorder). Without a subscriber that does, time_ns is 0 and the stream
+ * reads no clock (record and replay, the hang monitor do not). */
+enum { SC_TR_WANT_TIME = 4 };
 
 /* The number of subscriber slots: a fixed array, so that reporting an
  * event takes no lock and no allocation. */
