@@ -287,7 +287,3 @@ int sc__regular_native_done(safecoll_coll coll, int rc)
     return rc;
 }
 
-int sc__fit_int(MPI_Count count)
-{
-    return count >= INT_MIN && count <= INT_MAX ? (int)count : 0;
-}

@@ -257,13 +257,55 @@ int sc__comm_conditions(MPI_Comm comm, unsigned *conds);
  * where every rank of comm calls it, before anything that reads a setting
  * or returns an error that only some ranks see. */
 int sc__comm_meet(MPI_Comm comm, const char *fn);
-/* Whether comm is the communicator this thread met last with a good
- * verdict, still alive (sc__comm_meet's memo): then 1, with whether it is
- * an intercommunicator, this rank and its (local) size, which MPI cannot
- * change while comm lives; else 0. A call that finds comm here has met it
- * and needs neither MPI_Comm_test_inter, MPI_Comm_rank, MPI_Comm_size nor
- * sc__comm_meet. */
-int sc__comm_met(MPI_Comm comm, int *inter, int *rank, int *size);
+/* A thread's memo of the last SC_MET_N communicators it met with a good
+ * verdict (meet.c), so that the fast path of a regular call pays a few
+ * compares, not an attribute look-up. Several: applications alternate
+ * between a few communicators (a row, a column and the world; bench_nb's
+ * four), and with one entry every call that changed communicator took the
+ * slow path (for an irregular call, the whole pipeline instead of the
+ * quick call). MPI may give a freed communicator's handle to a new one:
+ * every verdict's delete callback bumps the epoch, which makes every memo
+ * stale. Initial-exec TLS: one load, no __tls_get_addr call; inline, since
+ * every safe call asks (issue 31). */
+enum { SC_MET_N = 4 };
+typedef struct sc__met_entry {
+    MPI_Comm comm;
+    unsigned long epoch;
+    int inter, rank, size; /* the communicator's shape, fixed while it lives */
+} sc__met_entry;
+extern atomic_ulong sc__meet_epoch;
+extern _Thread_local sc__met_entry sc__met[SC_MET_N] SC_TLS_IE;
+
+/* comm's entry in this thread's memo, or NULL. */
+static inline const sc__met_entry *sc__met_find(MPI_Comm comm)
+{
+    const unsigned long epoch = atomic_load_explicit(&sc__meet_epoch, memory_order_relaxed);
+
+    if (comm == MPI_COMM_NULL)
+        return NULL;
+    for (int i = 0; i < SC_MET_N; i++)
+        if (sc__met[i].comm == comm && sc__met[i].epoch == epoch)
+            return &sc__met[i];
+    return NULL;
+}
+
+/* Whether comm is among the communicators this thread met last with a
+ * good verdict, still alive (sc__comm_meet's memo): then 1, with whether
+ * it is an intercommunicator, this rank and its (local) size, which MPI
+ * cannot change while comm lives; else 0. A call that finds comm here has
+ * met it and needs neither MPI_Comm_test_inter, MPI_Comm_rank,
+ * MPI_Comm_size nor sc__comm_meet. */
+static inline int sc__comm_met(MPI_Comm comm, int *inter, int *rank, int *size)
+{
+    const sc__met_entry *e = sc__met_find(comm);
+
+    if (e == NULL)
+        return 0;
+    *inter = e->inter;
+    *rank = e->rank;
+    *size = e->size;
+    return 1;
+}
 
 /* Describing a call (call.c, view.c). */
 
@@ -345,7 +387,10 @@ int sc__regular_native_done(safecoll_coll coll, int rc);
 
 /* A count that is not significant on this rank, passed to the native int
  * call: as is when it fits in int, else 0. */
-int sc__fit_int(MPI_Count count);
+static inline int sc__fit_int(MPI_Count count)
+{
+    return count >= INT_MIN && count <= INT_MAX ? (int)count : 0;
+}
 /* The per-rank scalar side: checks count, datatype and buffer with
  * sc__side_check (in_place: one of SC_IN_PLACE_*), errors noted in the
  * call. MPI_IN_PLACE where SC_IN_PLACE_OK allows it sets call->in_place

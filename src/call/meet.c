@@ -191,25 +191,9 @@ struct meet_verdict {
     char msg[480];
 };
 
-/* A thread's memo of the last MET_N communicators it met with a good
- * verdict, so that the fast path of a regular call pays a few compares,
- * not an attribute look-up. Several: applications alternate between a
- * few communicators (a row, a column and the world; bench_nb's four),
- * and with one entry every call that changed communicator took the slow
- * path (for an irregular call, the whole pipeline instead of the quick
- * call). MPI may give a freed communicator's handle to a new one: every
- * verdict's delete callback bumps the epoch, which makes every memo
- * stale. Initial-exec TLS: one load, no __tls_get_addr call. */
-enum { MET_N = 4 };
-static atomic_ulong meet_epoch = 1;
-/* Each entry's communicator's shape, which never changes while it lives:
- * a call that finds comm in the memo asks MPI nothing (sc__comm_met). */
-struct met_entry {
-    MPI_Comm comm;
-    unsigned long epoch;
-    int inter, rank, size;
-};
-static _Thread_local struct met_entry met[MET_N] SC_TLS_IE;
+/* The memo of the communicators this thread met (call.h, sc__comm_met). */
+atomic_ulong sc__meet_epoch = 1;
+_Thread_local sc__met_entry sc__met[SC_MET_N] SC_TLS_IE;
 static _Thread_local unsigned met_next SC_TLS_IE;
 
 static int free_verdict(MPI_Comm comm, int key, void *value, void *extra)
@@ -217,7 +201,7 @@ static int free_verdict(MPI_Comm comm, int key, void *value, void *extra)
     (void)comm;
     (void)key;
     (void)extra;
-    atomic_fetch_add_explicit(&meet_epoch, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&sc__meet_epoch, 1, memory_order_relaxed);
     free(value);
     return MPI_SUCCESS;
 }
@@ -443,38 +427,13 @@ static int meet(MPI_Comm comm, struct meet_verdict *v)
     return rc;
 }
 
-/* comm's entry in this thread's memo, or NULL. */
-static inline const struct met_entry *met_find(MPI_Comm comm)
-{
-    const unsigned long epoch = atomic_load_explicit(&meet_epoch, memory_order_relaxed);
-
-    if (comm == MPI_COMM_NULL)
-        return NULL;
-    for (int i = 0; i < MET_N; i++)
-        if (met[i].comm == comm && met[i].epoch == epoch)
-            return &met[i];
-    return NULL;
-}
-
-int sc__comm_met(MPI_Comm comm, int *inter, int *rank, int *size)
-{
-    const struct met_entry *e = met_find(comm);
-
-    if (e == NULL)
-        return 0;
-    *inter = e->inter;
-    *rank = e->rank;
-    *size = e->size;
-    return 1;
-}
-
 int sc__comm_meet(MPI_Comm comm, const char *fn)
 {
     struct meet_verdict *v;
     void *value;
     int found, rc;
 
-    if (met_find(comm) != NULL)
+    if (sc__met_find(comm) != NULL)
         return MPI_SUCCESS;
     pthread_once(&keyval_once, create_keyval);
     if (keyval_rc != MPI_SUCCESS)
@@ -499,13 +458,13 @@ int sc__comm_meet(MPI_Comm comm, const char *fn)
         }
     }
     if (v->rc == MPI_SUCCESS) {
-        /* The oldest entry makes room (comm is in none: met_find). */
-        struct met_entry *e = &met[met_next++ % MET_N];
+        /* The oldest entry makes room (comm is in none: sc__met_find). */
+        sc__met_entry *e = &sc__met[met_next++ % SC_MET_N];
         e->inter = v->inter;
         e->rank = v->rank;
         e->size = v->size;
         e->comm = comm;
-        e->epoch = atomic_load_explicit(&meet_epoch, memory_order_relaxed);
+        e->epoch = atomic_load_explicit(&sc__meet_epoch, memory_order_relaxed);
         return MPI_SUCCESS;
     }
     if (v->own)

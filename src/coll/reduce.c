@@ -170,6 +170,46 @@ static int check(const red_args *a, int rank, int size, int inter, MPI_Count *to
     return named_check(a, rank, &recv, SC_SIDE_TYPE_KNOWN, mine_name, sizeof mine_name);
 }
 
+/* The common call's checks (issue 31), inline: one count for every rank
+ * (not reduce_scatter's array), an op, a predefined datatype of the memo,
+ * a root in range, the whole input within int elements, and buffers as
+ * check() accepts them without a message: the receive buffer never
+ * MPI_IN_PLACE and not NULL where it is significant and holds data, the
+ * input MPI_IN_PLACE only where check() allows it, else not NULL when it
+ * holds data. Fills what check() would (*total, *most, *type_size) and
+ * returns 1; anything else, errors included, returns 0 and takes check(),
+ * which finds the same values or says what is wrong. A subset of check():
+ * every call it lets through, check() passes with the same values (the
+ * whole input fits int elements of at most a few bytes, so no size
+ * overflows). */
+static inline __attribute__((always_inline)) int plain(const red_args *a, unsigned facts,
+                                                       int rank, int size, MPI_Count *total,
+                                                       MPI_Count *most, MPI_Count *type_size)
+{
+    const int rooted = (facts & SC_RED_ROOTED) != 0, scatters = (facts & SC_RED_SCATTERS) != 0;
+    MPI_Count n = a->count, tsize;
+    MPI_Aint extent;
+    int recv_sig;
+
+    if ((facts & SC_RED_COUNTS) || a->op == MPI_OP_NULL || a->count < 0 ||
+        a->count > (scatters ? INT_MAX / size : INT_MAX) || a->recvbuf == MPI_IN_PLACE ||
+        !sc__type_predefined(a->type, &tsize, &extent))
+        return 0;
+    if (scatters)
+        n = a->count * size;
+    recv_sig = !(rooted && rank != a->root) && !((facts & SC_RED_BELOW) && rank == 0);
+    if (a->sendbuf == MPI_IN_PLACE ? rooted && rank != a->root
+                                   : a->sendbuf == NULL && n > 0 && tsize > 0)
+        return 0;
+    if (recv_sig && a->recvbuf == NULL && a->count > 0 && tsize > 0)
+        return 0;
+    *total = n;
+    if (scatters)
+        *most = a->count;
+    *type_size = tsize;
+    return 1;
+}
+
 /* The int copy of a _c call's recvcounts, which fit (the trigger says
  * so): small when P <= 64, else allocated (freed with free_counts). */
 static int *int_counts(const red_args *a, int size, int small[64])
@@ -450,6 +490,7 @@ static SC_COLD int intercomm(const red_args *a)
 static int reduction(const red_args *a)
 {
     MPI_Count total = 0, most = 0, size_x, per_msg, msgs;
+    const unsigned facts = sc__red_facts(a->kind);
     int rank, size, inter, rc, trig;
 
     /* The common call: comm is an intracommunicator this thread met lately
@@ -481,9 +522,11 @@ static int reduction(const red_args *a)
         MPI_Comm_rank(a->comm, &rank);
         MPI_Comm_size(a->comm, &size);
     }
-    if ((sc__red_facts(a->kind) & SC_RED_ROOTED) && (a->root < 0 || a->root >= size))
+    if ((facts & SC_RED_ROOTED) && (a->root < 0 || a->root >= size))
         rc = sc__error(MPI_ERR_ROOT, "%s: root %d is not a rank of a communicator of size %d",
                        a->fn, a->root, size);
+    else if (plain(a, facts, rank, size, &total, &most, &size_x))
+        rc = MPI_SUCCESS;
     else
         rc = check(a, rank, size, 0, &total, &most, &size_x);
     if (SC_CHECK_ON())
@@ -502,7 +545,7 @@ static int reduction(const red_args *a)
      * largest, and ceil(sum / largest) of them make at least the global
      * buffer, so the trigger errs on the safe side and the pipeline, which
      * compares the exact sum, decides. */
-    if (sc__red_facts(a->kind) & SC_RED_SCATTERS) {
+    if (facts & SC_RED_SCATTERS) {
         per_msg = most * size_x;
         msgs = most > 0 ? (total + most - 1) / most : 0;
     } else {

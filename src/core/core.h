@@ -255,8 +255,20 @@ int sc__type_count(MPI_Count count, MPI_Datatype type, MPI_Datatype *out);
 
 /* Send or receive `count` elements of `type` whatever its size: as is when it
  * fits in int, else as one element of sc__type_count. Fills *n and *t and
- * sets *owned when *t must be freed. */
-int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, int *owned);
+ * sets *owned when *t must be freed. The common count, within the int
+ * limit, is inline (every native call of a regular collective asks). */
+int sc__type_fit_slow(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, int *owned);
+static inline int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t,
+                               int *owned)
+{
+    if (count <= sc__config_int_limit()) {
+        *n = (int)count;
+        *t = type;
+        *owned = 0;
+        return MPI_SUCCESS;
+    }
+    return sc__type_fit_slow(count, type, n, t, owned);
+}
 
 /* Whether type is a predefined (named) datatype; 0 for an invalid one. */
 int sc__type_is_named(MPI_Datatype type);

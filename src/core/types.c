@@ -48,16 +48,10 @@ int sc__type_count(MPI_Count count, MPI_Datatype type, MPI_Datatype *out)
     return MPI_Type_commit(out);
 }
 
-int sc__type_fit(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, int *owned)
+int sc__type_fit_slow(MPI_Count count, MPI_Datatype type, int *n, MPI_Datatype *t, int *owned)
 {
     int rc;
 
-    if (count <= sc__config_int_limit()) {
-        *n = (int)count;
-        *t = type;
-        *owned = 0;
-        return MPI_SUCCESS;
-    }
     if ((rc = sc__type_count(count, type, t)) != MPI_SUCCESS)
         return rc;
     *n = 1;
