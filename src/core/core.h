@@ -214,7 +214,45 @@ void sc__sleep(double seconds);
  * record routed the call. */
 enum { SC_TRIG_D = 1, SC_TRIG_G = 2, SC_TRIG_X = 4, SC_TRIG_PERF = 8 };
 
-void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error);
+/* The counters of one collective in a thread's tally (stats.c): calls,
+ * errors, the detectors D, G and X, performance routes, then one per
+ * strategy. */
+enum {
+    SC_STATS_CALLS, SC_STATS_ERRORS, SC_STATS_D, SC_STATS_G, SC_STATS_X, SC_STATS_PERF,
+    SC_STATS_STRATEGY, /* then one per strategy */
+    SC_STATS_NFIELD = SC_STATS_STRATEGY + SAFECOLL_NSTRATEGY
+};
+typedef atomic_ullong sc__stats_row[SC_STATS_NFIELD];
+/* This thread's rows, one per collective, once it counted a call (else
+ * NULL); only the owner writes them. */
+extern _Thread_local sc__stats_row *sc__stats_mine SC_TLS_IE;
+void sc__stats_count_slow(safecoll_coll coll, safecoll_strategy strategy, int triggers,
+                          int error);
+
+/* Counts a call: the common one, untriggered on a thread whose tally is
+ * made, is two plain increments inline (every safe call counts itself,
+ * issue 31); the rest is stats.c's. */
+static inline void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggers,
+                                   int error)
+{
+    sc__stats_row *rows = sc__stats_mine;
+
+    if (rows != NULL && triggers == 0 && coll >= 0 && coll < SAFECOLL_NCOLL) {
+        atomic_ullong *v = rows[coll];
+        const int f = error ? SC_STATS_ERRORS
+                      : strategy > SAFECOLL_STRATEGY_AUTO && strategy < SAFECOLL_NSTRATEGY
+                          ? SC_STATS_STRATEGY + (int)strategy
+                          : -1;
+        atomic_store_explicit(&v[SC_STATS_CALLS],
+                              atomic_load_explicit(&v[SC_STATS_CALLS], memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        if (f >= 0)
+            atomic_store_explicit(&v[f], atomic_load_explicit(&v[f], memory_order_relaxed) + 1,
+                                  memory_order_relaxed);
+        return;
+    }
+    sc__stats_count_slow(coll, strategy, triggers, error);
+}
 
 /* The conditions performance records are measured under (issue 14): some
  * node holds more ranks of the communicator than cores available to them,

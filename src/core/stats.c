@@ -31,15 +31,16 @@ _Static_assert(SAFECOLL_NSTRATEGY <= SAFECOLL_STRATEGY_CAP,
                "safecoll_stats.by_strategy holds every strategy: raise SAFECOLL_STRATEGY_CAP "
                "(an ABI change)");
 
-/* The fields of safecoll_stats, in its order. */
+/* The fields of safecoll_stats, in its order (core.h). */
 enum {
-    F_CALLS, F_ERRORS, F_D, F_G, F_X, F_PERF,
-    F_STRATEGY, /* then one per strategy */
-    NFIELD = F_STRATEGY + SAFECOLL_NSTRATEGY
+    F_CALLS = SC_STATS_CALLS, F_ERRORS = SC_STATS_ERRORS, F_D = SC_STATS_D, F_G = SC_STATS_G,
+    F_X = SC_STATS_X, F_PERF = SC_STATS_PERF, F_STRATEGY = SC_STATS_STRATEGY,
+    NFIELD = SC_STATS_NFIELD
 };
 
+/* v first: a thread's sc__stats_mine is its tally's v. */
 typedef struct tally {
-    atomic_ullong v[SAFECOLL_NCOLL][NFIELD];
+    sc__stats_row v[SAFECOLL_NCOLL];
     struct tally *next;
 } tally;
 
@@ -50,9 +51,10 @@ static unsigned long long retired[SAFECOLL_NCOLL][NFIELD], base[SAFECOLL_NCOLL][
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static int key_ok;
-/* Initial-exec (core.h): a load at a fixed offset from the thread
+/* This thread's tally, as its rows (core.h; the tally is the struct they
+ * begin). Initial-exec (core.h): a load at a fixed offset from the thread
  * pointer, not a call to __tls_get_addr. */
-static _Thread_local tally *mine SC_TLS_IE;
+_Thread_local sc__stats_row *sc__stats_mine SC_TLS_IE;
 
 static void unlink_live(tally *t)
 {
@@ -69,7 +71,7 @@ static void retire(void *arg)
     tally *t = arg;
 
     /* A later destructor that counts a call makes a new tally. */
-    mine = NULL;
+    sc__stats_mine = NULL;
     pthread_mutex_lock(&lock);
     for (int c = 0; c < SAFECOLL_NCOLL; c++)
         for (int f = 0; f < NFIELD; f++) {
@@ -92,8 +94,8 @@ static tally *own(void)
 {
     tally *t;
 
-    if (mine != NULL)
-        return mine;
+    if (sc__stats_mine != NULL)
+        return (tally *)(void *)sc__stats_mine;
     pthread_once(&key_once, make_key);
     if (!key_ok)
         return &fallback;
@@ -113,7 +115,8 @@ static tally *own(void)
     t->next = live;
     live = t;
     pthread_mutex_unlock(&lock);
-    return mine = t;
+    sc__stats_mine = t->v;
+    return t;
 }
 
 static void bump(tally *t, int c, int f)
@@ -127,36 +130,9 @@ static void bump(tally *t, int c, int f)
                               memory_order_relaxed);
 }
 
-/* One more in a field of this thread's own tally (never the fallback). */
-static inline void bump_own(atomic_ullong *p)
-{
-    atomic_store_explicit(p, atomic_load_explicit(p, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
-
-static void count_slow(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error)
-    __attribute__((noinline));
-
-void sc__stats_count(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error)
-{
-    tally *t = mine;
-
-    /* The common call, untriggered on a thread whose tally is made: two
-     * plain increments (the rest apart, so that this path saves no
-     * registers). */
-    if (t != NULL && triggers == 0 && coll >= 0 && coll < SAFECOLL_NCOLL) {
-        atomic_ullong *v = t->v[coll];
-        bump_own(&v[F_CALLS]);
-        if (error)
-            bump_own(&v[F_ERRORS]);
-        else if (strategy > SAFECOLL_STRATEGY_AUTO && strategy < SAFECOLL_NSTRATEGY)
-            bump_own(&v[F_STRATEGY + strategy]);
-        return;
-    }
-    count_slow(coll, strategy, triggers, error);
-}
-
-static void count_slow(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error)
+/* The rest of sc__stats_count (core.h): a triggered call's detectors, a
+ * thread's first call, the fallback tally. */
+void sc__stats_count_slow(safecoll_coll coll, safecoll_strategy strategy, int triggers, int error)
 {
     tally *t;
 
