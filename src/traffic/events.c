@@ -49,17 +49,19 @@ typedef struct slot {
     atomic_uint want;
 } slot;
 
-_Thread_local const char *sc__tr_site_pending;
+_Thread_local const char *sc__tr_site_pending SC_TLS_IE;
 
 /* Whether a subscriber reads the events' times (SC_TR_WANT_TIME). */
 static atomic_int want_time;
 
-/* The time of an event: 0 unless a subscriber reads it. */
-static int64_t now_ns(void)
+/* The time of an event: 0 unless a subscriber reads it and the event is
+ * a send's post or a receive's completion (traffic.h, time_ns): dir is
+ * the event's, timed the direction that is timed at this event. */
+static int64_t now_ns(sc__tr_dir dir, sc__tr_dir timed)
 {
     struct timespec t;
 
-    if (!atomic_load_explicit(&want_time, memory_order_relaxed))
+    if (dir != timed || !atomic_load_explicit(&want_time, memory_order_relaxed))
         return 0;
     clock_gettime(CLOCK_REALTIME, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
@@ -79,12 +81,15 @@ static const char *take_site(int app)
 static slot subs[SC_TR_NSUB];
 static pthread_mutex_t subs_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_ullong next_seq;
+/* One past the highest slot in use: an event looks at no slot above. */
+static atomic_int nslots;
 
 static void emit(const sc__tr_event *ev)
 {
     const unsigned bit = ev->app ? SC_TR_WANT_APP : SC_TR_WANT_LIB;
+    const int n = atomic_load_explicit(&nslots, memory_order_acquire);
 
-    for (int i = 0; i < SC_TR_NSUB; i++) {
+    for (int i = 0; i < n; i++) {
         sc__tr_subscriber fn;
         if (!(atomic_load_explicit(&subs[i].want, memory_order_acquire) & bit))
             continue;
@@ -100,9 +105,16 @@ static void forget_kind(int app);
 static void set_bits(void)
 {
     unsigned all = 0;
+    int n = 0;
 
-    for (int i = 0; i < SC_TR_NSUB; i++)
+    for (int i = 0; i < SC_TR_NSUB; i++) {
         all |= atomic_load(&subs[i].want);
+        if (atomic_load(&subs[i].want) != 0)
+            n = i + 1;
+    }
+    /* After the slot's own stores: an event that sees the new bound sees
+     * the slot's subscriber. */
+    atomic_store_explicit(&nslots, n, memory_order_release);
     atomic_store(&want_time, (all & SC_TR_WANT_TIME) != 0);
     for (int app = 0; app < 2; app++) {
         const unsigned want = app ? SC_TR_WANT_APP : SC_TR_WANT_LIB;
@@ -304,7 +316,7 @@ static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int pe
     e->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed) + 1;
     e->note = a->note;
     e->site = a->site;
-    e->time_ns = now_ns();
+    e->time_ns = now_ns(dir, SC_TR_SEND);
 }
 
 /* The completion of the posted e with status st (NULL: a blocking send),
@@ -312,7 +324,7 @@ static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int pe
 static void completed(sc__tr_event e, const MPI_Status *st, const void *site)
 {
     e.kind = SC_TR_COMPLETED;
-    e.time_ns = now_ns();
+    e.time_ns = now_ns(e.dir, SC_TR_RECV);
     e.status = st;
     e.done_site = site;
     if (e.dir == SC_TR_RECV && st != NULL) {
@@ -627,7 +639,7 @@ int sc__tr_app_startall(int n, MPI_Request reqs[], const void *site, uint32_t no
         e.site = site;
         e.done_site = NULL;
         e.status = NULL;
-        e.time_ns = now_ns();
+        e.time_ns = now_ns(e.dir, SC_TR_SEND);
         emit(&e);
         follow(&e, 1);
     }
@@ -649,7 +661,7 @@ int sc__tr_request_free_at(MPI_Request *req, int app, const void *site)
         e.kind = SC_TR_FREED;
         e.status = NULL;
         e.done_site = site;
-        e.time_ns = now_ns();
+        e.time_ns = 0;
         emit(&e);
     }
     return rc;
