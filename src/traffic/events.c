@@ -244,6 +244,31 @@ static void follow(const sc__tr_event *ev, int active)
     pthread_mutex_unlock(&table_lock);
 }
 
+/* Follows ev->req from now on when the table does not hold its handle
+ * (1); else changes nothing (0). Out of memory, 1: not followed, as in
+ * follow. One pass under the lock for the common receive, whose handle is
+ * new. */
+static int follow_new(const sc__tr_event *ev, int active)
+{
+    int done = 1;
+    size_t i;
+
+    pthread_mutex_lock(&table_lock);
+    if (2 * (nents + 1) <= capents || grow()) {
+        i = find(ev->req);
+        if (ents[i].req == MPI_REQUEST_NULL) {
+            nents++;
+            ents[i].req = ev->req;
+            ents[i].active = active;
+            ents[i].ev = *ev;
+        } else {
+            done = 0;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return done;
+}
+
 /* What the stream knows of req. how: 0 look only; 1 take it out, or, for
  * a persistent request, mark it inactive (a completion); 2 take it out
  * whatever it is (a free). Returns 1 with *ev and *active when found. */
@@ -297,8 +322,11 @@ static MPI_Count status_bytes(const MPI_Status *st)
 static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int persistent)
 {
     MPI_Count size = 0;
+    MPI_Aint extent;
 
-    if (a->count > 0 && MPI_Type_size_x(a->type, &size) != MPI_SUCCESS)
+    /* The common predefined types' sizes from core's memo, without MPI. */
+    if (a->count > 0 && !sc__type_predefined(a->type, &size, &extent) &&
+        MPI_Type_size_x(a->type, &size) != MPI_SUCCESS)
         size = 0;
     memset(e, 0, sizeof *e);
     e->kind = SC_TR_POSTED;
@@ -446,6 +474,10 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
         return rc;
     }
     emit(&e);
+    /* A receive whose handle is new is followed at once; one the table
+     * holds already is asked of MPI first (done_at_post). */
+    if (dir == SC_TR_RECV && e.req != MPI_REQUEST_NULL && follow_new(&e, 1))
+        return rc;
     if (done_at_post(&e, dir, a->site))
         return rc;
     follow(&e, 1);
