@@ -9,6 +9,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "replay.h"
 #include "trace.h"
 
 uint32_t sc__tc_crc_concat(uint32_t crc_a, uint32_t crc_b, int64_t len_b)
@@ -28,12 +29,14 @@ enum { SUM_K = 0x9e3779b1u };
     do {                                                                                       \
         const T *x = (const T *)buf;                                                           \
         for (size_t i = 0; i < k; i++)                                                         \
-            h += (2 * (uint32_t)i + 1) * ((uint32_t)x[i] << (SHIFT));                          \
+            h += (2 * (uint32_t)(i0 + i) + 1) * ((uint32_t)x[i] << (SHIFT));                   \
     } while (0)
 
-uint32_t sc__tc_sum_hash(const void *buf, size_t n, int elem)
+/* The sum over the k elements at buf, of the numbers i0 .. i0 + k - 1, of
+ * w(i) / K times the element: the hash of a payload is the sum of its
+ * pieces' (each piece starting where the previous one ended), times K. */
+static uint32_t sum_from(const void *buf, size_t k, int elem, size_t i0)
 {
-    size_t k = elem > 0 ? n / (size_t)elem : 0;
     uint32_t h = 0;
 
     /* The element types read are those of the buffer (a predefined integer
@@ -54,7 +57,34 @@ uint32_t sc__tc_sum_hash(const void *buf, size_t n, int elem)
     default:
         break;
     }
-    return h * SUM_K;
+    return h;
+}
+
+uint32_t sc__tc_sum_hash(const void *buf, size_t n, int elem)
+{
+    return elem > 0 ? sum_from(buf, n / (size_t)elem, elem, 0) * SUM_K : 0;
+}
+
+/* The piece of sc__tc_crc_sum: small enough that the additive hash reads
+ * it from the first-level cache the CRC has just read it into, a multiple
+ * of every element size. */
+enum { PIECE = 8 * 1024 };
+
+uint32_t sc__tc_crc_sum(const void *buf, size_t n, int elem, uint32_t *sumh)
+{
+    const unsigned char *p = buf;
+    uint32_t crc = 0, h = 0;
+
+    /* Every piece but the last holds whole elements; the last one's
+     * partial element, if any, is the one sc__tc_sum_hash leaves out. */
+    for (size_t at = 0; at < n; at += PIECE) {
+        const size_t m = n - at < PIECE ? n - at : PIECE;
+        crc = sc__rp_crc(crc, p + at, m);
+        if (elem > 0)
+            h += sum_from(p + at, m / (size_t)elem, elem, at / (size_t)elem);
+    }
+    *sumh = h * SUM_K;
+    return crc;
 }
 
 uint32_t sc__tc_ends_mix(uint64_t head, uint64_t tail, uint64_t n)

@@ -89,17 +89,12 @@ static size_t pc_slot(const void *pc, size_t cap)
     return (size_t)(v >> 20) & (cap - 1);
 }
 
-static uint32_t site_id(const void *pc, int is_text)
+/* The id of a site seen for the first time (site_id). */
+static __attribute__((noinline)) uint32_t site_new(const void *pc, int is_text)
 {
     char text[512];
     uint32_t id;
 
-    if (pc == NULL)
-        return 0;
-    if (capsites > 0)
-        for (size_t i = pc_slot(pc, capsites); sites[i].pc != NULL; i = (i + 1) & (capsites - 1))
-            if (sites[i].pc == pc)
-                return sites[i].id;
     if (2 * (nsites + 1) > capsites) {
         size_t cap = capsites ? 2 * capsites : 64;
         site_ent *t = calloc(cap, sizeof *t);
@@ -132,6 +127,19 @@ static uint32_t site_id(const void *pc, int is_text)
     return id;
 }
 
+/* The id of a call site (lock held): a lookup, but for a site's first
+ * event, which names it to the writer. */
+static inline uint32_t site_id(const void *pc, int is_text)
+{
+    if (pc == NULL)
+        return 0;
+    if (capsites > 0)
+        for (size_t i = pc_slot(pc, capsites); sites[i].pc != NULL; i = (i + 1) & (capsites - 1))
+            if (sites[i].pc == pc)
+                return sites[i].id;
+    return site_new(pc, is_text);
+}
+
 /* ------------------------------------------------------------ communicators */
 
 /* What the recorder keeps of a communicator (an attribute): its stable id
@@ -143,11 +151,26 @@ typedef struct comm_info {
     int world[];
 } comm_info;
 
+/* The last communicator other than MPI_COMM_WORLD that comm_of answered
+ * (lock held): one compare instead of MPI_Comm_get_attr per message. The
+ * attribute's delete callback forgets it, so a freed handle that MPI
+ * gives again to another communicator is never taken for the old one. */
+static MPI_Comm last_comm = MPI_COMM_NULL;
+static comm_info *last_info;
+
 static int comm_info_free(MPI_Comm comm, int key, void *value, void *extra)
 {
     (void)comm;
     (void)key;
     (void)extra;
+    /* Never called with the lock held: comm_of sets the attribute only
+     * where it has none, and the recorder frees no communicator. */
+    pthread_mutex_lock(&lock);
+    if (last_info == value) {
+        last_comm = MPI_COMM_NULL;
+        last_info = NULL;
+    }
+    pthread_mutex_unlock(&lock);
     free(value);
     return MPI_SUCCESS;
 }
@@ -201,12 +224,17 @@ static const comm_info *comm_of(MPI_Comm comm)
 
     if (comm == MPI_COMM_WORLD || comm == MPI_COMM_NULL)
         return &world_info;
+    if (comm == last_comm)
+        return last_info;
     if (comm_key == MPI_KEYVAL_INVALID &&
         MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_info_free, &comm_key, NULL) !=
             MPI_SUCCESS)
         return NULL;
-    if (MPI_Comm_get_attr(comm, comm_key, &ci, &flag) == MPI_SUCCESS && flag)
+    if (MPI_Comm_get_attr(comm, comm_key, &ci, &flag) == MPI_SUCCESS && flag) {
+        last_comm = comm;
+        last_info = ci;
         return ci;
+    }
     MPI_Comm_test_inter(comm, &inter);
     if (inter)
         MPI_Comm_remote_group(comm, &g);
@@ -237,6 +265,8 @@ static const comm_info *comm_of(MPI_Comm comm)
         free(ci);
         return NULL;
     }
+    last_comm = comm;
+    last_info = ci;
     return ci;
 }
 
@@ -361,11 +391,13 @@ typedef struct type_facts {
     MPI_Datatype type;
     uint32_t h;
     uint8_t elem;
+    uint8_t flat; /* sc__rp_type_flat: its payload is the buffer's bytes */
 } type_facts;
 static type_facts predef[NPREDEF];
 static int npredef;
 
-static void facts_of(MPI_Datatype type, sc__tc_rec *r)
+/* Sets r's dtype and elem; returns whether type is flat. */
+static int facts_of(MPI_Datatype type, sc__tc_rec *r)
 {
     type_facts f;
     sig s;
@@ -379,14 +411,16 @@ static void facts_of(MPI_Datatype type, sc__tc_rec *r)
             }
             r->dtype = predef[0].h;
             r->elem = predef[0].elem;
-            return;
+            return predef[0].flat;
         }
     s = sig_of(type, 0);
-    f = (type_facts){type, (uint32_t)(s.h ^ (s.h >> 32)), (uint8_t)int_elem(type)};
+    f = (type_facts){type, (uint32_t)(s.h ^ (s.h >> 32)), (uint8_t)int_elem(type),
+                     (uint8_t)(sc__rp_type_flat(type) != 0)};
     if (npredef < NPREDEF && sc__type_is_named(type))
         predef[npredef++] = f;
     r->dtype = f.h;
     r->elem = f.elem;
+    return f.flat;
 }
 
 /* ------------------------------------------------------------ payloads */
@@ -417,22 +451,29 @@ static void hash_piece(void *ctx, const void *p, size_t n)
     h->n += n;
 }
 
-/* Fills r's crc, ends and sumh from `bytes` bytes of type at buf. */
-static int hash_payload(sc__tc_rec *r, const void *buf, MPI_Datatype type, int64_t bytes)
+/* Fills r's crc, ends and sumh from `bytes` bytes of type at buf (flat:
+ * sc__rp_type_flat(type), from facts_of). */
+static int hash_payload(sc__tc_rec *r, const void *buf, MPI_Datatype type, int flat,
+                        int64_t bytes)
 {
-    hashes h = {0};
+    hashes h;
     uint64_t head = 0, tail = 0;
     int rc;
 
     if (bytes <= 0)
         return MPI_SUCCESS;
-    if (sc__rp_type_flat(type)) {
-        r->crc = sc__rp_crc(0, buf, (size_t)bytes);
-        r->ends = sc__tc_ends_hash(buf, (size_t)bytes);
+    if (flat) {
+        /* One pass over the bytes: the CRC and the additive hash go
+         * through the payload together, a cache-sized piece at a time
+         * (hash.c), so that a large payload is read from memory once. */
         if (r->elem > 0)
-            r->sumh = sc__tc_sum_hash(buf, (size_t)bytes, r->elem);
+            r->crc = sc__tc_crc_sum(buf, (size_t)bytes, r->elem, &r->sumh);
+        else
+            r->crc = sc__rp_crc(0, buf, (size_t)bytes);
+        r->ends = sc__tc_ends_hash(buf, (size_t)bytes);
         return MPI_SUCCESS;
     }
+    memset(&h, 0, sizeof h);
     if ((rc = sc__rp_payload_walk(buf, type, bytes, hash_piece, &h)) != MPI_SUCCESS)
         return rc;
     r->crc = h.crc;
@@ -575,34 +616,27 @@ static void at_exit(void)
 static void add(sc__tc_rec *r, int64_t t, const void *buf, MPI_Datatype type, const void *pc,
                 int is_text)
 {
-    int rc;
+    int rc, flat;
 
-    if (!open_file())
+    if (state != 1 && !open_file())
         return;
     r->t_ns = t - origin;
-    facts_of(type, r);
+    flat = facts_of(type, r);
     r->site = site_id(pc, is_text);
-    if ((rc = hash_payload(r, buf, type, r->bytes)) != MPI_SUCCESS ||
+    if ((rc = hash_payload(r, buf, type, flat, r->bytes)) != MPI_SUCCESS ||
         (rc = sc__tc_writer_add(w, r)) != MPI_SUCCESS) {
         say(rc);
         close_file();
     }
 }
 
-/* The subscriber: sends when posted, receives when completed. */
-static void on_event(const sc__tr_event *ev, void *data)
+/* Records the event ev (on_event's). */
+static __attribute__((noinline)) void record(const sc__tr_event *ev)
 {
     const comm_info *ci;
     sc__tc_rec r;
-    int peer = ev->peer;
+    const int peer = ev->peer;
 
-    (void)data;
-    if (!atomic_load_explicit(&on, memory_order_relaxed))
-        return;
-    if (ev->dir == SC_TR_SEND ? ev->kind != SC_TR_POSTED : ev->kind != SC_TR_COMPLETED)
-        return;
-    if (peer < 0) /* MPI_PROC_NULL, or a receive that matched none */
-        return;
     memset(&r, 0, sizeof r);
     r.kind = ev->dir == SC_TR_SEND ? SC_TC_SEND : SC_TC_RECV;
     r.flags = ev->app ? 0 : SC_TC_FLAG_LIBRARY;
@@ -618,6 +652,21 @@ static void on_event(const sc__tr_event *ev, void *data)
             add(&r, ev->time_ns, ev->buf, ev->type, ev->app ? ev->site : NULL, 0);
     }
     pthread_mutex_unlock(&lock);
+}
+
+/* The subscriber: sends when posted, receives when completed. The other
+ * half of the events (and all of them outside a region) go back at once,
+ * without the frame of record(). */
+static void on_event(const sc__tr_event *ev, void *data)
+{
+    (void)data;
+    if (!atomic_load_explicit(&on, memory_order_relaxed))
+        return;
+    if (ev->dir == SC_TR_SEND ? ev->kind != SC_TR_POSTED : ev->kind != SC_TR_COMPLETED)
+        return;
+    if (ev->peer < 0) /* MPI_PROC_NULL, or a receive that matched none */
+        return;
+    record(ev);
 }
 
 __attribute__((constructor)) static void trace_init(void)

@@ -95,6 +95,9 @@ uint32_t sc__tc_crc_concat(uint32_t crc_a, uint32_t crc_b, int64_t len_b);
  * weight. Element-wise sums that wrap (MPI_SUM on integer types) map to
  * sums of hashes: h(a + b) = h(a) + h(b). */
 uint32_t sc__tc_sum_hash(const void *buf, size_t n, int elem);
+/* The CRC-32 of n bytes (sc__rp_crc from 0) and, into *sumh, their
+ * sc__tc_sum_hash, in one pass over the bytes. */
+uint32_t sc__tc_crc_sum(const void *buf, size_t n, int elem, uint32_t *sumh);
 
 /* A hash of the first and last (up to) 8 bytes of n bytes and of n: with
  * the CRC-32, a 64-bit key for equal payloads, so that the CRC-32

@@ -49,17 +49,19 @@ typedef struct slot {
     atomic_uint want;
 } slot;
 
-_Thread_local const char *sc__tr_site_pending;
+_Thread_local const char *sc__tr_site_pending SC_TLS_IE;
 
 /* Whether a subscriber reads the events' times (SC_TR_WANT_TIME). */
 static atomic_int want_time;
 
-/* The time of an event: 0 unless a subscriber reads it. */
-static int64_t now_ns(void)
+/* The time of an event: 0 unless a subscriber reads it and the event is
+ * a send's post or a receive's completion (traffic.h, time_ns): dir is
+ * the event's, timed the direction that is timed at this event. */
+static int64_t now_ns(sc__tr_dir dir, sc__tr_dir timed)
 {
     struct timespec t;
 
-    if (!atomic_load_explicit(&want_time, memory_order_relaxed))
+    if (dir != timed || !atomic_load_explicit(&want_time, memory_order_relaxed))
         return 0;
     clock_gettime(CLOCK_REALTIME, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
@@ -79,12 +81,15 @@ static const char *take_site(int app)
 static slot subs[SC_TR_NSUB];
 static pthread_mutex_t subs_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_ullong next_seq;
+/* One past the highest slot in use: an event looks at no slot above. */
+static atomic_int nslots;
 
 static void emit(const sc__tr_event *ev)
 {
     const unsigned bit = ev->app ? SC_TR_WANT_APP : SC_TR_WANT_LIB;
+    const int n = atomic_load_explicit(&nslots, memory_order_acquire);
 
-    for (int i = 0; i < SC_TR_NSUB; i++) {
+    for (int i = 0; i < n; i++) {
         sc__tr_subscriber fn;
         if (!(atomic_load_explicit(&subs[i].want, memory_order_acquire) & bit))
             continue;
@@ -100,9 +105,16 @@ static void forget_kind(int app);
 static void set_bits(void)
 {
     unsigned all = 0;
+    int n = 0;
 
-    for (int i = 0; i < SC_TR_NSUB; i++)
+    for (int i = 0; i < SC_TR_NSUB; i++) {
         all |= atomic_load(&subs[i].want);
+        if (atomic_load(&subs[i].want) != 0)
+            n = i + 1;
+    }
+    /* After the slot's own stores: an event that sees the new bound sees
+     * the slot's subscriber. */
+    atomic_store_explicit(&nslots, n, memory_order_release);
     atomic_store(&want_time, (all & SC_TR_WANT_TIME) != 0);
     for (int app = 0; app < 2; app++) {
         const unsigned want = app ? SC_TR_WANT_APP : SC_TR_WANT_LIB;
@@ -232,6 +244,31 @@ static void follow(const sc__tr_event *ev, int active)
     pthread_mutex_unlock(&table_lock);
 }
 
+/* Follows ev->req from now on when the table does not hold its handle
+ * (1); else changes nothing (0). Out of memory, 1: not followed, as in
+ * follow. One pass under the lock for the common receive, whose handle is
+ * new. */
+static int follow_new(const sc__tr_event *ev, int active)
+{
+    int done = 1;
+    size_t i;
+
+    pthread_mutex_lock(&table_lock);
+    if (2 * (nents + 1) <= capents || grow()) {
+        i = find(ev->req);
+        if (ents[i].req == MPI_REQUEST_NULL) {
+            nents++;
+            ents[i].req = ev->req;
+            ents[i].active = active;
+            ents[i].ev = *ev;
+        } else {
+            done = 0;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return done;
+}
+
 /* What the stream knows of req. how: 0 look only; 1 take it out, or, for
  * a persistent request, mark it inactive (a completion); 2 take it out
  * whatever it is (a free). Returns 1 with *ev and *active when found. */
@@ -285,8 +322,11 @@ static MPI_Count status_bytes(const MPI_Status *st)
 static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int persistent)
 {
     MPI_Count size = 0;
+    MPI_Aint extent;
 
-    if (a->count > 0 && MPI_Type_size_x(a->type, &size) != MPI_SUCCESS)
+    /* The common predefined types' sizes from core's memo, without MPI. */
+    if (a->count > 0 && !sc__type_predefined(a->type, &size, &extent) &&
+        MPI_Type_size_x(a->type, &size) != MPI_SUCCESS)
         size = 0;
     memset(e, 0, sizeof *e);
     e->kind = SC_TR_POSTED;
@@ -304,7 +344,7 @@ static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int pe
     e->seq = atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed) + 1;
     e->note = a->note;
     e->site = a->site;
-    e->time_ns = now_ns();
+    e->time_ns = now_ns(dir, SC_TR_SEND);
 }
 
 /* The completion of the posted e with status st (NULL: a blocking send),
@@ -312,7 +352,7 @@ static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int pe
 static void completed(sc__tr_event e, const MPI_Status *st, const void *site)
 {
     e.kind = SC_TR_COMPLETED;
-    e.time_ns = now_ns();
+    e.time_ns = now_ns(e.dir, SC_TR_RECV);
     e.status = st;
     e.done_site = site;
     if (e.dir == SC_TR_RECV && st != NULL) {
@@ -434,6 +474,10 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
         return rc;
     }
     emit(&e);
+    /* A receive whose handle is new is followed at once; one the table
+     * holds already is asked of MPI first (done_at_post). */
+    if (dir == SC_TR_RECV && e.req != MPI_REQUEST_NULL && follow_new(&e, 1))
+        return rc;
     if (done_at_post(&e, dir, a->site))
         return rc;
     follow(&e, 1);
@@ -627,7 +671,7 @@ int sc__tr_app_startall(int n, MPI_Request reqs[], const void *site, uint32_t no
         e.site = site;
         e.done_site = NULL;
         e.status = NULL;
-        e.time_ns = now_ns();
+        e.time_ns = now_ns(e.dir, SC_TR_SEND);
         emit(&e);
         follow(&e, 1);
     }
@@ -649,7 +693,7 @@ int sc__tr_request_free_at(MPI_Request *req, int app, const void *site)
         e.kind = SC_TR_FREED;
         e.status = NULL;
         e.done_site = site;
-        e.time_ns = now_ns();
+        e.time_ns = 0;
         emit(&e);
     }
     return rc;

@@ -29,9 +29,9 @@ static atomic_llong time_ops[SC_TR_NKIND];
  * to undo a level (the name of the level below, the start time). */
 enum { SAVED = 8 };
 _Thread_local sc__tr_mark sc__tr_here SC_TLS_IE;
-static _Thread_local const char *below[SAVED];
-static _Thread_local int below_kind[SAVED];
-static _Thread_local long long started;
+static _Thread_local const char *below[SAVED] SC_TLS_IE;
+static _Thread_local int below_kind[SAVED] SC_TLS_IE;
+static _Thread_local long long started SC_TLS_IE;
 
 static long long now_ns(void)
 {

@@ -318,10 +318,12 @@ typedef struct sc__tr_event {
     const void *done_site; /* COMPLETED, FREED: the completing call's site (NULL: the library's) */
     const char *site_text; /* the post's source line from the switch header (safecoll_trace_site),
                             * or NULL: then `site` is the only site */
-    int64_t time_ns;       /* CLOCK_REALTIME, ns, when a subscriber asked (SC_TR_WANT_TIME),
-                            * else 0: POSTED before MPI's call that posts (the trace orders
-                            * a send before its receive by it), COMPLETED and FREED when
-                            * the stream saw it happen */
+    int64_t time_ns;       /* CLOCK_REALTIME, ns, of a send's POSTED (taken before MPI's
+                            * call that posts: the trace orders a send before its receive
+                            * by it) and a receive's COMPLETED (when the stream saw it),
+                            * when a subscriber asked (SC_TR_WANT_TIME); else 0, and 0 on
+                            * every other event (a clock read costs as much as the rest
+                            * of an event's work for a small message) */
 } sc__tr_event;
 
 typedef void (*sc__tr_subscriber)(const sc__tr_event *ev, void *data);
@@ -330,15 +332,16 @@ typedef void (*sc__tr_subscriber)(const sc__tr_event *ev, void *data);
  * posting call of the application: taken (and cleared) by that call's
  * POSTED event (sc__tr_p2p_on, sc__tr_sendrecv_any), which carries it as
  * site_text, and so does its completion. */
-extern _Thread_local const char *sc__tr_site_pending;
+extern _Thread_local const char *sc__tr_site_pending SC_TLS_IE;
 
 /* What a subscriber wants: the library's own messages (strategies,
  * agreement, the library's collectives on point-to-point), the
  * application's wrapped calls, or both. */
 enum { SC_TR_WANT_LIB = 1, SC_TR_WANT_APP = 2, SC_TR_WANT_ALL = 3 };
 /* Or'ed into `want`: the subscriber reads the events' time_ns (the trace
- * recorder). Without a subscriber that does, time_ns is 0 and the stream
- * reads no clock (record and replay, the hang monitor do not). */
+ * recorder), a send's at its post and a receive's at its completion.
+ * Without a subscriber that does, time_ns is 0 and the stream reads no
+ * clock (record and replay, the hang monitor do not). */
 enum { SC_TR_WANT_TIME = 4 };
 
 /* The number of subscriber slots: a fixed array, so that reporting an
