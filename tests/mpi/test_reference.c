@@ -15,8 +15,11 @@
  * patterns, where p2p's result must be the strict rank-order fold
  * (((v0 op v1) op v2) ...) computed here, bit for bit: a tree or reversed
  * order gives other bits (checked by breaking src/avoid/reduce.c on
- * purpose). And the barrier: no rank leaves it before every rank entered
- * (CLOCK_MONOTONIC, one clock for the node; skipped across nodes).
+ * purpose). The same for reduce, allreduce and reduce_scatter(_block) at
+ * counts that do not divide among the ranks, fewer than the ranks and
+ * zero, on inputs drawn from a seed (p2p folds a slice of the elements
+ * on each rank). And the barrier: no rank leaves it before every rank
+ * entered (CLOCK_MONOTONIC, one clock for the node; skipped across nodes).
  */
 /* mpi-procs: 1 2 3 4 5 8 */
 #include "common.h"
