@@ -15,12 +15,17 @@
  * patterns, where p2p's result must be the strict rank-order fold
  * (((v0 op v1) op v2) ...) computed here, bit for bit: a tree or reversed
  * order gives other bits (checked by breaking src/avoid/reduce.c on
- * purpose). And the barrier: no rank leaves it before every rank entered
- * (CLOCK_MONOTONIC, one clock for the node; skipped across nodes).
+ * purpose). The same for reduce, allreduce and reduce_scatter(_block) at
+ * counts that do not divide among the ranks, fewer than the ranks and
+ * zero, on inputs drawn from a seed (p2p folds a slice of the elements
+ * on each rank). And the barrier: no rank leaves it before every rank
+ * entered (CLOCK_MONOTONIC, one clock for the node; skipped across nodes).
  */
 /* mpi-procs: 1 2 3 4 5 8 */
 #include "common.h"
 
+#include <math.h>
+#include <stdint.h>
 #include <time.h>
 
 enum {
@@ -543,6 +548,149 @@ START_TEST(p2p_folds_in_rank_order)
 }
 END_TEST
 
+/* --------------------- order at every size: slices, tiny and zero counts */
+
+/* The p2p reductions fold slices of the element axis on different ranks
+ * (src/avoid/reduce.c); each element must still be the strict rank-order
+ * fold. Inputs from a seed, so that every rank computes every rank's:
+ * doubles of random sign and magnitude (2^-20 to 2^20 times a 52-bit
+ * mantissa), whose sum rounds differently in almost any other order, and
+ * 2x2 integer matrices, whose product changes with the order. Counts: 0,
+ * 1, P - 1 (fewer elements than ranks), P + 1 and 2P + 3 (not divisible
+ * by P), 37; reduce_scatter with blocks of 0 to 4 elements. */
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static uint64_t seeded(int seed, int r, int e)
+{
+    return mix(mix(((uint64_t)(unsigned)seed << 40) ^ ((uint64_t)(unsigned)r << 24) ^
+                   (uint64_t)(unsigned)e));
+}
+
+static void seeded_value(int t, int seed, int r, int e, void *out)
+{
+    uint64_t h = seeded(seed, r, e);
+
+    if (t == T_MAT) {
+        int m[4];
+        for (int j = 0; j < 4; j++, h >>= 8)
+            m[j] = (int)(h % 7) - 3;
+        memcpy(out, m, sizeof m);
+    } else {
+        double v = ldexp((double)(h >> 12) / 4503599627370496.0 + 1.0, (int)(h % 41) - 20);
+        if (h & 2048)
+            v = -v;
+        memcpy(out, &v, sizeof v);
+    }
+}
+
+/* The serial left fold of element e over every rank, into out. */
+static void seeded_fold(int t, int seed, int p, int e, void *out)
+{
+    if (t == T_MAT) {
+        int acc[4], v[4];
+        seeded_value(t, seed, 0, e, acc);
+        for (int r = 1; r < p; r++) {
+            seeded_value(t, seed, r, e, v);
+            mat_mul(acc, v, acc);
+        }
+        memcpy(out, acc, sizeof acc);
+    } else {
+        double acc, v;
+        seeded_value(t, seed, 0, e, &acc);
+        for (int r = 1; r < p; r++) {
+            seeded_value(t, seed, r, e, &v);
+            acc = acc + v;
+        }
+        memcpy(out, &acc, sizeof acc);
+    }
+}
+
+START_TEST(p2p_folds_slices_in_rank_order)
+{
+    const int k = C_REDUCE + _i;
+    tc_ctx tc;
+    call c;
+    char what[200];
+    int ncase = 0;
+
+    tc_begin(&tc, "p2p_folds_slices_in_rank_order");
+    memset(&c, 0, sizeof c);
+    c.k = k;
+    c.p = tc_world_p();
+    c.me = tc_rank(MPI_COMM_WORLD);
+    c.sb = malloc(BUF * sizeof(int));
+    c.rb = malloc(BUF * sizeof(int));
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_P2P);
+    for (int ni = 0; ni < 6; ni++) {
+        const int counts[6] = {0, 1, c.p - 1, c.p + 1, 2 * c.p + 3, 37};
+        for (int v = 0; v < 4; v++, ncase++) {
+            const int t = v % 2 ? T_DBL : T_MAT, words = ints_of(t);
+            const int seed = 1000 * k + 10 * ni + v;
+            int total = 0, first = 0, mine, r, *in, expect;
+
+            c.t = t;
+            c.type = types[t];
+            c.op = t == T_MAT ? matmul_op : MPI_SUM;
+            c.n = counts[ni];
+            c.inplace = v / 2;
+            /* Each form in place and not, over the counts. */
+            c.form = (ncase + ni) % F_N;
+            c.root = (ni + v) % c.p;
+            for (int j = 0; j < c.p; j++) {
+                c.rc[j] = (j * 7 + ni) % 5;
+                c.crc[j] = c.rc[j];
+            }
+            if (k == C_RS) {
+                for (int j = 0; j < c.p; j++) {
+                    if (j < c.me)
+                        first += c.rc[j];
+                    total += c.rc[j];
+                }
+                mine = c.rc[c.me];
+            } else if (k == C_RSB) {
+                total = c.n * c.p, first = c.n * c.me, mine = c.n;
+            } else {
+                total = mine = c.n;
+            }
+            for (int j = 0; j < BUF; j++)
+                c.sb[j] = c.rb[j] = -1;
+            in = c.inplace && (k != C_REDUCE || c.me == c.root) ? c.rb : c.sb;
+            for (int e = 0; e < total; e++)
+                seeded_value(t, seed, c.me, e, in + words * e);
+            label(what, sizeof what, &c);
+            snprintf(what + strlen(what), sizeof what - strlen(what), " count %d P %d", c.n,
+                     c.p);
+            r = run(&c);
+            TC_CHECK(&tc, r == MPI_SUCCESS, "%s: %s", what, safecoll_last_error());
+            expect = k != C_REDUCE || c.me == c.root;
+            for (int e = 0; expect && e < mine; e++) {
+                int want[4];
+                seeded_fold(t, seed, c.p, first + e, want);
+                TC_CHECK(&tc, memcmp(want, c.rb + words * e, sizeof(int) * (size_t)words) == 0,
+                         "%s: element %d is not the rank-order fold", what, e);
+            }
+            /* Past the result, recvbuf keeps what it held: the sentinel,
+             * or in place the input. */
+            for (int j = expect ? words * mine : 0; !c.inplace && j < BUF; j++)
+                if (c.rb[j] != -1) {
+                    TC_CHECK(&tc, 0, "%s: recvbuf written at int %d, past the result", what, j);
+                    break;
+                }
+        }
+    }
+    safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_AUTO);
+    free(c.sb);
+    free(c.rb);
+    tc_end(&tc);
+}
+END_TEST
+
 /* ------------------------------------------------------------ barrier */
 
 static double now(void)
@@ -635,6 +783,7 @@ static Suite *make_suite(void)
     MPI_Op_create(matmul, 0, &matmul_op);
     tcase_add_loop_test(tc, p2p_equals_native, 0, C_N);
     tcase_add_loop_test(tc, p2p_folds_in_rank_order, 0, 2 * (C_EXSCAN - C_REDUCE + 1));
+    tcase_add_loop_test(tc, p2p_folds_slices_in_rank_order, 0, C_RSB - C_REDUCE + 1);
     tcase_add_test(tc, p2p_barrier);
     tcase_add_test(tc, cleanup);
     suite_add_tcase(s, tc);
