@@ -461,10 +461,15 @@ START_TEST(g_bound_triggers)
             TC_CHECK(&t, out[k] == p * (p - 1) / 2 + p * (rank * 4 + k), "rsb out[%d] = %d", k,
                      out[k]);
         st = tc_stats(SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK);
+        /* reduce_scatter(_block)'s automatic choice tries p2p before
+         * chunk (pipeline.c, cost_order_scatters). */
         TC_CHECK(&t, st.triggered_g == 1 && st.by_strategy[SAFECOLL_STRATEGY_NATIVE] == 0 &&
-                         st.by_strategy[SAFECOLL_STRATEGY_LARGECOUNT] == 0,
-                 "ireduce_scatter_block: g %llu native %llu", st.triggered_g,
-                 st.by_strategy[SAFECOLL_STRATEGY_NATIVE]);
+                         st.by_strategy[SAFECOLL_STRATEGY_LARGECOUNT] == 0 &&
+                         st.by_strategy[SAFECOLL_STRATEGY_P2P] == 1 &&
+                         st.by_strategy[SAFECOLL_STRATEGY_CHUNK] == 0,
+                 "ireduce_scatter_block: g %llu native %llu p2p %llu chunk %llu",
+                 st.triggered_g, st.by_strategy[SAFECOLL_STRATEGY_NATIVE],
+                 st.by_strategy[SAFECOLL_STRATEGY_P2P], st.by_strategy[SAFECOLL_STRATEGY_CHUNK]);
     }
     safecoll_bounds_clear();
     safecoll_stats_reset();

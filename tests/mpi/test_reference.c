@@ -557,7 +557,10 @@ END_TEST
  * mantissa), whose sum rounds differently in almost any other order, and
  * 2x2 integer matrices, whose product changes with the order. Counts: 0,
  * 1, P - 1 (fewer elements than ranks), P + 1 and 2P + 3 (not divisible
- * by P), 37; reduce_scatter with blocks of 0 to 4 elements. */
+ * by P), 37, which p2p folds at one rank (a small vector), and 1103, which
+ * it spreads over the ranks (past 8 KiB from P = 2); reduce_scatter with
+ * blocks of 0 to 4 elements, and of 600 to 604 (spread). */
+#define FOLD_BUF (1103 * 8 * 4 + 64) /* ints: reduce_scatter_block at P = 8 */
 static uint64_t mix(uint64_t x)
 {
     x += 0x9e3779b97f4a7c15ULL;
@@ -624,11 +627,11 @@ START_TEST(p2p_folds_slices_in_rank_order)
     c.k = k;
     c.p = tc_world_p();
     c.me = tc_rank(MPI_COMM_WORLD);
-    c.sb = malloc(BUF * sizeof(int));
-    c.rb = malloc(BUF * sizeof(int));
+    c.sb = malloc(FOLD_BUF * sizeof(int));
+    c.rb = malloc(FOLD_BUF * sizeof(int));
     safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_P2P);
-    for (int ni = 0; ni < 6; ni++) {
-        const int counts[6] = {0, 1, c.p - 1, c.p + 1, 2 * c.p + 3, 37};
+    for (int ni = 0; ni < 7; ni++) {
+        const int counts[7] = {0, 1, c.p - 1, c.p + 1, 2 * c.p + 3, 37, 1103};
         for (int v = 0; v < 4; v++, ncase++) {
             const int t = v % 2 ? T_DBL : T_MAT, words = ints_of(t);
             const int seed = 1000 * k + 10 * ni + v;
@@ -643,7 +646,7 @@ START_TEST(p2p_folds_slices_in_rank_order)
             c.form = (ncase + ni) % F_N;
             c.root = (ni + v) % c.p;
             for (int j = 0; j < c.p; j++) {
-                c.rc[j] = (j * 7 + ni) % 5;
+                c.rc[j] = (ni == 6 ? 600 : 0) + (j * 7 + ni) % 5;
                 c.crc[j] = c.rc[j];
             }
             if (k == C_RS) {
@@ -658,7 +661,7 @@ START_TEST(p2p_folds_slices_in_rank_order)
             } else {
                 total = mine = c.n;
             }
-            for (int j = 0; j < BUF; j++)
+            for (int j = 0; j < FOLD_BUF; j++)
                 c.sb[j] = c.rb[j] = -1;
             in = c.inplace && (k != C_REDUCE || c.me == c.root) ? c.rb : c.sb;
             for (int e = 0; e < total; e++)
@@ -677,7 +680,7 @@ START_TEST(p2p_folds_slices_in_rank_order)
             }
             /* Past the result, recvbuf keeps what it held: the sentinel,
              * or in place the input. */
-            for (int j = expect ? words * mine : 0; !c.inplace && j < BUF; j++)
+            for (int j = expect ? words * mine : 0; !c.inplace && j < FOLD_BUF; j++)
                 if (c.rb[j] != -1) {
                     TC_CHECK(&tc, 0, "%s: recvbuf written at int %d, past the result", what, j);
                     break;
