@@ -343,6 +343,27 @@ static inline int sc__type_predefined(MPI_Datatype type, MPI_Count *size, MPI_Ai
     return 0;
 }
 
+/* The bytes a receive's status counts (MPI_Get_elements_x with MPI_BYTE;
+ * 0 where MPI answers MPI_UNDEFINED or fails), for the event stream and
+ * record / replay, which need it for every received message. MPICH (3.0
+ * and later, and the libraries built on it) keeps that byte count in the
+ * status itself, in two public fields (its MPIR_STATUS_GET_COUNT): read
+ * there, it costs a few instructions instead of a library call of about a
+ * hundred. Every other MPI is asked. */
+static inline MPI_Count sc__status_bytes(const MPI_Status *st)
+{
+#if defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 30000000
+    return (MPI_Count)(((uint64_t)((unsigned)st->count_hi_and_cancelled >> 1) << 32) +
+                       (uint64_t)(unsigned)st->count_lo);
+#else
+    MPI_Count b = 0;
+
+    if (MPI_Get_elements_x(st, MPI_BYTE, &b) != MPI_SUCCESS || b == MPI_UNDEFINED)
+        b = 0;
+    return b;
+#endif
+}
+
 /* What a datatype is made of, for the walks that read a type signature
  * (regular.c, argcheck.c): its combiner and, for a derived type with old
  * types, MPI_Type_get_contents' arrays. */

@@ -83,18 +83,6 @@ int sc__rp_write_all(int fd, const void *p, size_t n)
     return 0;
 }
 
-/* A common predefined type whose elements lie back to back (size =
- * extent): its payload needs no MPI query. sc__type_predefined
- * (core/types.c) knows their size and extent; MPI_DOUBLE_INT and the
- * other padded pair types are not among them and take the general path. */
-int sc__rp_type_flat(MPI_Datatype type)
-{
-    MPI_Count size;
-    MPI_Aint extent;
-
-    return sc__type_predefined(type, &size, &extent) && size > 0 && size == extent;
-}
-
 int sc__rp_payload_walk(const void *buf, MPI_Datatype type, int64_t bytes, sc__rp_piece_fn fn,
                         void *ctx)
 {

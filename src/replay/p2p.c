@@ -77,10 +77,11 @@ static sc__rp_header own_header;
  * current call, and the call's name and site for a divergence. */
 static int sub_slot = -1;
 static sc__rp_rec *queue;
-static size_t nqueue, capqueue;
-static int ev_rc = MPI_SUCCESS;
-static const char *cur_fn = "safecoll";
-static const void *cur_site;
+size_t sc__rp_nqueue;
+static size_t capqueue;
+int sc__rp_ev_rc = MPI_SUCCESS;
+const char *sc__rp_cur_fn = "safecoll";
+const void *sc__rp_cur_site;
 
 /* ------------------------------------------------------------ call sites */
 
@@ -343,7 +344,7 @@ static void init(void)
     }
     /* The receives' completions come from the traffic layer's event
      * stream, as every subscriber's do. */
-    if ((sub_slot = sc__tr_subscribe(on_event, NULL, SC_TR_WANT_APP)) < 0) {
+    if ((sub_slot = sc__tr_subscribe(on_event, NULL, SC_TR_WANT_APP | SC_TR_NO_SENDS | SC_TR_NO_POSTS)) < 0) {
         fatal(sc__error(MPI_ERR_INTERN, "SAFECOLL_REPLAY: the traffic layer's %d event "
                         "subscribers are all taken", (int)SC_TR_NSUB));
         return;
@@ -436,7 +437,7 @@ __attribute__((constructor)) static void arm_no_call_check(void)
         atexit(no_call_check);
 }
 
-int sc__rp_enter(MPI_Comm comm, int *rc, const char *fn, const void *site)
+int sc__rp_enter_slow(MPI_Comm comm, int *rc, const char *fn, const void *site)
 {
     if (sc__rp_mode == SC_RP_UNKNOWN)
         init();
@@ -448,8 +449,8 @@ int sc__rp_enter(MPI_Comm comm, int *rc, const char *fn, const void *site)
         return -1;
     }
     sc__rp_ncall++;
-    cur_fn = fn;
-    cur_site = site;
+    sc__rp_cur_fn = fn;
+    sc__rp_cur_site = site;
     return 0;
 }
 
@@ -472,13 +473,6 @@ static const char *kind_name(int k)
     return k >= 0 && k <= SC_RP_END ? names[k] : "?";
 }
 
-static int64_t status_bytes(const MPI_Status *st)
-{
-    MPI_Count b = 0;
-    MPI_Get_elements_x(st, MPI_BYTE, &b);
-    return (int64_t)b;
-}
-
 /* CRC-32 of the `bytes` bytes a receive of `type` put at buf, computed once
  * over the received bytes (sc__rp_payload_walk, crc.c). */
 static void crc_piece(void *ctx, const void *p, size_t n)
@@ -490,6 +484,12 @@ static void crc_piece(void *ctx, const void *p, size_t n)
 static int payload_crc(const void *buf, MPI_Datatype type, int64_t bytes, uint32_t *crc)
 {
     *crc = 0;
+    /* The common case, a common predefined type without holes, without
+     * the walk's indirect call. */
+    if (bytes > 0 && sc__rp_type_flat(type)) {
+        *crc = sc__rp_crc(0, buf, (size_t)bytes);
+        return MPI_SUCCESS;
+    }
     return sc__rp_payload_walk(buf, type, bytes, crc_piece, crc);
 }
 
@@ -536,7 +536,7 @@ int sc__rp_force_now(int *src, int *tag, MPI_Comm comm)
     if (sc__rp_mode != SC_RP_REPLAY || !(*src == MPI_ANY_SOURCE || *tag == MPI_ANY_TAG))
         return MPI_SUCCESS;
     if (pos >= nrecs || recs[pos].kind != SC_RP_RECV || recs[pos].call != sc__rp_ncall)
-        return take(SC_RP_RECV, &r, comm, cur_fn, cur_site);
+        return take(SC_RP_RECV, &r, comm, sc__rp_cur_fn, sc__rp_cur_site);
     r = &recs[pos];
     *src = *src == MPI_ANY_SOURCE ? r->a : *src;
     *tag = *tag == MPI_ANY_TAG ? r->b : *tag;
@@ -562,7 +562,7 @@ void sc__rp_force_post(uint32_t post, int *src, int *tag)
 /* Record: a RECV record kept for the end of the call (sc__rp_finish). */
 static int enqueue(sc__rp_rec r)
 {
-    if (nqueue == capqueue) {
+    if (sc__rp_nqueue == capqueue) {
         size_t cap = capqueue ? 2 * capqueue : 16;
         sc__rp_rec *q = realloc(queue, cap * sizeof *q);
         if (q == NULL)
@@ -570,7 +570,7 @@ static int enqueue(sc__rp_rec r)
         queue = q;
         capqueue = cap;
     }
-    queue[nqueue++] = r;
+    queue[sc__rp_nqueue++] = r;
     return MPI_SUCCESS;
 }
 
@@ -589,11 +589,11 @@ static int received(const sc__tr_event *ev)
     if (sc__rp_mode == SC_RP_RECORD)
         return enqueue((sc__rp_rec){.kind = SC_RP_RECV, .a = ev->peer, .b = ev->tag,
                                     .post = ev->note, .crc = crc, .bytes = bytes});
-    if ((rc = take(SC_RP_RECV, &r, ev->comm, cur_fn, cur_site)) != MPI_SUCCESS)
+    if ((rc = take(SC_RP_RECV, &r, ev->comm, sc__rp_cur_fn, sc__rp_cur_site)) != MPI_SUCCESS)
         return rc;
     if (r->post != ev->note || r->a != ev->peer || r->b != ev->tag || r->bytes != bytes ||
         r->crc != crc)
-        return diverge(ev->comm, cur_fn, cur_site,
+        return diverge(ev->comm, sc__rp_cur_fn, sc__rp_cur_site,
                        "the receive posted at call %u got %lld bytes from source %d tag %d, "
                        "CRC-32 0x%08x; the log has the receive posted at call %u, %lld bytes "
                        "from source %d tag %d, CRC-32 0x%08x",
@@ -614,20 +614,20 @@ static void on_event(const sc__tr_event *ev, void *data)
     if (ev->kind != SC_TR_COMPLETED || ev->dir != SC_TR_RECV || ev->note == 0 ||
         (sc__rp_mode != SC_RP_RECORD && sc__rp_mode != SC_RP_REPLAY))
         return;
-    if ((rc = received(ev)) != MPI_SUCCESS && ev_rc == MPI_SUCCESS)
-        ev_rc = rc;
+    if ((rc = received(ev)) != MPI_SUCCESS && sc__rp_ev_rc == MPI_SUCCESS)
+        sc__rp_ev_rc = rc;
 }
 
-int sc__rp_finish(int rc)
+int sc__rp_finish_slow(int rc)
 {
-    for (size_t i = 0; i < nqueue; i++)
+    for (size_t i = 0; i < sc__rp_nqueue; i++)
         if (rc == MPI_SUCCESS && sc__rp_mode == SC_RP_RECORD)
             rc = put(queue[i]);
-    nqueue = 0;
-    if (ev_rc != MPI_SUCCESS) {
+    sc__rp_nqueue = 0;
+    if (sc__rp_ev_rc != MPI_SUCCESS) {
         if (rc == MPI_SUCCESS)
-            rc = ev_rc;
-        ev_rc = MPI_SUCCESS;
+            rc = sc__rp_ev_rc;
+        sc__rp_ev_rc = MPI_SUCCESS;
     }
     return rc;
 }
@@ -636,7 +636,7 @@ int sc__rp_finish(int rc)
 static int probed(int flag, const MPI_Status *st, MPI_Comm comm, const char *fn,
                   const void *site, const sc__rp_rec *r)
 {
-    int64_t bytes = flag ? status_bytes(st) : 0;
+    int64_t bytes = flag ? (int64_t)sc__status_bytes(st) : 0;
     int src = flag ? st->MPI_SOURCE : 0, tag = flag ? st->MPI_TAG : 0;
 
     if (sc__rp_mode == SC_RP_RECORD)

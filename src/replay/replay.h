@@ -106,8 +106,17 @@ int sc__rp_write_all(int fd, const void *p, size_t n);
 int sc__rp_mkdirs(const char *dir);
 
 /* 1 when type is a common predefined type whose elements lie back to back
- * (no MPI query needed to read its bytes). */
-int sc__rp_type_flat(MPI_Datatype type);
+ * (no MPI query needed to read its bytes): sc__type_predefined (core's
+ * memo) knows their size and extent; MPI_DOUBLE_INT and the other padded
+ * pair types are not among them and take the general path. Inline: record
+ * and replay ask it for every received message. */
+static inline int sc__rp_type_flat(MPI_Datatype type)
+{
+    MPI_Count size;
+    MPI_Aint extent;
+
+    return sc__type_predefined(type, &size, &extent) && size > 0 && size == extent;
+}
 
 typedef void (*sc__rp_piece_fn)(void *ctx, const void *p, size_t n);
 
@@ -182,15 +191,40 @@ extern uint32_t sc__rp_ncall;
         return rc_ != MPI_SUCCESS ? rc_ : sc__rp_finish(SC_TR_REGION(#fn, (rr)));              \
     } while (0)
 
+/* The current call's name and site (for a divergence), the RECV records
+ * of its completions waiting for its own record (record), and the first
+ * error an event raised in it (p2p.c). */
+extern const char *sc__rp_cur_fn;
+extern const void *sc__rp_cur_site;
+extern size_t sc__rp_nqueue;
+extern int sc__rp_ev_rc;
+
 /* Entry of a wrapper call fn from site outside off mode: 1 to pass
  * through, 0 to record or replay (the call counted), -1 for a broken
- * set-up (*rc, raised on comm). */
-int sc__rp_enter(MPI_Comm comm, int *rc, const char *fn, const void *site);
+ * set-up (*rc, raised on comm). Inline for a rank that records or
+ * replays; the first call (which starts the mode) and a broken set-up go
+ * to sc__rp_enter_slow. */
+int sc__rp_enter_slow(MPI_Comm comm, int *rc, const char *fn, const void *site);
+static inline int sc__rp_enter(MPI_Comm comm, int *rc, const char *fn, const void *site)
+{
+    if (sc__rp_mode == SC_RP_RECORD || sc__rp_mode == SC_RP_REPLAY) {
+        sc__rp_ncall++;
+        sc__rp_cur_fn = fn;
+        sc__rp_cur_site = site;
+        return 0;
+    }
+    return sc__rp_enter_slow(comm, rc, fn, site);
+}
 
 /* The end of a recorded or replayed call that returned rc: the RECV
  * records of its completions written after its own record; rc, or the
- * first error one of its completions raised. */
-int sc__rp_finish(int rc);
+ * first error one of its completions raised. Inline when the call has
+ * neither (a send, a post). */
+int sc__rp_finish_slow(int rc);
+static inline int sc__rp_finish(int rc)
+{
+    return sc__rp_nqueue == 0 && sc__rp_ev_rc == MPI_SUCCESS ? rc : sc__rp_finish_slow(rc);
+}
 
 /* Replay: the source and tag the log gives the receive the current call
  * posts and completes at once (a blocking receive, a sendrecv), in place

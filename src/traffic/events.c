@@ -83,6 +83,16 @@ static pthread_mutex_t subs_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_ullong next_seq;
 /* One past the highest slot in use: an event looks at no slot above. */
 static atomic_int nslots;
+/* The kinds of message (bit 1 << app) whose sends, or whose POSTED
+ * events, no subscriber of that kind reads (SC_TR_NO_SENDS,
+ * SC_TR_NO_POSTS): the stream skips their work. */
+static atomic_uint skip_sends, skip_posts;
+
+/* 1 when the stream reports the sends / the POSTED events of kind app. */
+#define SENDS_ON(app) \
+    (!(atomic_load_explicit(&skip_sends, memory_order_relaxed) & (1u << (app))))
+#define POSTS_ON(app) \
+    (!(atomic_load_explicit(&skip_posts, memory_order_relaxed) & (1u << (app))))
 
 static void emit(const sc__tr_event *ev)
 {
@@ -104,14 +114,28 @@ static void forget_kind(int app);
 /* The hook bits of the stream, from the slots in use (subs_lock held). */
 static void set_bits(void)
 {
-    unsigned all = 0;
+    unsigned all = 0, ss = 3, sp = 3;
     int n = 0;
 
     for (int i = 0; i < SC_TR_NSUB; i++) {
-        all |= atomic_load(&subs[i].want);
-        if (atomic_load(&subs[i].want) != 0)
+        const unsigned w = atomic_load(&subs[i].want);
+        all |= w;
+        if (w != 0)
             n = i + 1;
+        /* A kind's sends (posts) are skipped only while every subscriber
+         * of that kind says it reads none. */
+        for (int app = 0; app < 2; app++) {
+            if (!(w & (app ? SC_TR_WANT_APP : SC_TR_WANT_LIB)))
+                continue;
+            if (!(w & SC_TR_NO_SENDS))
+                ss &= ~(1u << app);
+            if (!(w & SC_TR_NO_POSTS))
+                sp &= ~(1u << app);
+        }
     }
+    /* Before the hook bits: a kind turned on sees its skips. */
+    atomic_store(&skip_sends, ss);
+    atomic_store(&skip_posts, sp);
     /* After the slot's own stores: an event that sees the new bound sees
      * the slot's subscriber. */
     atomic_store_explicit(&nslots, n, memory_order_release);
@@ -131,7 +155,7 @@ int sc__tr_subscribe(sc__tr_subscriber fn, void *data, unsigned want)
 {
     int got = -1;
 
-    want &= SC_TR_WANT_ALL | SC_TR_WANT_TIME;
+    want &= SC_TR_WANT_ALL | SC_TR_WANT_TIME | SC_TR_NO_SENDS | SC_TR_NO_POSTS;
     if (fn == NULL || (want & SC_TR_WANT_ALL) == 0)
         return -1;
     pthread_mutex_lock(&subs_lock);
@@ -310,15 +334,6 @@ static void forget_kind(int app)
 
 /* ------------------------------------------------------------ events */
 
-static MPI_Count status_bytes(const MPI_Status *st)
-{
-    MPI_Count b = 0;
-
-    if (MPI_Get_elements_x(st, MPI_BYTE, &b) != MPI_SUCCESS || b == MPI_UNDEFINED)
-        b = 0;
-    return b;
-}
-
 static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int persistent)
 {
     MPI_Count size = 0;
@@ -358,7 +373,7 @@ static void completed(sc__tr_event e, const MPI_Status *st, const void *site)
     if (e.dir == SC_TR_RECV && st != NULL) {
         e.peer = st->MPI_SOURCE;
         e.tag = st->MPI_TAG;
-        e.bytes = status_bytes(st);
+        e.bytes = sc__status_bytes(st);
     }
     emit(&e);
 }
@@ -437,7 +452,6 @@ static int call_op(sc__tr_op op, const sc__tr_args *a, MPI_Status *st)
 
 int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
 {
-    const int ev = SC_TR_EV_ON(a->app);
     const int blocking = op <= SC_TR_OP_RECV || op == SC_TR_OP_MRECV;
     const int init = op == SC_TR_OP_SEND_INIT || op == SC_TR_OP_RECV_INIT;
     const sc__tr_dir dir = op == SC_TR_OP_RECV || op == SC_TR_OP_IRECV ||
@@ -445,6 +459,10 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
                                    op == SC_TR_OP_IMRECV
                                ? SC_TR_RECV
                                : SC_TR_SEND;
+    /* A send no subscriber of its kind reads is only MPI's call (marked):
+     * no event, no entry in the table, no question to MPI at its post. */
+    const int ev = SC_TR_EV_ON(a->app) && (dir == SC_TR_RECV || SENDS_ON(a->app));
+    const int posts = ev && POSTS_ON(a->app);
     MPI_Status local, *st = a->st;
     const char *text = take_site(a->app);
     sc__tr_event e;
@@ -455,7 +473,7 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
         e.site_text = text;
         /* A blocking call is posted at its entry; an i-call once MPI
          * gave its request. */
-        if (blocking)
+        if (blocking && posts)
             emit(&e);
         if (st == MPI_STATUS_IGNORE)
             st = &local;
@@ -473,7 +491,8 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
         follow(&e, 0);
         return rc;
     }
-    emit(&e);
+    if (posts)
+        emit(&e);
     /* A receive whose handle is new is followed at once; one the table
      * holds already is asked of MPI first (done_at_post). */
     if (dir == SC_TR_RECV && e.req != MPI_REQUEST_NULL && follow_new(&e, 1))
@@ -489,6 +508,7 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
                         MPI_Status *st, int replace, int app, const void *site, uint32_t note)
 {
     const int on = SC_TR_ON(), ev = on && SC_TR_EV_ON(app);
+    const int sends = ev && SENDS_ON(app), posts = ev && POSTS_ON(app);
     const sc__tr_args s = {.buf = sb, .count = sn, .type = stype, .peer = dest, .tag = stag,
                            .comm = comm, .app = app, .site = site, .note = note};
     const sc__tr_args r = {.buf = replace ? sb : rb, .count = replace ? sn : rn,
@@ -500,11 +520,16 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
     int rc;
 
     if (ev) {
-        posted(&es, SC_TR_SEND, &s, 0);
+        if (sends) {
+            posted(&es, SC_TR_SEND, &s, 0);
+            es.site_text = text;
+        }
         posted(&er, SC_TR_RECV, &r, 0);
-        es.site_text = er.site_text = text;
-        emit(&es);
-        emit(&er);
+        er.site_text = text;
+        if (sends && posts)
+            emit(&es);
+        if (posts)
+            emit(&er);
         if (st == MPI_STATUS_IGNORE)
             st = &local;
     }
@@ -515,7 +540,8 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
     if (on)
         rc = sc__tr_leave(rc);
     if (ev && rc == MPI_SUCCESS) {
-        completed(es, NULL, site);
+        if (sends)
+            completed(es, NULL, site);
         completed(er, st, site);
     }
     return rc;
@@ -558,18 +584,44 @@ static int call_cop(sc__tr_cop cop, int n, MPI_Request reqs[], int *index, int *
 #pragma GCC diagnostic pop
 #endif
 
-/* The completion of the followed request `saved` (its handle before the
- * call) with status st, reported. */
-static void done_one(MPI_Request saved, const MPI_Status *st, const void *site)
-{
-    sc__tr_event e;
-    int active;
-
-    if (look(saved, 1, &e, &active) && active)
-        completed(e, st, site);
-}
-
 enum { ON_STACK = 16 };
+
+/* The completions of k requests of one call: the j-th is the followed
+ * request saved[ix[j]] (saved[j] when ix is NULL; its handle before the
+ * call) with status st[j]. Taken out of the table (a persistent one
+ * marked inactive) under one hold of its lock per ON_STACK of them, then
+ * reported with the lock released. */
+static void done_many(const MPI_Request saved[], const int ix[], int k, int m,
+                      const MPI_Status st[], const void *site)
+{
+    for (int j0 = 0; j0 < k; j0 += ON_STACK) {
+        sc__tr_event evs[ON_STACK];
+        const MPI_Status *sts[ON_STACK];
+        const int j1 = k - j0 < ON_STACK ? k : j0 + ON_STACK;
+        int nf = 0;
+
+        pthread_mutex_lock(&table_lock);
+        for (int j = j0; j < j1 && nents > 0; j++) {
+            const int at = ix != NULL ? ix[j] : j;
+            MPI_Request req;
+            size_t i;
+            if (at < 0 || at >= m || (req = saved[at]) == MPI_REQUEST_NULL ||
+                ents[i = find(req)].req != req)
+                continue;
+            if (ents[i].active) {
+                evs[nf] = ents[i].ev;
+                sts[nf++] = &st[j];
+            }
+            if (ents[i].ev.persistent)
+                ents[i].active = 0;
+            else
+                remove_at(i);
+        }
+        pthread_mutex_unlock(&table_lock);
+        for (int f = 0; f < nf; f++)
+            completed(evs[f], sts[f], site);
+    }
+}
 
 int sc__tr_complete(sc__tr_cop cop, int n, MPI_Request reqs[], int *index, int *flag,
                     int indices[], MPI_Status *sts, int app, const void *site)
@@ -605,25 +657,22 @@ int sc__tr_complete(sc__tr_cop cop, int n, MPI_Request reqs[], int *index, int *
         switch (cop) {
         case SC_TR_WAIT:
         case SC_TR_WAITALL:
-            for (int i = 0; i < m; i++)
-                done_one(saved[i], &st[i], site);
+            done_many(saved, NULL, m, m, st, site);
             break;
         case SC_TR_TEST:
         case SC_TR_TESTALL:
-            for (int i = 0; *flag && i < m; i++)
-                done_one(saved[i], &st[i], site);
+            if (*flag)
+                done_many(saved, NULL, m, m, st, site);
             break;
         case SC_TR_WAITANY:
         case SC_TR_TESTANY:
-            if ((cop == SC_TR_WAITANY || *flag) && *index != MPI_UNDEFINED && *index >= 0 &&
-                *index < m)
-                done_one(saved[*index], st, site);
+            if ((cop == SC_TR_WAITANY || *flag) && *index != MPI_UNDEFINED)
+                done_many(saved, index, 1, m, st, site);
             break;
         case SC_TR_WAITSOME:
         case SC_TR_TESTSOME:
-            for (int k = 0; *index != MPI_UNDEFINED && k < *index; k++)
-                if (indices[k] >= 0 && indices[k] < m)
-                    done_one(saved[indices[k]], &st[k], site);
+            if (*index != MPI_UNDEFINED)
+                done_many(saved, indices, *index, m, st, site);
             break;
         }
     } else {
@@ -672,7 +721,8 @@ int sc__tr_app_startall(int n, MPI_Request reqs[], const void *site, uint32_t no
         e.done_site = NULL;
         e.status = NULL;
         e.time_ns = now_ns(e.dir, SC_TR_SEND);
-        emit(&e);
+        if (POSTS_ON(1))
+            emit(&e);
         follow(&e, 1);
     }
     return rc;

@@ -209,8 +209,17 @@ static inline void sc__tr_bump_seq(void)
 #define SC_TR_MARK_ONLY() \
     (atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) == SC_TR_HOOK_MARK)
 
+/* 1 when the mark or the timer is on: the brackets have work. With only
+ * the event stream on (record, replay, the trace recorder), nothing reads
+ * the mark, which stays 0 as it does with the hooks off. */
+#define SC_TR_BRACKETS() \
+    ((atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) & \
+      (SC_TR_HOOK_MARK | SC_TR_HOOK_TIME)) != 0)
+
 static inline void sc__tr_enter(sc__tr_kind kind, const char *what)
 {
+    if (!SC_TR_BRACKETS())
+        return;
     if (SC_TR_MARK_ONLY() && atomic_load_explicit(&sc__tr_here.depth, memory_order_relaxed) == 0) {
         /* The name before the depth: a reader that sees the depth sees a
          * name of this call. */
@@ -226,6 +235,10 @@ static inline void sc__tr_enter(sc__tr_kind kind, const char *what)
 
 static inline int sc__tr_leave(int rc)
 {
+    /* Depth 0: entered with neither the mark nor the timer on (or turned
+     * on inside), nothing to undo. */
+    if (atomic_load_explicit(&sc__tr_here.depth, memory_order_relaxed) == 0)
+        return rc;
     if (SC_TR_MARK_ONLY() && atomic_load_explicit(&sc__tr_here.depth, memory_order_relaxed) == 1) {
         atomic_store_explicit(&sc__tr_here.depth, 0, memory_order_release);
         if (atomic_load_explicit(&sc__tr_here.region, memory_order_relaxed) == 0)
@@ -343,6 +356,14 @@ enum { SC_TR_WANT_LIB = 1, SC_TR_WANT_APP = 2, SC_TR_WANT_ALL = 3 };
  * Without a subscriber that does, time_ns is 0 and the stream reads no
  * clock (record and replay, the hang monitor do not). */
 enum { SC_TR_WANT_TIME = 4 };
+/* Or'ed into `want`: what the subscriber never reads, so that the stream
+ * skips the work of it while every subscriber of a kind says so (record
+ * and replay read neither: they log the receives' completions only).
+ * SC_TR_NO_SENDS: no event of a send (the stream then neither builds nor
+ * follows the sends of that kind, nor asks MPI about them at their post);
+ * SC_TR_NO_POSTS: no POSTED event (the stream still follows the request,
+ * to report its completion). */
+enum { SC_TR_NO_SENDS = 8, SC_TR_NO_POSTS = 16 };
 
 /* The number of subscriber slots: a fixed array, so that reporting an
  * event takes no lock and no allocation. */
