@@ -517,7 +517,22 @@ static int take(int kind, const sc__rp_rec **r, MPI_Comm comm, const char *fn, c
 /* The RECV record of the receive posted at call `post`, or NULL. */
 static const sc__rp_rec *by_post(uint32_t post)
 {
+    static size_t cur; /* where the last search ended */
     size_t lo = 0, hi = nposts;
+
+    /* The post numbers a replay asks for mostly grow call by call, so the
+     * answer is usually at or just after the last one: looked at first,
+     * before a binary search over the whole log (as many probes as the
+     * log has RECV records' bits). Either way the first entry of at least
+     * post, as the binary search alone finds it. */
+    if (cur < nposts && (cur == 0 || posts[cur - 1].post < post)) {
+        if (posts[cur].post >= post)
+            hi = lo = cur;
+        else if (cur + 1 < nposts && posts[cur + 1].post >= post)
+            hi = lo = cur + 1;
+        else
+            lo = cur + 1;
+    }
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -526,6 +541,7 @@ static const sc__rp_rec *by_post(uint32_t post)
         else
             hi = mid;
     }
+    cur = lo;
     return lo < nposts && posts[lo].post == post ? &recs[posts[lo].at] : NULL;
 }
 

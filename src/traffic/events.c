@@ -136,6 +136,10 @@ static void set_bits(void)
     /* Before the hook bits: a kind turned on sees its skips. */
     atomic_store(&skip_sends, ss);
     atomic_store(&skip_posts, sp);
+    if ((all & SC_TR_WANT_APP) && !(ss & 2u))
+        atomic_fetch_or(&sc__tr_hooks, SC_TR_HOOK_APP_SENDS);
+    else
+        atomic_fetch_and(&sc__tr_hooks, ~(unsigned)SC_TR_HOOK_APP_SENDS);
     /* After the slot's own stores: an event that sees the new bound sees
      * the slot's subscriber. */
     atomic_store_explicit(&nslots, n, memory_order_release);
@@ -362,20 +366,22 @@ static void posted(sc__tr_event *e, sc__tr_dir dir, const sc__tr_args *a, int pe
     e->time_ns = now_ns(dir, SC_TR_SEND);
 }
 
-/* The completion of the posted e with status st (NULL: a blocking send),
- * reported. */
-static void completed(sc__tr_event e, const MPI_Status *st, const void *site)
+/* The completion of the posted *e with status st (NULL: a blocking
+ * send), reported: *e becomes the COMPLETED event (in place, since an
+ * event is 128 bytes and the callers have no use for the POSTED one
+ * after). */
+static void completed(sc__tr_event *e, const MPI_Status *st, const void *site)
 {
-    e.kind = SC_TR_COMPLETED;
-    e.time_ns = now_ns(e.dir, SC_TR_RECV);
-    e.status = st;
-    e.done_site = site;
-    if (e.dir == SC_TR_RECV && st != NULL) {
-        e.peer = st->MPI_SOURCE;
-        e.tag = st->MPI_TAG;
-        e.bytes = sc__status_bytes(st);
+    e->kind = SC_TR_COMPLETED;
+    e->time_ns = now_ns(e->dir, SC_TR_RECV);
+    e->status = st;
+    e->done_site = site;
+    if (e->dir == SC_TR_RECV && st != NULL) {
+        e->peer = st->MPI_SOURCE;
+        e->tag = st->MPI_TAG;
+        e->bytes = sc__status_bytes(st);
     }
-    emit(&e);
+    emit(e);
 }
 
 /* ------------------------------------------------------------ posts */
@@ -392,7 +398,7 @@ static void completed(sc__tr_event e, const MPI_Status *st, const void *site)
  * otherwise: a receive's completion is what record and replay log, and
  * it must come from the call that completes it, not from when its
  * message happened to arrive. */
-static int done_at_post(const sc__tr_event *e, sc__tr_dir dir, const void *site)
+static int done_at_post(sc__tr_event *e, sc__tr_dir dir, const void *site)
 {
     MPI_Status st;
     sc__tr_event old;
@@ -402,7 +408,7 @@ static int done_at_post(const sc__tr_event *e, sc__tr_dir dir, const void *site)
         return 0;
     if (MPI_Request_get_status(e->req, &flag, &st) != MPI_SUCCESS || !flag)
         return 0;
-    completed(*e, dir == SC_TR_RECV ? &st : NULL, site);
+    completed(e, dir == SC_TR_RECV ? &st : NULL, site);
     return 1;
 }
 
@@ -483,7 +489,7 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
     if (!ev || rc != MPI_SUCCESS)
         return rc;
     if (blocking) {
-        completed(e, dir == SC_TR_RECV ? st : NULL, a->site);
+        completed(&e, dir == SC_TR_RECV ? st : NULL, a->site);
         return rc;
     }
     e.req = *a->req;
@@ -541,8 +547,8 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
         rc = sc__tr_leave(rc);
     if (ev && rc == MPI_SUCCESS) {
         if (sends)
-            completed(es, NULL, site);
-        completed(er, st, site);
+            completed(&es, NULL, site);
+        completed(&er, st, site);
     }
     return rc;
 }
@@ -619,7 +625,7 @@ static void done_many(const MPI_Request saved[], const int ix[], int k, int m,
         }
         pthread_mutex_unlock(&table_lock);
         for (int f = 0; f < nf; f++)
-            completed(evs[f], sts[f], site);
+            completed(&evs[f], sts[f], site);
     }
 }
 

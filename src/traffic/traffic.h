@@ -64,7 +64,8 @@ enum {
     SC_TR_HOOK_MARK = 1,
     SC_TR_HOOK_EV_LIB = 2, /* a subscriber of the library's own messages */
     SC_TR_HOOK_TIME = 4,
-    SC_TR_HOOK_EV_APP = 8  /* a subscriber of the application's messages */
+    SC_TR_HOOK_EV_APP = 8, /* a subscriber of the application's messages */
+    SC_TR_HOOK_APP_SENDS = 16 /* one of them reads sends (set with EV_APP only) */
 };
 
 /* Non-zero while any hook is on; the one word the fast path reads. */
@@ -525,12 +526,24 @@ int sc__tr_request_free_at(MPI_Request *req, int app, const void *site);
 #define SC_TR_APP_P2P(mpi, op, ...)                                                              \
     SC_TR_P2P_CALL(mpi, op, __VA_ARGS__, .kind = SC_TR_P2P, .app = 1, .site = site, .note = note)
 
+/* The same for an application's send: MPI's call alone while no hook has
+ * work for it (the stream on for receives only, as record and replay
+ * alone want it: no mark, no timer, no subscriber reading sends). */
+#define SC_TR_APP_SEND_ON()                                                                      \
+    SC_TR_UNLIKELY((atomic_load_explicit(&sc__tr_hooks, memory_order_relaxed) &                 \
+                    (SC_TR_HOOK_MARK | SC_TR_HOOK_TIME | SC_TR_HOOK_APP_SENDS)) != 0)
+#define SC_TR_APP_SEND(mpi, op, ...)                                                             \
+    (SC_TR_APP_SEND_ON() ? sc__tr_p2p_on((op), &(sc__tr_args){__VA_ARGS__, .kind = SC_TR_P2P,  \
+                                                             .app = 1, .site = site,           \
+                                                             .note = note})                    \
+                         : (mpi))
+
 /* op: SC_TR_OP_SEND, _SSEND, _BSEND or _RSEND. */
 static inline int sc__tr_app_send(sc__tr_op op, const void *buf, int n, MPI_Datatype type,
                                   int dest, int tag, MPI_Comm comm, const void *site,
                                   uint32_t note)
 {
-    return SC_TR_APP_P2P(op == SC_TR_OP_SEND    ? MPI_Send(buf, n, type, dest, tag, comm)
+    return SC_TR_APP_SEND(op == SC_TR_OP_SEND    ? MPI_Send(buf, n, type, dest, tag, comm)
                          : op == SC_TR_OP_SSEND ? MPI_Ssend(buf, n, type, dest, tag, comm)
                          : op == SC_TR_OP_BSEND ? MPI_Bsend(buf, n, type, dest, tag, comm)
                                                 : MPI_Rsend(buf, n, type, dest, tag, comm),
@@ -543,7 +556,7 @@ static inline int sc__tr_app_isend(sc__tr_op op, const void *buf, int n, MPI_Dat
                                    int dest, int tag, MPI_Comm comm, MPI_Request *req,
                                    const void *site, uint32_t note)
 {
-    return SC_TR_APP_P2P(op == SC_TR_OP_ISEND    ? MPI_Isend(buf, n, type, dest, tag, comm, req)
+    return SC_TR_APP_SEND(op == SC_TR_OP_ISEND    ? MPI_Isend(buf, n, type, dest, tag, comm, req)
                          : op == SC_TR_OP_ISSEND ? MPI_Issend(buf, n, type, dest, tag, comm, req)
                                                  : MPI_Send_init(buf, n, type, dest, tag, comm,
                                                                  req),
