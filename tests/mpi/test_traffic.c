@@ -456,17 +456,81 @@ START_TEST(subscriber_slots)
     TC_CHECK(&t, sc__tr_subscribe(NULL, &s, SC_TR_WANT_APP) == -1, "a NULL subscriber");
     for (int i = 0; i < SC_TR_NSUB; i++)
         TC_CHECK(&t, slot[i] == i, "subscriber %d got slot %d", i, slot[i]);
-    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == SC_TR_HOOK_EV_APP, "hooks %u",
-             atomic_load(&sc__tr_hooks));
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == (SC_TR_HOOK_EV_APP | SC_TR_HOOK_APP_SENDS),
+             "hooks %u", atomic_load(&sc__tr_hooks));
     sc__tr_unsubscribe(3);
     again = sc__tr_subscribe(observe, &s, SC_TR_WANT_LIB);
     TC_CHECK(&t, again == 3, "the freed slot 3 was not taken again: %d", again);
-    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == (SC_TR_HOOK_EV_APP | SC_TR_HOOK_EV_LIB),
+    TC_CHECK(&t,
+             atomic_load(&sc__tr_hooks) ==
+                 (SC_TR_HOOK_EV_APP | SC_TR_HOOK_APP_SENDS | SC_TR_HOOK_EV_LIB),
              "hooks %u", atomic_load(&sc__tr_hooks));
     for (int i = 0; i < SC_TR_NSUB; i++)
         sc__tr_unsubscribe(i);
     sc__tr_unsubscribe(-1);
     sc__tr_unsubscribe(SC_TR_NSUB);
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == 0, "hooks %u", atomic_load(&sc__tr_hooks));
+    tc_end(&t);
+}
+END_TEST
+
+/* A subscriber that reads no sends and no posts (SC_TR_NO_SENDS |
+ * SC_TR_NO_POSTS, as record and replay): alone, it gets the receives'
+ * completions only, and an application's send takes no hook; beside one
+ * that reads everything, each gets every event, as before. */
+START_TEST(stream_skips)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    const unsigned lean = SC_TR_WANT_APP | SC_TR_NO_SENDS | SC_TR_NO_POSTS;
+    int out = me, in = -1, slot, all = -1;
+    MPI_Request reqs[2];
+    MPI_Status st;
+    seen s, s2;
+    tc_ctx t;
+
+    tc_begin(&t, "stream_skips");
+    memset(&s, 0, sizeof s);
+    memset(&s2, 0, sizeof s2);
+    slot = sc__tr_subscribe(observe, &s, lean);
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == SC_TR_HOOK_EV_APP, "hooks %u",
+             atomic_load(&sc__tr_hooks));
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(safecoll_irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 43, MPI_COMM_WORLD,
+                                        &reqs[0]),
+                         MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_isend(&out, 1, MPI_INT, right, 43, MPI_COMM_WORLD, &reqs[1]),
+                         MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_waitall(2, reqs, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_send(&out, 1, MPI_INT, right, 44, MPI_COMM_WORLD),
+                         MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_recv(&in, 1, MPI_INT, left, 44, MPI_COMM_WORLD, &st),
+                         MPI_SUCCESS);
+        if (round == 0) {
+            /* Alone: two receives completed, nothing else. */
+            TC_CHECK(&t, s.n == 2 && s.completed == 2, "%d events, %d completed; not 2, 2",
+                     s.n, s.completed);
+            for (int k = 0; k < s.n && k < MAXMSG; k++)
+                TC_CHECK(&t, s.ev[k].dir == SC_TR_RECV && s.ev[k].peer == left &&
+                                 s.ev[k].bytes == (MPI_Count)sizeof(int),
+                         "event %d: not a receive of one int from %d", k, left);
+            memset(&s, 0, sizeof s);
+            all = sc__tr_subscribe(observe, &s2, SC_TR_WANT_APP);
+            TC_CHECK(&t,
+                     atomic_load(&sc__tr_hooks) == (SC_TR_HOOK_EV_APP | SC_TR_HOOK_APP_SENDS),
+                     "hooks %u", atomic_load(&sc__tr_hooks));
+        }
+    }
+    /* Beside a subscriber of everything: both see the 4 messages posted
+     * and completed. */
+    TC_CHECK(&t, s2.posted == 4 && s2.completed == 4, "all: %d posted, %d completed; not 4, 4",
+             s2.posted, s2.completed);
+    TC_CHECK(&t, s.posted == 4 && s.completed == 4, "lean: %d posted, %d completed; not 4, 4",
+             s.posted, s.completed);
+    sc__tr_unsubscribe(all);
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == SC_TR_HOOK_EV_APP, "hooks %u",
+             atomic_load(&sc__tr_hooks));
+    sc__tr_unsubscribe(slot);
     TC_CHECK(&t, atomic_load(&sc__tr_hooks) == 0, "hooks %u", atomic_load(&sc__tr_hooks));
     tc_end(&t);
 }
@@ -631,7 +695,7 @@ static Suite *make_suite(void)
     const TTest *const tests[] = {off_by_default, stream_sees_p2p_gatherv, stream_sees_app_calls,
                                   stream_free_and_persistent, stream_two_sends,
                                   stream_nonblocking,
-                                  subscriber_slots,
+                                  subscriber_slots, stream_skips,
                                   reference_without_agreement, meeting_on_p2p,
                                   mark_inside_mpi};
     Suite *s = suite_create("traffic");
