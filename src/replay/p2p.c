@@ -343,7 +343,9 @@ static void init(void)
         return;
     }
     /* The receives' completions come from the traffic layer's event
-     * stream, as every subscriber's do. */
+     * stream, as every subscriber's do; record and replay read no send
+     * and no POSTED event, so the stream spends nothing on them unless
+     * another subscriber (the trace recorder) reads them. */
     if ((sub_slot = sc__tr_subscribe(on_event, NULL, SC_TR_WANT_APP | SC_TR_NO_SENDS | SC_TR_NO_POSTS)) < 0) {
         fatal(sc__error(MPI_ERR_INTERN, "SAFECOLL_REPLAY: the traffic layer's %d event "
                         "subscribers are all taken", (int)SC_TR_NSUB));

@@ -24,6 +24,13 @@
  * MPI about every send right after its post (done_at_post) and reports a
  * completed one at once, unfollowed.
  *
+ * Work no subscriber needs is skipped: while every subscriber of a kind
+ * reads no sends (SC_TR_NO_SENDS, record and replay), that kind's sends
+ * get no event, no entry and no question to MPI, and the application's
+ * sends skip this file altogether (SC_TR_HOOK_APP_SENDS, traffic.h);
+ * while none reads POSTED events (SC_TR_NO_POSTS), none is reported,
+ * though the request is still followed for its completion.
+ *
  * What the stream cannot see: a request completed or freed with a plain
  * MPI call (not through the traffic layer or a safecoll_ wrapper) stays in
  * the table until its handle is posted again (the entry is then replaced);
