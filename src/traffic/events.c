@@ -260,44 +260,28 @@ static void remove_at(size_t i)
     ents[i].req = MPI_REQUEST_NULL;
 }
 
-/* Follows ev->req from now on. Out of memory, it is not followed (its
- * completion goes unreported): the stream never fails the call. */
-static void follow(const sc__tr_event *ev, int active)
-{
-    size_t i;
-
-    if (ev->req == MPI_REQUEST_NULL)
-        return;
-    pthread_mutex_lock(&table_lock);
-    if (2 * (nents + 1) <= capents || grow()) {
-        i = find(ev->req);
-        nents += ents[i].req == MPI_REQUEST_NULL;
-        ents[i].req = ev->req;
-        ents[i].active = active;
-        ents[i].ev = *ev;
-    }
-    pthread_mutex_unlock(&table_lock);
-}
-
-/* Follows ev->req from now on when the table does not hold its handle
- * (1); else changes nothing (0). Out of memory, 1: not followed, as in
- * follow. One pass under the lock for the common receive, whose handle is
- * new. */
-static int follow_new(const sc__tr_event *ev, int active)
+/* Follows ev->req from now on and returns 1; with only_new, only when the
+ * table does not hold its handle yet, else changes nothing and returns 0
+ * (one pass under the lock for the common receive, whose handle is new).
+ * Out of memory, it is not followed (its completion goes unreported) and
+ * 1 is returned: the stream never fails the call. */
+static int follow(const sc__tr_event *ev, int active, int only_new)
 {
     int done = 1;
     size_t i;
 
+    if (ev->req == MPI_REQUEST_NULL)
+        return 1;
     pthread_mutex_lock(&table_lock);
     if (2 * (nents + 1) <= capents || grow()) {
         i = find(ev->req);
-        if (ents[i].req == MPI_REQUEST_NULL) {
-            nents++;
+        if (ents[i].req != MPI_REQUEST_NULL && only_new) {
+            done = 0;
+        } else {
+            nents += ents[i].req == MPI_REQUEST_NULL;
             ents[i].req = ev->req;
             ents[i].active = active;
             ents[i].ev = *ev;
-        } else {
-            done = 0;
         }
     }
     pthread_mutex_unlock(&table_lock);
@@ -501,18 +485,18 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
     }
     e.req = *a->req;
     if (init) {
-        follow(&e, 0);
+        follow(&e, 0, 0);
         return rc;
     }
     if (posts)
         emit(&e);
     /* A receive whose handle is new is followed at once; one the table
      * holds already is asked of MPI first (done_at_post). */
-    if (dir == SC_TR_RECV && e.req != MPI_REQUEST_NULL && follow_new(&e, 1))
+    if (dir == SC_TR_RECV && e.req != MPI_REQUEST_NULL && follow(&e, 1, 1))
         return rc;
     if (done_at_post(&e, dir, a->site))
         return rc;
-    follow(&e, 1);
+    follow(&e, 1, 0);
     return rc;
 }
 
@@ -736,7 +720,7 @@ int sc__tr_app_startall(int n, MPI_Request reqs[], const void *site, uint32_t no
         e.time_ns = now_ns(e.dir, SC_TR_SEND);
         if (POSTS_ON(1))
             emit(&e);
-        follow(&e, 1);
+        follow(&e, 1, 0);
     }
     return rc;
 }
