@@ -477,6 +477,26 @@ static void fold(int t, int e, int last, void *out)
     }
 }
 
+/* A reduction's input as rank c->me holds it: *total elements (the whole
+ * vector), of which its result is the *mine from element *first (its
+ * block for reduce_scatter(_block), else all of them). */
+static void blocks_of(const call *c, int *total, int *first, int *mine)
+{
+    *total = *first = 0;
+    if (c->k == C_RS) {
+        for (int j = 0; j < c->p; j++) {
+            if (j < c->me)
+                *first += c->rc[j];
+            *total += c->rc[j];
+        }
+        *mine = c->rc[c->me];
+    } else if (c->k == C_RSB) {
+        *total = c->n * c->p, *first = c->n * c->me, *mine = c->n;
+    } else {
+        *total = *mine = c->n;
+    }
+}
+
 START_TEST(p2p_folds_in_rank_order)
 {
     const int k = C_REDUCE + _i / 2, t = _i % 2 ? T_DBL : T_MAT;
@@ -496,7 +516,7 @@ START_TEST(p2p_folds_in_rank_order)
     safecoll_strategy_set(SAFECOLL_COLL_ALL, SAFECOLL_STRATEGY_P2P);
     for (int i = 0; i < NCASES(c.p); i++) {
         /* The input vector: every element of every block. */
-        int total = 0, first = 0, mine, last = c.me, r;
+        int total, first, mine, last = c.me, r;
         int *in;
 
         set_case(&c, i, 1);
@@ -504,18 +524,7 @@ START_TEST(p2p_folds_in_rank_order)
         if (k != C_REDUCE)
             c.root = 0;
         describe(&c);
-        if (k == C_RS) {
-            for (int j = 0; j < c.p; j++) {
-                if (j < c.me)
-                    first += c.rc[j];
-                total += c.rc[j];
-            }
-            mine = c.rc[c.me];
-        } else if (k == C_RSB) {
-            total = c.n * c.p, first = c.n * c.me, mine = c.n;
-        } else {
-            total = mine = c.n;
-        }
+        blocks_of(&c, &total, &first, &mine);
         if (k == C_REDUCE || k == C_ALLREDUCE || k == C_RS || k == C_RSB)
             last = c.p - 1;
         else if (k == C_EXSCAN)
@@ -635,7 +644,7 @@ START_TEST(p2p_folds_slices_in_rank_order)
         for (int v = 0; v < 4; v++, ncase++) {
             const int t = v % 2 ? T_DBL : T_MAT, words = ints_of(t);
             const int seed = 1000 * k + 10 * ni + v;
-            int total = 0, first = 0, mine, r, *in, expect;
+            int total, first, mine, r, *in, expect;
 
             c.t = t;
             c.type = types[t];
@@ -649,18 +658,7 @@ START_TEST(p2p_folds_slices_in_rank_order)
                 c.rc[j] = (ni == 6 ? 600 : 0) + (j * 7 + ni) % 5;
                 c.crc[j] = c.rc[j];
             }
-            if (k == C_RS) {
-                for (int j = 0; j < c.p; j++) {
-                    if (j < c.me)
-                        first += c.rc[j];
-                    total += c.rc[j];
-                }
-                mine = c.rc[c.me];
-            } else if (k == C_RSB) {
-                total = c.n * c.p, first = c.n * c.me, mine = c.n;
-            } else {
-                total = mine = c.n;
-            }
+            blocks_of(&c, &total, &first, &mine);
             for (int j = 0; j < FOLD_BUF; j++)
                 c.sb[j] = c.rb[j] = -1;
             in = c.inplace && (k != C_REDUCE || c.me == c.root) ? c.rb : c.sb;
