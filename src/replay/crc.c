@@ -5,6 +5,10 @@
  * (folding with carry-less multiplication), else zlib's crc32. Record and
  * replay compute one per received payload on the application's critical
  * path (4 KiB took 0.32 us with ISA-L on the 2-core test machine).
+ * Below 16 bytes zlib's is the faster of the two (8 B: 6.8 ns against
+ * ISA-L's 21 ns, whose folding loop has a fixed cost; 16 B: 17.6 against
+ * 14.5), and the trace recorder hashes every small message on the
+ * application's path.
  *
  * Also the one write loop of the replay logs and the trace files, and the
  * one walk over a payload's packed bytes that both hash (record, replay,
@@ -19,16 +23,17 @@
 #include <unistd.h>
 #if SC_HAVE_ISAL
 #include <isa-l/crc.h>
-#else
-#include <zlib.h>
 #endif
+#include <zlib.h>
 
 #include "replay.h"
 
 uint32_t sc__rp_crc(uint32_t crc, const void *p, size_t n)
 {
 #if SC_HAVE_ISAL
-    return n == 0 ? crc : crc32_gzip_refl(crc, (const unsigned char *)p, (uint64_t)n);
+    if (n < 16) /* zlib's crc32 gives 0 for a NULL buffer, whatever crc */
+        return n == 0 ? crc : (uint32_t)crc32(crc, p, (uInt)n);
+    return crc32_gzip_refl(crc, (const unsigned char *)p, (uint64_t)n);
 #else
     const unsigned char *c = p;
     uLong v = crc;

@@ -25,7 +25,8 @@
  * (an attribute of MPI_COMM_SELF), at exit() and on a fatal signal; a rank
  * that recorded nothing writes an empty trace at exit and says so.
  *
- * Times: CLOCK_REALTIME, so that the ranks of one node share a clock; each
+ * Times: CLOCK_REALTIME (the event stream's clock, src/traffic/clock.c),
+ * so that the ranks of one node share a clock; each
  * file stores its origin and the analyzer aligns the files on it. Across
  * nodes the times are as good as the nodes' clock synchronisation
  * (doc/trace.md).
@@ -686,7 +687,9 @@ __attribute__((constructor)) static void trace_init(void)
     }
     if ((dir = strdup(spec)) == NULL)
         return;
-    if (sc__tr_subscribe(on_event, NULL, SC_TR_WANT_ALL | SC_TR_WANT_TIME) < 0) {
+    if (sc__tr_subscribe(on_event, NULL,
+                         SC_TR_WANT_ALL | SC_TR_WANT_TIME | SC_TR_NO_SEND_DONE |
+                             SC_TR_NO_RECV_POSTS) < 0) {
         fprintf(stderr, "libsafecoll: SAFECOLL_TRACE: the traffic layer's %d event "
                 "subscribers are all taken; nothing is traced\n", (int)SC_TR_NSUB);
         free(dir);
@@ -754,7 +757,7 @@ int safecoll_trace_self(const void *buf, int count, MPI_Datatype datatype)
         return sc__call_errhandler(MPI_COMM_WORLD, rc);
     if (dir == NULL || !atomic_load_explicit(&on, memory_order_relaxed))
         return MPI_SUCCESS;
-    const int64_t t = now_ns();
+    const int64_t t = sc__tr_clock_ns();
     memset(&r, 0, sizeof r);
     r.kind = SC_TC_SELF;
     r.bytes = (int64_t)count * size;

@@ -29,7 +29,10 @@
  * get no event, no entry and no question to MPI, and the application's
  * sends skip this file altogether (SC_TR_HOOK_APP_SENDS, traffic.h);
  * while none reads POSTED events (SC_TR_NO_POSTS), none is reported,
- * though the request is still followed for its completion.
+ * though the request is still followed for its completion; while none
+ * reads a send's completion (SC_TR_NO_SEND_DONE, the trace recorder), a
+ * send is reported at its post and not followed; while none reads a
+ * receive's post (SC_TR_NO_RECV_POSTS), that event is not reported.
  *
  * What the stream cannot see: a request completed or freed with a plain
  * MPI call (not through the traffic layer or a safecoll_ wrapper) stays in
@@ -44,7 +47,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "traffic.h"
 
@@ -66,12 +68,9 @@ static atomic_int want_time;
  * the event's, timed the direction that is timed at this event. */
 static int64_t now_ns(sc__tr_dir dir, sc__tr_dir timed)
 {
-    struct timespec t;
-
     if (dir != timed || !atomic_load_explicit(&want_time, memory_order_relaxed))
         return 0;
-    clock_gettime(CLOCK_REALTIME, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+    return sc__tr_clock_ns();
 }
 
 /* The pending site text of an application's call, taken. */
@@ -94,12 +93,19 @@ static atomic_int nslots;
  * events, no subscriber of that kind reads (SC_TR_NO_SENDS,
  * SC_TR_NO_POSTS): the stream skips their work. */
 static atomic_uint skip_sends, skip_posts;
+/* The same for sends' completions and receives' POSTED events
+ * (SC_TR_NO_SEND_DONE, SC_TR_NO_RECV_POSTS). */
+static atomic_uint skip_send_done, skip_recv_posts;
 
 /* 1 when the stream reports the sends / the POSTED events of kind app. */
 #define SENDS_ON(app) \
     (!(atomic_load_explicit(&skip_sends, memory_order_relaxed) & (1u << (app))))
 #define POSTS_ON(app) \
     (!(atomic_load_explicit(&skip_posts, memory_order_relaxed) & (1u << (app))))
+#define SEND_DONE_ON(app) \
+    (!(atomic_load_explicit(&skip_send_done, memory_order_relaxed) & (1u << (app))))
+#define RECV_POSTS_ON(app) \
+    (!(atomic_load_explicit(&skip_recv_posts, memory_order_relaxed) & (1u << (app))))
 
 static void emit(const sc__tr_event *ev)
 {
@@ -121,7 +127,7 @@ static void forget_kind(int app);
 /* The hook bits of the stream, from the slots in use (subs_lock held). */
 static void set_bits(void)
 {
-    unsigned all = 0, ss = 3, sp = 3;
+    unsigned all = 0, ss = 3, sp = 3, sd = 3, rp = 3;
     int n = 0;
 
     for (int i = 0; i < SC_TR_NSUB; i++) {
@@ -138,11 +144,19 @@ static void set_bits(void)
                 ss &= ~(1u << app);
             if (!(w & SC_TR_NO_POSTS))
                 sp &= ~(1u << app);
+            /* One that reads no sends reads no send's completion; one
+             * that reads no posts, no receive's post. */
+            if (!(w & (SC_TR_NO_SENDS | SC_TR_NO_SEND_DONE)))
+                sd &= ~(1u << app);
+            if (!(w & (SC_TR_NO_POSTS | SC_TR_NO_RECV_POSTS)))
+                rp &= ~(1u << app);
         }
     }
     /* Before the hook bits: a kind turned on sees its skips. */
     atomic_store(&skip_sends, ss);
     atomic_store(&skip_posts, sp);
+    atomic_store(&skip_send_done, sd);
+    atomic_store(&skip_recv_posts, rp);
     if ((all & SC_TR_WANT_APP) && !(ss & 2u))
         atomic_fetch_or(&sc__tr_hooks, SC_TR_HOOK_APP_SENDS);
     else
@@ -166,7 +180,8 @@ int sc__tr_subscribe(sc__tr_subscriber fn, void *data, unsigned want)
 {
     int got = -1;
 
-    want &= SC_TR_WANT_ALL | SC_TR_WANT_TIME | SC_TR_NO_SENDS | SC_TR_NO_POSTS;
+    want &= SC_TR_WANT_ALL | SC_TR_WANT_TIME | SC_TR_NO_SENDS | SC_TR_NO_POSTS |
+            SC_TR_NO_SEND_DONE | SC_TR_NO_RECV_POSTS;
     if (fn == NULL || (want & SC_TR_WANT_ALL) == 0)
         return -1;
     pthread_mutex_lock(&subs_lock);
@@ -459,7 +474,10 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
     /* A send no subscriber of its kind reads is only MPI's call (marked):
      * no event, no entry in the table, no question to MPI at its post. */
     const int ev = SC_TR_EV_ON(a->app) && (dir == SC_TR_RECV || SENDS_ON(a->app));
-    const int posts = ev && POSTS_ON(a->app);
+    const int posts =
+        ev && POSTS_ON(a->app) && (dir == SC_TR_SEND || RECV_POSTS_ON(a->app));
+    /* Whether its completion is read: a send's may not be. */
+    const int done = ev && (dir == SC_TR_RECV || SEND_DONE_ON(a->app));
     MPI_Status local, *st = a->st;
     const char *text = take_site(a->app);
     sc__tr_event e;
@@ -480,7 +498,8 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
     if (!ev || rc != MPI_SUCCESS)
         return rc;
     if (blocking) {
-        completed(&e, dir == SC_TR_RECV ? st : NULL, a->site);
+        if (done)
+            completed(&e, dir == SC_TR_RECV ? st : NULL, a->site);
         return rc;
     }
     e.req = *a->req;
@@ -490,6 +509,8 @@ int sc__tr_p2p_on(sc__tr_op op, const sc__tr_args *a)
     }
     if (posts)
         emit(&e);
+    if (!done)
+        return rc;
     /* A receive whose handle is new is followed at once; one the table
      * holds already is asked of MPI first (done_at_post). */
     if (dir == SC_TR_RECV && e.req != MPI_REQUEST_NULL && follow(&e, 1, 1))
@@ -506,6 +527,7 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
 {
     const int on = SC_TR_ON(), ev = on && SC_TR_EV_ON(app);
     const int sends = ev && SENDS_ON(app), posts = ev && POSTS_ON(app);
+    const int send_done = sends && SEND_DONE_ON(app), recv_posts = posts && RECV_POSTS_ON(app);
     const sc__tr_args s = {.buf = sb, .count = sn, .type = stype, .peer = dest, .tag = stag,
                            .comm = comm, .app = app, .site = site, .note = note};
     const sc__tr_args r = {.buf = replace ? sb : rb, .count = replace ? sn : rn,
@@ -525,7 +547,7 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
         er.site_text = text;
         if (sends && posts)
             emit(&es);
-        if (posts)
+        if (recv_posts)
             emit(&er);
         if (st == MPI_STATUS_IGNORE)
             st = &local;
@@ -537,7 +559,7 @@ int sc__tr_sendrecv_any(const void *sb, int sn, MPI_Datatype stype, int dest, in
     if (on)
         rc = sc__tr_leave(rc);
     if (ev && rc == MPI_SUCCESS) {
-        if (sends)
+        if (send_done)
             completed(&es, NULL, site);
         completed(&er, st, site);
     }
@@ -718,7 +740,7 @@ int sc__tr_app_startall(int n, MPI_Request reqs[], const void *site, uint32_t no
         e.done_site = NULL;
         e.status = NULL;
         e.time_ns = now_ns(e.dir, SC_TR_SEND);
-        if (POSTS_ON(1))
+        if (POSTS_ON(1) && (e.dir == SC_TR_SEND || RECV_POSTS_ON(1)))
             emit(&e);
         follow(&e, 1, 0);
     }

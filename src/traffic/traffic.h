@@ -342,6 +342,11 @@ typedef struct sc__tr_event {
 
 typedef void (*sc__tr_subscriber)(const sc__tr_event *ev, void *data);
 
+/* CLOCK_REALTIME in ns, as events' time_ns (clock.c: from the processor's
+ * time-stamp counter, calibrated against the system clock every
+ * millisecond; clock_gettime where there is none). */
+int64_t sc__tr_clock_ns(void);
+
 /* The source line safecoll_trace_site() named for this thread's next
  * posting call of the application: taken (and cleared) by that call's
  * POSTED event (sc__tr_p2p_on, sc__tr_sendrecv_any), which carries it as
@@ -365,6 +370,13 @@ enum { SC_TR_WANT_TIME = 4 };
  * SC_TR_NO_POSTS: no POSTED event (the stream still follows the request,
  * to report its completion). */
 enum { SC_TR_NO_SENDS = 8, SC_TR_NO_POSTS = 16 };
+/* Or'ed into `want`, finer: SC_TR_NO_SEND_DONE, no COMPLETED or FREED
+ * event of a send (the stream then reports a send's post and does not
+ * follow it; a persistent one is still followed, for its starts);
+ * SC_TR_NO_RECV_POSTS, no POSTED event of a receive. The trace recorder
+ * reads a send at its post and a receive at its completion, and says
+ * both. */
+enum { SC_TR_NO_SEND_DONE = 32, SC_TR_NO_RECV_POSTS = 64 };
 
 /* The number of subscriber slots: a fixed array, so that reporting an
  * event takes no lock and no allocation. */

@@ -536,6 +536,73 @@ START_TEST(stream_skips)
 }
 END_TEST
 
+/* A subscriber that reads sends at their post and receives at their
+ * completion only (SC_TR_NO_SEND_DONE | SC_TR_NO_RECV_POSTS, as the trace
+ * recorder): alone, it gets exactly those events of an isend / irecv pair,
+ * a send / recv pair and a sendrecv, each send with its destination and
+ * each receive with its matched source; beside one that reads everything,
+ * each gets every event. */
+START_TEST(stream_skips_done)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    const unsigned ends = SC_TR_WANT_APP | SC_TR_NO_SEND_DONE | SC_TR_NO_RECV_POSTS;
+    int out = me, in = -1, in2 = -1, slot, all = -1;
+    MPI_Request reqs[2];
+    MPI_Status st;
+    seen s, s2;
+    tc_ctx t;
+
+    tc_begin(&t, "stream_skips_done");
+    memset(&s, 0, sizeof s);
+    memset(&s2, 0, sizeof s2);
+    slot = sc__tr_subscribe(observe, &s, ends);
+    for (int round = 0; round < 2; round++) {
+        ck_assert_int_eq(safecoll_irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 45, MPI_COMM_WORLD,
+                                        &reqs[0]),
+                         MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_isend(&out, 1, MPI_INT, right, 45, MPI_COMM_WORLD, &reqs[1]),
+                         MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_waitall(2, reqs, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_send(&out, 1, MPI_INT, right, 46, MPI_COMM_WORLD),
+                         MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_recv(&in, 1, MPI_INT, left, 46, MPI_COMM_WORLD, &st),
+                         MPI_SUCCESS);
+        ck_assert_int_eq(safecoll_sendrecv(&out, 1, MPI_INT, right, 47, &in2, 1, MPI_INT,
+                                           MPI_ANY_SOURCE, 47, MPI_COMM_WORLD, &st),
+                         MPI_SUCCESS);
+        TC_CHECK(&t, in == left && in2 == left, "round %d: received %d and %d, not %d", round,
+                 in, in2, left);
+        if (round == 0) {
+            /* Alone: three sends posted, three receives completed. */
+            TC_CHECK(&t, s.n == 6 && s.posted == 3 && s.completed == 3,
+                     "%d events, %d posted, %d completed; not 6, 3, 3", s.n, s.posted,
+                     s.completed);
+            for (int k = 0; k < s.n && k < MAXMSG; k++)
+                TC_CHECK(&t,
+                         s.ev[k].dir == SC_TR_SEND
+                             ? s.ev[k].kind == SC_TR_POSTED && s.ev[k].peer == right
+                             : s.ev[k].kind == SC_TR_COMPLETED && s.ev[k].peer == left &&
+                                   s.ev[k].bytes == (MPI_Count)sizeof(int),
+                         "event %d: not a send to %d posted or a receive from %d completed",
+                         k, right, left);
+            memset(&s, 0, sizeof s);
+            all = sc__tr_subscribe(observe, &s2, SC_TR_WANT_APP);
+        }
+    }
+    /* Beside a subscriber of everything: both see the 6 messages posted
+     * and completed. */
+    TC_CHECK(&t, s2.posted == 6 && s2.completed == 6, "all: %d posted, %d completed; not 6, 6",
+             s2.posted, s2.completed);
+    TC_CHECK(&t, s.posted == 6 && s.completed == 6, "ends: %d posted, %d completed; not 6, 6",
+             s.posted, s.completed);
+    sc__tr_unsubscribe(all);
+    sc__tr_unsubscribe(slot);
+    TC_CHECK(&t, atomic_load(&sc__tr_hooks) == 0, "hooks %u", atomic_load(&sc__tr_hooks));
+    tc_end(&t);
+}
+END_TEST
+
 /* The kinds of operation one forced p2p call issues, with the agreement
  * on (always) or left to the library (auto): blocking gatherv, a reduce
  * (a regular collective, described into the pipeline) and an igatherv. */
@@ -695,7 +762,7 @@ static Suite *make_suite(void)
     const TTest *const tests[] = {off_by_default, stream_sees_p2p_gatherv, stream_sees_app_calls,
                                   stream_free_and_persistent, stream_two_sends,
                                   stream_nonblocking,
-                                  subscriber_slots, stream_skips,
+                                  subscriber_slots, stream_skips, stream_skips_done,
                                   reference_without_agreement, meeting_on_p2p,
                                   mark_inside_mpi};
     Suite *s = suite_create("traffic");

@@ -19,6 +19,7 @@ START_TEST(check_value)
     ck_assert_uint_eq(sc__rp_crc(0, "123456789", 9), 0xCBF43926u);
     ck_assert_uint_eq(sc__rp_crc(0, NULL, 0), 0u);
     ck_assert_uint_eq(sc__rp_crc(0x12345678u, "", 0), 0x12345678u);
+    ck_assert_uint_eq(sc__rp_crc(0x12345678u, NULL, 0), 0x12345678u);
 }
 END_TEST
 

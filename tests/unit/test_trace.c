@@ -24,11 +24,13 @@
 
 #include <check.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <safecoll/trace.h>
@@ -36,6 +38,7 @@
 #include "measure.h"
 #include "replay.h"
 #include "trace.h"
+#include "traffic.h"
 
 #define ASSERT_OK(rc) ck_assert_msg((rc) == MPI_SUCCESS, "rc %d: %s", (rc), safecoll_last_error())
 
@@ -2020,6 +2023,67 @@ START_TEST(measure_bad_args)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- clock */
+
+static int64_t system_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* How far the event clock strays outside a pair of system-clock reads
+ * around it: the model's error (src/traffic/clock.c bounds it well under
+ * a microsecond after its first millisecond) plus nothing of the time a
+ * preempted thread loses, which lies inside the bracket. */
+enum { CLOCK_TOL_NS = 10000 };
+
+typedef struct clock_run {
+    int64_t worst; /* ns outside the bracket, the largest */
+    long reads;
+} clock_run;
+
+/* Reads the event clock between two system-clock reads for 400 ms (many
+ * recalibrations: one a millisecond), with a pause now and then so that
+ * the model runs past its millisecond and must take a new sample. */
+static void *clock_reads(void *arg)
+{
+    clock_run *c = arg;
+    const int64_t end = system_ns() + 400000000;
+    int64_t before;
+
+    c->worst = 0;
+    c->reads = 0;
+    while ((before = system_ns()) < end) {
+        const int64_t t = sc__tr_clock_ns(), after = system_ns();
+        const int64_t out = t < before ? before - t : t > after ? t - after : 0;
+        if (out > c->worst)
+            c->worst = out;
+        if (++c->reads % 4096 == 0)
+            usleep(1500);
+    }
+    return NULL;
+}
+
+/* The events' clock (the time-stamp counter between calibrations) tells
+ * CLOCK_REALTIME's time, on two threads at once. */
+START_TEST(event_clock_is_the_system_clock)
+{
+    clock_run runs[2];
+    pthread_t th;
+
+    ck_assert_int_eq(pthread_create(&th, NULL, clock_reads, &runs[1]), 0);
+    clock_reads(&runs[0]);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    for (int i = 0; i < 2; i++) {
+        ck_assert_msg(runs[i].reads > 1000, "thread %d: %ld reads", i, runs[i].reads);
+        ck_assert_msg(runs[i].worst <= CLOCK_TOL_NS,
+                      "thread %d: the event clock strayed %lld ns from the system clock", i,
+                      (long long)runs[i].worst);
+    }
+}
+END_TEST
+
 int main(void)
 {
     const char *synth = getenv("SAFECOLL_TRACE_SYNTH");
@@ -2039,6 +2103,7 @@ int main(void)
     int failures;
 
     tcase_add_test(fmt, format_round_trip);
+    tcase_add_test(fmt, event_clock_is_the_system_clock);
     tcase_add_test(fmt, hashes_compose);
     tcase_add_test(fmt, crc_and_sum_in_one_pass);
     tcase_add_test(fmt, matching_out_of_order);
