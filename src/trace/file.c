@@ -124,17 +124,34 @@ int sc__tc_writer_flush(sc__tc_writer *w)
     return rc;
 }
 
-int sc__tc_writer_add(sc__tc_writer *w, sc__tc_rec *r)
+sc__tc_rec *sc__tc_writer_slot(sc__tc_writer *w, int *rc)
 {
-    if (w->nbuf == SC_TC_BLOCK_RECS) {
-        int rc = sc__tc_writer_flush(w);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
+    *rc = MPI_SUCCESS;
+    if (w->nbuf == SC_TC_BLOCK_RECS && (*rc = sc__tc_writer_flush(w)) != MPI_SUCCESS)
+        return NULL;
+    return &w->buf[w->nbuf];
+}
+
+void sc__tc_writer_commit(sc__tc_writer *w)
+{
+    sc__tc_rec *r = &w->buf[w->nbuf++];
+
     r->rank = w->rank;
     r->seq = w->seq++;
-    w->buf[w->nbuf++] = *r;
     w->nrecs++;
+}
+
+int sc__tc_writer_add(sc__tc_writer *w, sc__tc_rec *r)
+{
+    int rc;
+    sc__tc_rec *s = sc__tc_writer_slot(w, &rc);
+
+    if (s == NULL)
+        return rc;
+    *s = *r;
+    sc__tc_writer_commit(w);
+    r->rank = s->rank;
+    r->seq = s->seq;
     return MPI_SUCCESS;
 }
 

@@ -612,23 +612,42 @@ static void at_exit(void)
 
 /* ------------------------------------------------------------ recording */
 
-/* Writes r, of the time t (CLOCK_REALTIME ns) (lock held); its payload
- * hashed from buf. */
-static void add(sc__tc_rec *r, int64_t t, const void *buf, MPI_Datatype type, const void *pc,
-                int is_text)
+/* Writes a record of head's kind, flags, peer, tag, comm and bytes, of
+ * the time t (CLOCK_REALTIME ns) (lock held); its payload hashed from buf.
+ * Built in the writer's buffer: a record built on the stack, then copied,
+ * stalled the copy's wide loads on the narrow stores before them. */
+static void add(const sc__tc_rec *head, int64_t t, const void *buf, MPI_Datatype type,
+                const void *pc, int is_text)
 {
+    sc__tc_rec *r;
+    uint32_t site;
     int rc, flat;
 
     if (state != 1 && !open_file())
         return;
-    r->t_ns = t - origin;
-    flat = facts_of(type, r);
-    r->site = site_id(pc, is_text);
-    if ((rc = hash_payload(r, buf, type, flat, r->bytes)) != MPI_SUCCESS ||
-        (rc = sc__tc_writer_add(w, r)) != MPI_SUCCESS) {
+    /* The site first: naming a new one may write out the records' block. */
+    site = site_id(pc, is_text);
+    if ((r = sc__tc_writer_slot(w, &rc)) == NULL) {
         say(rc);
         close_file();
+        return;
     }
+    memset(r, 0, sizeof *r);
+    r->kind = head->kind;
+    r->flags = head->flags;
+    r->peer = head->peer;
+    r->tag = head->tag;
+    r->comm = head->comm;
+    r->bytes = head->bytes;
+    r->t_ns = t - origin;
+    r->site = site;
+    flat = facts_of(type, r);
+    if ((rc = hash_payload(r, buf, type, flat, r->bytes)) != MPI_SUCCESS) {
+        say(rc);
+        close_file();
+        return;
+    }
+    sc__tc_writer_commit(w);
 }
 
 /* Records the event ev (on_event's). */

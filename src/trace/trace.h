@@ -119,6 +119,12 @@ int sc__tc_writer_open(sc__tc_writer **w, const char *dir, int rank, int nprocs,
 /* Appends one record (its rank and seq are set here); a full block is
  * written out with one write(2). */
 int sc__tc_writer_add(sc__tc_writer *w, sc__tc_rec *r);
+/* The same in two steps, without a copy: the slot the next record goes
+ * in (a full block written out first; NULL and *rc an error code when
+ * that fails), which the caller fills, then its commit. Nothing else of
+ * the writer may run in between (naming a site may write a block). */
+sc__tc_rec *sc__tc_writer_slot(sc__tc_writer *w, int *rc);
+void sc__tc_writer_commit(sc__tc_writer *w);
 /* The id of a call-site string (one id per distinct string, from 1),
  * 0 when out of memory. Strings longer than SC_TC_SITE_MAX are cut. */
 uint32_t sc__tc_writer_site(sc__tc_writer *w, const char *site);

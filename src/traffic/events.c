@@ -220,6 +220,11 @@ typedef struct ent {
 
 static ent *ents;
 static size_t nents, capents;
+/* Whether the table holds any entry (nents > 0), read without the lock by
+ * a completion call: a request it completes was followed at its post,
+ * which came before the completion call, so an empty table holds none of
+ * them and the call needs no lock. */
+static atomic_int table_used;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t slot_of(MPI_Request req)
@@ -263,7 +268,8 @@ static int grow(void)
 /* Removes the entry at i (table_lock held). */
 static void remove_at(size_t i)
 {
-    nents--;
+    if (--nents == 0)
+        atomic_store_explicit(&table_used, 0, memory_order_relaxed);
     for (size_t j = (i + 1) & (capents - 1); ents[j].req != MPI_REQUEST_NULL;
          j = (j + 1) & (capents - 1)) {
         size_t home = slot_of(ents[j].req);
@@ -294,6 +300,7 @@ static int follow(const sc__tr_event *ev, int active, int only_new)
             done = 0;
         } else {
             nents += ents[i].req == MPI_REQUEST_NULL;
+            atomic_store_explicit(&table_used, 1, memory_order_relaxed);
             ents[i].req = ev->req;
             ents[i].active = active;
             ents[i].ev = *ev;
@@ -651,7 +658,7 @@ int sc__tr_complete(sc__tr_cop cop, int n, MPI_Request reqs[], int *index, int *
     MPI_Status st_stack[ON_STACK], *st = sts;
     int rc, f = 1, local_index = MPI_UNDEFINED;
 
-    if (!SC_TR_EV_ON(app) || m <= 0)
+    if (!SC_TR_EV_ON(app) || m <= 0 || !atomic_load_explicit(&table_used, memory_order_relaxed))
         return call_cop(cop, n, reqs, index, flag, indices, sts);
     if (m > ON_STACK && (saved = malloc(sizeof *saved * (size_t)m)) == NULL)
         return call_cop(cop, n, reqs, index, flag, indices, sts); /* unreported */
