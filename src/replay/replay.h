@@ -112,8 +112,8 @@ int sc__rp_mkdirs(const char *dir);
  * and replay ask it for every received message. */
 static inline int sc__rp_type_flat(MPI_Datatype type)
 {
-    MPI_Count size;
-    MPI_Aint extent;
+    MPI_Count size = 0;
+    MPI_Aint extent = 0;
 
     return sc__type_predefined(type, &size, &extent) && size > 0 && size == extent;
 }
