@@ -297,7 +297,9 @@ static inline int sc__tr_region_leave(int rc)
 typedef enum sc__tr_dir { SC_TR_SEND, SC_TR_RECV } sc__tr_dir;
 
 typedef enum sc__tr_ev_kind {
-    SC_TR_POSTED,    /* posted: an i-call, a Start, or a blocking call at its entry */
+    SC_TR_POSTED,    /* posted: an i-call, a Start, or a blocking call at its entry (a
+                      * blocking send of 16 KiB or more, and MPI_Sendrecv's send, once
+                      * MPI posted it as its i-form: events.c, overlapped) */
     SC_TR_COMPLETED, /* completed: a wait or test, or a blocking call at its return */
     SC_TR_FREED      /* its request freed while active (MPI_Request_free): no status */
 } sc__tr_ev_kind;

@@ -603,6 +603,112 @@ START_TEST(stream_skips_done)
 }
 END_TEST
 
+/* What a subscriber saw of the sends' posts: how many, and how many came
+ * while the thread was inside the call's MPI bracket (the mark on). */
+typedef struct lap_seen {
+    int sends, inside, bad_bytes;
+    MPI_Count bytes;
+} lap_seen;
+
+static void observe_lap(const sc__tr_event *e, void *data)
+{
+    lap_seen *s = data;
+
+    if (e->kind != SC_TR_POSTED || e->dir != SC_TR_SEND)
+        return;
+    s->sends++;
+    s->inside += atomic_load(&sc__tr_mark_self()->depth) > 0;
+    s->bad_bytes += e->bytes != s->bytes;
+}
+
+/* A blocking send of 16 KiB or more whose post a subscriber reads is
+ * MPI's i-form and a wait, its POSTED event in between, inside the call's
+ * bracket (so that the trace recorder's hash overlaps the transfer):
+ * MPI_Send, _Ssend, _Bsend, _Rsend and MPI_Sendrecv, each message whole at
+ * its receiver; a small send's post comes before the call, as before. */
+START_TEST(stream_large_sends_overlap)
+{
+    enum { N = 8192 }; /* 32 KiB of ints */
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    int *out = malloc(N * sizeof *out), *in = malloc(N * sizeof *in), bad = 0, slot, bsize;
+    char *bbuf;
+    MPI_Request req;
+    MPI_Status st;
+    lap_seen s;
+    tc_ctx t;
+
+    ck_assert_ptr_nonnull(out);
+    ck_assert_ptr_nonnull(in);
+    tc_begin(&t, "stream_large_sends_overlap");
+    memset(&s, 0, sizeof s);
+    s.bytes = (MPI_Count)N * (MPI_Count)sizeof(int);
+    bsize = (int)s.bytes + MPI_BSEND_OVERHEAD;
+    bbuf = malloc((size_t)bsize);
+    ck_assert_ptr_nonnull(bbuf);
+    ck_assert_int_eq(MPI_Buffer_attach(bbuf, bsize), MPI_SUCCESS);
+    sc__tr_mark_enable(1);
+    slot = sc__tr_subscribe(observe_lap, &s, SC_TR_WANT_APP);
+    for (int mode = 0; mode < 4; mode++) {
+        for (int i = 0; i < N; i++) {
+            out[i] = 1000 * me + 7 * mode + i;
+            in[i] = -1;
+        }
+        ck_assert_int_eq(safecoll_irecv(in, N, MPI_INT, left, 50 + mode, MPI_COMM_WORLD, &req),
+                         MPI_SUCCESS);
+        /* The ready send needs its receive posted first: everyone's is. */
+        MPI_Barrier(MPI_COMM_WORLD);
+        switch (mode) {
+        case 0:
+            ck_assert_int_eq(safecoll_send(out, N, MPI_INT, right, 50, MPI_COMM_WORLD),
+                             MPI_SUCCESS);
+            break;
+        case 1:
+            ck_assert_int_eq(safecoll_ssend(out, N, MPI_INT, right, 51, MPI_COMM_WORLD),
+                             MPI_SUCCESS);
+            break;
+        case 2:
+            ck_assert_int_eq(safecoll_bsend(out, N, MPI_INT, right, 52, MPI_COMM_WORLD),
+                             MPI_SUCCESS);
+            break;
+        default:
+            ck_assert_int_eq(safecoll_rsend(out, N, MPI_INT, right, 53, MPI_COMM_WORLD),
+                             MPI_SUCCESS);
+            break;
+        }
+        ck_assert_int_eq(safecoll_wait(&req, &st), MPI_SUCCESS);
+        for (int i = 0; i < N; i++)
+            bad += in[i] != 1000 * left + 7 * mode + i;
+    }
+    for (int i = 0; i < N; i++) {
+        out[i] = 1000 * me + 7 * 4 + i;
+        in[i] = -1;
+    }
+    ck_assert_int_eq(safecoll_sendrecv(out, N, MPI_INT, right, 54, in, N, MPI_INT, left, 54,
+                                       MPI_COMM_WORLD, &st),
+                     MPI_SUCCESS);
+    for (int i = 0; i < N; i++)
+        bad += in[i] != 1000 * left + 7 * 4 + i;
+    TC_CHECK(&t, st.MPI_SOURCE == left && st.MPI_TAG == 54, "sendrecv's status: %d, tag %d",
+             st.MPI_SOURCE, st.MPI_TAG);
+    /* A small send: posted before its call, outside the bracket. */
+    ck_assert_int_eq(safecoll_sendrecv(out, 4, MPI_INT, right, 55, in, 4, MPI_INT, left, 55,
+                                       MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                     MPI_SUCCESS);
+    sc__tr_unsubscribe(slot);
+    sc__tr_mark_enable(0);
+    ck_assert_int_eq(MPI_Buffer_detach(&bbuf, &bsize), MPI_SUCCESS);
+    TC_CHECK(&t, bad == 0, "%d elements arrived wrong", bad);
+    TC_CHECK(&t, s.sends == 6 && s.inside == 5 && s.bad_bytes == 1,
+             "%d sends posted, %d inside their call, %d with other than %lld bytes; not 6, 5, 1",
+             s.sends, s.inside, s.bad_bytes, (long long)s.bytes);
+    free(bbuf);
+    free(out);
+    free(in);
+    tc_end(&t);
+}
+END_TEST
+
 /* The kinds of operation one forced p2p call issues, with the agreement
  * on (always) or left to the library (auto): blocking gatherv, a reduce
  * (a regular collective, described into the pipeline) and an igatherv. */
@@ -763,6 +869,7 @@ static Suite *make_suite(void)
                                   stream_free_and_persistent, stream_two_sends,
                                   stream_nonblocking,
                                   subscriber_slots, stream_skips, stream_skips_done,
+                                  stream_large_sends_overlap,
                                   reference_without_agreement, meeting_on_p2p,
                                   mark_inside_mpi};
     Suite *s = suite_create("traffic");
