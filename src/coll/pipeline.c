@@ -26,7 +26,10 @@ static const safecoll_strategy cost_order[] = {
 /* A regular allgather's chunk is rounds of the regular call (regular.c),
  * while its segment is the v-form, which MPI runs slower: chunk comes first
  * (MPICH 4.0.2, allgather at 1 MiB, P = 2: chunk 1.0-1.1x of the native
- * call, segment 1.8x; doc/performance.md). */
+ * call, segment 1.8x when its sub-collectives ran one after the other;
+ * with them in flight together, allgather.c, segment is 1.0-1.05x there
+ * too, and chunk stays first: rounds of the call MPI tunes, where segment
+ * has not been measured past P = 2; doc/performance.md). */
 static const safecoll_strategy cost_order_regular[] = {
     SAFECOLL_STRATEGY_LARGECOUNT, SAFECOLL_STRATEGY_BIGTYPE, SAFECOLL_STRATEGY_CHUNK,
     SAFECOLL_STRATEGY_SEGMENT, SAFECOLL_STRATEGY_P2P,
@@ -36,9 +39,10 @@ static const safecoll_strategy cost_order_regular[] = {
  * block, a strided type MPI packs, while its p2p is the spread fold, one
  * message of each rank's piece of a block to the block's owner: p2p comes
  * first (MPICH 4.0.2, P = 2 and 4, 1 and 16 MiB: chunk 1.42-1.89x of the
- * native call, p2p 0.54-1.02x; doc/performance.md). The other reductions
- * keep chunk first, rounds of MPI's own call on contiguous slices, whose
- * algorithm MPI chooses for the machine. */
+ * native call, p2p 0.54-1.02x; doc/performance.md). allreduce and reduce
+ * take it at P = 2 (red_p2p_first, below); scan, exscan, and allreduce and
+ * reduce at any other P, keep chunk first, rounds of MPI's own call on
+ * contiguous slices, whose algorithm MPI chooses for the machine. */
 static const safecoll_strategy cost_order_p2p_first[] = {
     SAFECOLL_STRATEGY_LARGECOUNT, SAFECOLL_STRATEGY_BIGTYPE, SAFECOLL_STRATEGY_SEGMENT,
     SAFECOLL_STRATEGY_P2P, SAFECOLL_STRATEGY_CHUNK,

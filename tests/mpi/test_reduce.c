@@ -485,7 +485,7 @@ START_TEST(g_bound_triggers)
                      out[k]);
         st = tc_stats(SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK);
         /* reduce_scatter(_block)'s automatic choice tries p2p before
-         * chunk (pipeline.c, cost_order_scatters). */
+         * chunk (pipeline.c, cost_order_p2p_first). */
         TC_CHECK(&t, st.triggered_g == 1 && st.by_strategy[SAFECOLL_STRATEGY_NATIVE] == 0 &&
                          st.by_strategy[SAFECOLL_STRATEGY_LARGECOUNT] == 0 &&
                          st.by_strategy[SAFECOLL_STRATEGY_P2P] == 1 &&
