@@ -267,7 +267,7 @@ static int a2a_chunk(sc__call *call)
      * moves it as a message to itself, which cost as much as one to the
      * other rank (MPICH 4.0.2, 1 MiB blocks, P = 2: the rounds with the own
      * block 1.6-1.7x MPI_Alltoall's time, without it and a memcpy beside
-     * them about 1.05x; doc/performance.md). In place it is where it
+     * them 1.05-1.10x; doc/performance.md). In place it is where it
      * belongs already. */
     if (!call->in_place) {
         const sc__layout *s = &call->lay, *r = &call->rlay;

@@ -297,7 +297,7 @@ static int reg_chunk(sc__call *call)
  * them; the v-form's chunk (MPI_Alltoallw rounds, alltoall.c) keeps the
  * own block out of the rounds and copies it beside them. At 1 MiB blocks
  * and P = 2 the rounds here took 1.6-1.7x MPI_Alltoall's time and the
- * v-form's about 1.05x; past 1 MiB the v-form's chunk was the faster one
+ * v-form's 1.05-1.10x; past 1 MiB the v-form's chunk was the faster one
  * already (the forced chunk of the big tests: 56-92 s here at multi-GB
  * blocks against 1.5-15 s; doc/performance.md). Every rank decides alike:
  * what known.c tests is the same on all of them. */
