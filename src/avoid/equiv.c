@@ -74,6 +74,25 @@ int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype
                             call->priv);
 }
 
+int sc__own_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,
+                 void *dst, MPI_Count m, MPI_Datatype rtype)
+{
+    MPI_Count size;
+    MPI_Aint extent;
+
+    /* A predefined type of size = extent is a run of n * size bytes in
+     * typemap order: memcpy is the copy MPI would make. Anything else
+     * (derived types, whose typemap may skip or reorder bytes, or two
+     * different types) is left to MPI. */
+    if (stype == rtype && n == m && sc__type_predefined(stype, &size, &extent) &&
+        size == extent && size > 0) {
+        if (n > 0 && src != dst)
+            memcpy(dst, src, (size_t)(n * size));
+        return MPI_SUCCESS;
+    }
+    return sc__eq_copy(call, src, n, stype, dst, m, rtype);
+}
+
 int sc__even_split(sc__call *call, MPI_Count n, int **counts, int **displs)
 {
     const int p = call->size;

@@ -18,8 +18,7 @@
  *               moving the same piece of every block: count 1 of a type of
  *               the piece whose extent is a whole block, so that the blocks
  *               of the round stand at their stride from each other (an
- *               alltoall of blocks past 1 MiB runs the v-form's chunk:
- *               see own_chunk)
+ *               alltoall runs the v-form's chunk: see own_chunk)
  *
  * Every other strategy (segment: rank ranges, which a regular call cannot
  * express; p2p; whatever else the pattern's table holds) runs the
@@ -292,27 +291,21 @@ static int reg_chunk(sc__call *call)
     return rc;
 }
 
-/* The largest block of alltoall whose chunk runs regular rounds. An
- * alltoall round moves its pieces through resized types, which MPICH 4.0.2
- * packs: at 1 MiB blocks and P = 2 that beat every other way of cutting
- * the call (fastest repetitions 1.09-1.20x of MPI_Alltoall against
- * 1.53-1.81x; doc/performance.md), but the forced chunk of the big tests
- * took 56-92 s at multi-GB blocks against 1.5-15 s for the v-form's, and
- * at P = 4 (loaded, oversubscribed) the rounds were 5-20x the v-form's
- * from 2 MiB on. Past this, the v-form's chunk (MPI_Alltoallw windows). */
-#define REG_A2A_CHUNK_MAX_BLOCK ((MPI_Count)1 << 20)
-
 /* Whether chunk runs the rounds here, or the v-form's: a known MPI bug
- * (known.c), or a large alltoall block. Every rank decides alike: the
- * block's bytes are the same on all of them (MPI matches the signatures),
- * as is what known.c tests. */
+ * (known.c), or an alltoall. An alltoall round here would move its pieces
+ * through resized types, which MPICH 4.0.2 packs, and its own piece with
+ * them; the v-form's chunk (MPI_Alltoallw rounds, alltoall.c) keeps the
+ * own block out of the rounds and copies it beside them. At 1 MiB blocks
+ * and P = 2 the rounds here took 1.6-1.7x MPI_Alltoall's time and the
+ * v-form's 1.05-1.10x; past 1 MiB the v-form's chunk was the faster one
+ * already (the forced chunk of the big tests: 56-92 s here at multi-GB
+ * blocks against 1.5-15 s; doc/performance.md). Every rank decides alike:
+ * what known.c tests is the same on all of them. */
 static int own_chunk(const sc__call *call)
 {
     if (sc__known_regular_chunk_extent(call))
         return 0;
-    if (call->pattern == SC_PATTERN_ALLTOALL)
-        return block_count(&call->rlay) * call->rlay.type_size <= REG_A2A_CHUNK_MAX_BLOCK;
-    return 1;
+    return call->pattern != SC_PATTERN_ALLTOALL;
 }
 
 /* After the pattern's own planning (segment, p2p and any other strategy

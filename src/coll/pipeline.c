@@ -26,7 +26,10 @@ static const safecoll_strategy cost_order[] = {
 /* A regular allgather's chunk is rounds of the regular call (regular.c),
  * while its segment is the v-form, which MPI runs slower: chunk comes first
  * (MPICH 4.0.2, allgather at 1 MiB, P = 2: chunk 1.0-1.1x of the native
- * call, segment 1.8x; doc/performance.md). */
+ * call, segment 1.8x when its sub-collectives ran one after the other;
+ * with them in flight together, allgather.c, segment is 1.0-1.05x there
+ * too, and chunk stays first: rounds of the call MPI tunes, where segment
+ * has not been measured past P = 2; doc/performance.md). */
 static const safecoll_strategy cost_order_regular[] = {
     SAFECOLL_STRATEGY_LARGECOUNT, SAFECOLL_STRATEGY_BIGTYPE, SAFECOLL_STRATEGY_CHUNK,
     SAFECOLL_STRATEGY_SEGMENT, SAFECOLL_STRATEGY_P2P,
@@ -36,13 +39,38 @@ static const safecoll_strategy cost_order_regular[] = {
  * block, a strided type MPI packs, while its p2p is the spread fold, one
  * message of each rank's piece of a block to the block's owner: p2p comes
  * first (MPICH 4.0.2, P = 2 and 4, 1 and 16 MiB: chunk 1.42-1.89x of the
- * native call, p2p 0.54-1.02x; doc/performance.md). The other reductions
- * keep chunk first, rounds of MPI's own call on contiguous slices, whose
- * algorithm MPI chooses for the machine. */
-static const safecoll_strategy cost_order_scatters[] = {
+ * native call, p2p 0.54-1.02x; doc/performance.md). allreduce and reduce
+ * take it at P = 2 (red_p2p_first, below); scan, exscan, and allreduce and
+ * reduce at any other P, keep chunk first, rounds of MPI's own call on
+ * contiguous slices, whose algorithm MPI chooses for the machine. */
+static const safecoll_strategy cost_order_p2p_first[] = {
     SAFECOLL_STRATEGY_LARGECOUNT, SAFECOLL_STRATEGY_BIGTYPE, SAFECOLL_STRATEGY_SEGMENT,
     SAFECOLL_STRATEGY_P2P, SAFECOLL_STRATEGY_CHUNK,
 };
+
+/* allreduce and reduce take the same order at P = 2, and only there. Their
+ * chunk is rounds of MPI's own call on contiguous slices, each round
+ * paying the call's latency; their p2p, the spread fold, is at P = 2 one
+ * message of half the vector each way, a fold of two slices, and one
+ * message of the folded half each way (reduce: to the root): the messages
+ * of MPI's own reduce-scatter and allgather at P = 2, without the rounds
+ * (MPICH 4.0.2, P = 2, quiet, under a bound at 3/4 of the vector: 1 MiB
+ * allreduce chunk 1.14x of the native call, p2p 0.84-0.86x; reduce chunk
+ * 0.93x, p2p 0.60x; doc/performance.md). Past P = 2 the spread fold makes
+ * 2(P-1) messages a rank (reduce: P-1 and one) where MPI's algorithms make
+ * about 2 log2 P, every rank sending to every other; no run on a machine
+ * with a core a rank has measured it there (this one has 2 cores), so
+ * chunk, MPI's algorithm for the machine, stays first. At P = 2 the fold
+ * itself is v0 op v1, the one MPI computes (a commutative op may take the
+ * operands the other way round). */
+static int red_p2p_first(const sc__call *call)
+{
+    if (call->pattern != SC_PATTERN_REDUCE)
+        return 0;
+    if (sc__red_facts(call->red.kind) & SC_RED_SCATTERS)
+        return 1;
+    return call->size == 2 && !(sc__red_facts(call->red.kind) & (SC_RED_UPTO | SC_RED_BELOW));
+}
 
 int sc__begin(sc__call *call, safecoll_coll coll, const char *fn, int large, MPI_Comm comm,
               int root)
@@ -469,10 +497,8 @@ static int decide(sc__call *call, const sc__pattern_ops *ops, safecoll_strategy 
     for (size_t i = 0; i < sizeof cost_order / sizeof cost_order[0]; i++) {
         safecoll_strategy s =
             call->regular && call->pattern == SC_PATTERN_ALLGATHER ? cost_order_regular[i]
-            : call->pattern == SC_PATTERN_REDUCE &&
-                    (sc__red_facts(call->red.kind) & SC_RED_SCATTERS)
-                ? cost_order_scatters[i]
-                : cost_order[i];
+            : red_p2p_first(call) ? cost_order_p2p_first[i]
+                                  : cost_order[i];
         if (ops->exec[s] != NULL && !ag[SC_AG_NOFIT + s]) {
             call->strategy = s;
             return MPI_SUCCESS;

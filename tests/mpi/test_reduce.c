@@ -434,17 +434,40 @@ START_TEST(g_bound_triggers)
     safecoll_bounds_clear();
     safecoll_stats_reset();
     tc_bound_add(SAFECOLL_COLL_ALLREDUCE, SAFECOLL_BOUND_G_ELEMENTS, 15, 0, INT_MAX, NULL);
+    tc_bound_add(SAFECOLL_COLL_REDUCE, SAFECOLL_BOUND_G_ELEMENTS, 15, 0, INT_MAX, NULL);
     tc_bound_add(SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK, SAFECOLL_BOUND_G_BYTES, 4 * 4 * p - 1, 0,
                  INT_MAX, NULL);
     TC_CHECK(&t, safecoll_allreduce(in, out, 16, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
                      MPI_SUCCESS, "%s", safecoll_last_error());
     for (int k = 0; k < 16; k++)
         TC_CHECK(&t, out[k] == p * (p - 1) / 2 + p * k, "allreduce out[%d] = %d", k, out[k]);
+    /* allreduce and reduce try p2p before chunk at P = 2 alone
+     * (pipeline.c, red_p2p_first); chunk stays first at every other P. */
     st = tc_stats(SAFECOLL_COLL_ALLREDUCE);
-    TC_CHECK(&t, st.triggered_g == 1 && st.by_strategy[SAFECOLL_STRATEGY_CHUNK] == 1 &&
+    TC_CHECK(&t, st.triggered_g == 1 &&
+                     st.by_strategy[p == 2 ? SAFECOLL_STRATEGY_P2P : SAFECOLL_STRATEGY_CHUNK] == 1 &&
+                     st.by_strategy[p == 2 ? SAFECOLL_STRATEGY_CHUNK : SAFECOLL_STRATEGY_P2P] == 0 &&
                      st.by_strategy[SAFECOLL_STRATEGY_NATIVE] == 0,
-             "allreduce: g %llu chunk %llu native %llu", st.triggered_g,
-             st.by_strategy[SAFECOLL_STRATEGY_CHUNK], st.by_strategy[SAFECOLL_STRATEGY_NATIVE]);
+             "allreduce at P = %d: g %llu chunk %llu p2p %llu native %llu", p, st.triggered_g,
+             st.by_strategy[SAFECOLL_STRATEGY_CHUNK], st.by_strategy[SAFECOLL_STRATEGY_P2P],
+             st.by_strategy[SAFECOLL_STRATEGY_NATIVE]);
+    for (int root = 0; root < p; root += p - 1 > 0 ? p - 1 : 1) {
+        safecoll_stats before = tc_stats(SAFECOLL_COLL_REDUCE);
+        memset(out, 0, sizeof out);
+        TC_CHECK(&t, safecoll_reduce(in, out, 16, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD) ==
+                         MPI_SUCCESS, "%s", safecoll_last_error());
+        for (int k = 0; k < 16 && rank == root; k++)
+            TC_CHECK(&t, out[k] == p * (p - 1) / 2 + p * k, "reduce out[%d] = %d", k, out[k]);
+        st = tc_stats(SAFECOLL_COLL_REDUCE);
+        TC_CHECK(&t, st.triggered_g == before.triggered_g + 1 &&
+                         st.by_strategy[p == 2 ? SAFECOLL_STRATEGY_P2P : SAFECOLL_STRATEGY_CHUNK] ==
+                             before.by_strategy[p == 2 ? SAFECOLL_STRATEGY_P2P
+                                                       : SAFECOLL_STRATEGY_CHUNK] + 1 &&
+                         st.by_strategy[SAFECOLL_STRATEGY_NATIVE] == 0,
+                 "reduce to %d at P = %d: g %llu chunk %llu p2p %llu native %llu", root, p,
+                 st.triggered_g, st.by_strategy[SAFECOLL_STRATEGY_CHUNK],
+                 st.by_strategy[SAFECOLL_STRATEGY_P2P], st.by_strategy[SAFECOLL_STRATEGY_NATIVE]);
+    }
     /* At the bound: native. */
     TC_CHECK(&t, safecoll_allreduce(in, out, 15, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
                      MPI_SUCCESS, "%s", safecoll_last_error());
@@ -462,7 +485,7 @@ START_TEST(g_bound_triggers)
                      out[k]);
         st = tc_stats(SAFECOLL_COLL_IREDUCE_SCATTER_BLOCK);
         /* reduce_scatter(_block)'s automatic choice tries p2p before
-         * chunk (pipeline.c, cost_order_scatters). */
+         * chunk (pipeline.c, cost_order_p2p_first). */
         TC_CHECK(&t, st.triggered_g == 1 && st.by_strategy[SAFECOLL_STRATEGY_NATIVE] == 0 &&
                          st.by_strategy[SAFECOLL_STRATEGY_LARGECOUNT] == 0 &&
                          st.by_strategy[SAFECOLL_STRATEGY_P2P] == 1 &&
