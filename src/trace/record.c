@@ -612,37 +612,39 @@ static void at_exit(void)
 
 /* ------------------------------------------------------------ recording */
 
-/* Writes a record of head's kind, flags, peer, tag, comm and bytes, of
- * the time t (CLOCK_REALTIME ns) (lock held); its payload hashed from buf.
- * Built in the writer's buffer: a record built on the stack, then copied,
- * stalled the copy's wide loads on the narrow stores before them. */
-static void add(const sc__tc_rec *head, int64_t t, const void *buf, MPI_Datatype type,
-                const void *pc, int is_text)
+/* The next record of the file (lock held), zeroed but for its call site,
+ * for the caller to fill and hand to add(); NULL when nothing is recorded.
+ * Records are built in the writer's buffer: one built on the stack, then
+ * copied, stalled the copy's wide loads on the narrow stores before them. */
+static sc__tc_rec *next_rec(const void *pc, int is_text)
 {
     sc__tc_rec *r;
     uint32_t site;
-    int rc, flat;
+    int rc;
 
     if (state != 1 && !open_file())
-        return;
+        return NULL;
     /* The site first: naming a new one may write out the records' block. */
     site = site_id(pc, is_text);
     if ((r = sc__tc_writer_slot(w, &rc)) == NULL) {
         say(rc);
         close_file();
-        return;
+        return NULL;
     }
     memset(r, 0, sizeof *r);
-    r->kind = head->kind;
-    r->flags = head->flags;
-    r->peer = head->peer;
-    r->tag = head->tag;
-    r->comm = head->comm;
-    r->bytes = head->bytes;
-    r->t_ns = t - origin;
     r->site = site;
-    flat = facts_of(type, r);
-    if ((rc = hash_payload(r, buf, type, flat, r->bytes)) != MPI_SUCCESS) {
+    return r;
+}
+
+/* Completes r (next_rec's, its kind, flags, peer, tag, comm and bytes
+ * set) with the time t (CLOCK_REALTIME ns), its type's facts and the
+ * hashes of its payload at buf, and writes it (lock held). */
+static void add(sc__tc_rec *r, int64_t t, const void *buf, MPI_Datatype type)
+{
+    int rc;
+
+    r->t_ns = t - origin;
+    if ((rc = hash_payload(r, buf, type, facts_of(type, r), r->bytes)) != MPI_SUCCESS) {
         say(rc);
         close_file();
         return;
@@ -654,22 +656,21 @@ static void add(const sc__tc_rec *head, int64_t t, const void *buf, MPI_Datatype
 static __attribute__((noinline)) void record(const sc__tr_event *ev)
 {
     const comm_info *ci;
-    sc__tc_rec r;
+    sc__tc_rec *r;
     const int peer = ev->peer;
+    const int text = ev->app && ev->site_text != NULL;
 
-    memset(&r, 0, sizeof r);
-    r.kind = ev->dir == SC_TR_SEND ? SC_TC_SEND : SC_TC_RECV;
-    r.flags = ev->app ? 0 : SC_TC_FLAG_LIBRARY;
-    r.tag = ev->tag;
-    r.bytes = (int64_t)ev->bytes;
     pthread_mutex_lock(&lock);
-    if ((ci = comm_of(ev->comm)) != NULL) {
-        r.comm = ci->id;
-        r.peer = ci->n == 0 ? peer : peer < ci->n ? ci->world[peer] : -1;
-        if (ev->app && ev->site_text != NULL)
-            add(&r, ev->time_ns, ev->buf, ev->type, ev->site_text, 1);
-        else
-            add(&r, ev->time_ns, ev->buf, ev->type, ev->app ? ev->site : NULL, 0);
+    if ((ci = comm_of(ev->comm)) != NULL &&
+        (r = next_rec(text ? (const void *)ev->site_text : ev->app ? ev->site : NULL, text)) !=
+            NULL) {
+        r->kind = ev->dir == SC_TR_SEND ? SC_TC_SEND : SC_TC_RECV;
+        r->flags = ev->app ? 0 : SC_TC_FLAG_LIBRARY;
+        r->tag = ev->tag;
+        r->bytes = (int64_t)ev->bytes;
+        r->comm = ci->id;
+        r->peer = ci->n == 0 ? peer : peer < ci->n ? ci->world[peer] : -1;
+        add(r, ev->time_ns, ev->buf, ev->type);
     }
     pthread_mutex_unlock(&lock);
 }
@@ -761,7 +762,7 @@ int safecoll_trace_stop(void)
 
 int safecoll_trace_self(const void *buf, int count, MPI_Datatype datatype)
 {
-    sc__tc_rec r;
+    sc__tc_rec *r;
     int size = 0, rc;
 
     if (count < 0)
@@ -777,13 +778,12 @@ int safecoll_trace_self(const void *buf, int count, MPI_Datatype datatype)
     if (dir == NULL || !atomic_load_explicit(&on, memory_order_relaxed))
         return MPI_SUCCESS;
     const int64_t t = sc__tr_clock_ns();
-    memset(&r, 0, sizeof r);
-    r.kind = SC_TC_SELF;
-    r.bytes = (int64_t)count * size;
     pthread_mutex_lock(&lock);
-    if (open_file()) {
-        r.peer = world_rank;
-        add(&r, t, buf, datatype, __builtin_return_address(0), 0);
+    if ((r = next_rec(__builtin_return_address(0), 0)) != NULL) {
+        r->kind = SC_TC_SELF;
+        r->bytes = (int64_t)count * size;
+        r->peer = world_rank;
+        add(r, t, buf, datatype);
     }
     pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
