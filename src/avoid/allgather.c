@@ -411,23 +411,23 @@ static int ag_p2p(sc__call *call)
                                       : call->leaf.buf;
     const MPI_Count sn = call->in_place ? lay->counts[me] : call->leaf.count;
     const MPI_Datatype st = call->in_place ? lay->type : call->leaf.type;
-    /* The own block (none in place): a memcpy while the other blocks
-     * move where both sides are one predefined type (sc__own_plain), else
-     * a message to itself posted with the others. */
-    const int own = !call->in_place && sc__own_plain(sn, st, lay->counts[me], lay->type);
+    /* The own block (none in place): a memcpy of `own` bytes while the
+     * other blocks move where both sides are one predefined type
+     * (sc__own_bytes), else a message to itself posted with the others. */
+    const MPI_Count own = call->in_place ? -1 : sc__own_bytes(sn, st, lay->counts[me], lay->type);
     sc__tr_batch b;
     int rc;
 
     rc = sc__tr_batch_init(&b, call->priv, SC_TAG_P2P, 2 * p, call->fn);
     for (int i = 0; i < p && rc == MPI_SUCCESS; i++) {
-        if (i == me && (call->in_place || own))
+        if (i == me && (call->in_place || own >= 0))
             continue;
         if ((rc = sc__tr_batch_recv(&b, sc__at(lay->buf, lay->displs[i], lay->extent),
                                     lay->counts[i], lay->type, i)) == MPI_SUCCESS)
             rc = sc__tr_batch_send(&b, sbuf, sn, st, i);
     }
-    if (own && rc == MPI_SUCCESS)
-        sc__own_memcpy(sbuf, sn, st, sc__at(lay->buf, lay->displs[me], lay->extent));
+    if (own > 0 && rc == MPI_SUCCESS)
+        memcpy(sc__at(lay->buf, lay->displs[me], lay->extent), sbuf, (size_t)own);
     return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 

@@ -137,11 +137,10 @@ int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype
  * about 60 us more as a message than as a memcpy; doc/performance.md). */
 int sc__own_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,
                  void *dst, MPI_Count m, MPI_Datatype rtype);
-/* The two halves of sc__own_copy, for a strategy that posts its other
- * blocks first: whether the own block is a memcpy (the same predefined
- * type without holes on both sides, the same count), and that memcpy. */
-int sc__own_plain(MPI_Count n, MPI_Datatype stype, MPI_Count m, MPI_Datatype rtype);
-void sc__own_memcpy(const void *src, MPI_Count n, MPI_Datatype type, void *dst);
+/* The bytes of the own block when sc__own_copy makes it a memcpy (the
+ * same predefined type without holes on both sides, the same count), else
+ * -1: for a strategy that posts its other blocks first, then copies. */
+MPI_Count sc__own_bytes(MPI_Count n, MPI_Datatype stype, MPI_Count m, MPI_Datatype rtype);
 
 /* The communicator the equivalents' collectives run on: the caller's for
  * a direct call (call.h), where every rank makes the same calls in the

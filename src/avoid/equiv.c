@@ -74,7 +74,7 @@ int sc__eq_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype
                             call->priv);
 }
 
-int sc__own_plain(MPI_Count n, MPI_Datatype stype, MPI_Count m, MPI_Datatype rtype)
+MPI_Count sc__own_bytes(MPI_Count n, MPI_Datatype stype, MPI_Count m, MPI_Datatype rtype)
 {
     MPI_Count size = 0;
     MPI_Aint extent = 0;
@@ -83,27 +83,22 @@ int sc__own_plain(MPI_Count n, MPI_Datatype stype, MPI_Count m, MPI_Datatype rty
      * typemap order: memcpy is the copy MPI would make. Anything else
      * (derived types, whose typemap may skip or reorder bytes, or two
      * different types) is left to MPI. */
-    return stype == rtype && n == m && sc__type_predefined(stype, &size, &extent) &&
-           size == extent && size > 0;
-}
-
-void sc__own_memcpy(const void *src, MPI_Count n, MPI_Datatype type, void *dst)
-{
-    MPI_Count size = 0;
-    MPI_Aint extent = 0;
-
-    if (n > 0 && src != dst && sc__type_predefined(type, &size, &extent))
-        memcpy(dst, src, (size_t)(n * size));
+    if (stype == rtype && n == m && sc__type_predefined(stype, &size, &extent) &&
+        size == extent && size > 0)
+        return n * size;
+    return -1;
 }
 
 int sc__own_copy(const sc__call *call, const void *src, MPI_Count n, MPI_Datatype stype,
                  void *dst, MPI_Count m, MPI_Datatype rtype)
 {
-    if (sc__own_plain(n, stype, m, rtype)) {
-        sc__own_memcpy(src, n, stype, dst);
-        return MPI_SUCCESS;
-    }
-    return sc__eq_copy(call, src, n, stype, dst, m, rtype);
+    const MPI_Count bytes = sc__own_bytes(n, stype, m, rtype);
+
+    if (bytes < 0)
+        return sc__eq_copy(call, src, n, stype, dst, m, rtype);
+    if (bytes > 0 && src != dst)
+        memcpy(dst, src, (size_t)bytes);
+    return MPI_SUCCESS;
 }
 
 int sc__even_split(sc__call *call, MPI_Count n, int **counts, int **displs)
