@@ -97,21 +97,18 @@ static __attribute__((noinline)) int64_t sample(void)
     const uint64_t t2 = __rdtsc();
     const uint64_t mid = t1 + (t2 - t1) / 2;
     double rate;
+    int64_t model;
 
     if (t2 - t1 > SAMPLE_GAP || atomic_flag_test_and_set_explicit(&busy, memory_order_acquire))
         return ns;
     rate = bits_rate(atomic_load_explicit(&rate_bits, memory_order_relaxed));
-    if (rate > 0) {
-        const int64_t at = atomic_load_explicit(&anchor_ns, memory_order_relaxed);
-        const uint64_t from = atomic_load_explicit(&anchor_tsc, memory_order_relaxed);
-        const int64_t model = at + (int64_t)((double)(mid - from) * rate);
-        if (model - ns > MS || ns - model > MS) {
-            /* The system clock stepped: a new baseline, the old rate. */
-            base_tsc = mid;
-            base_ns = ns;
-        }
-    }
-    if (!have_base || mid <= base_tsc) {
+    model = atomic_load_explicit(&anchor_ns, memory_order_relaxed) +
+            (int64_t)((double)(mid - atomic_load_explicit(&anchor_tsc, memory_order_relaxed)) *
+                      rate);
+    /* A new baseline at the first sample, a counter behind the baseline's
+     * (another core's), or a step of the system clock (the old rate kept);
+     * else the rate from the baseline, once it spans a millisecond. */
+    if (!have_base || mid <= base_tsc || (rate > 0 && (model - ns > MS || ns - model > MS))) {
         base_tsc = mid;
         base_ns = ns;
         have_base = 1;
