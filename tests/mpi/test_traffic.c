@@ -474,6 +474,32 @@ START_TEST(subscriber_slots)
 }
 END_TEST
 
+/* One round of the skip tests' messages around the ring, each one int
+ * (this rank's number): an irecv from any source and an isend to the
+ * right (tag), completed together; a send to the right and a receive from
+ * the left (tag + 1); with sendrecv, a sendrecv to the right from any
+ * source (tag + 2). *in gets the last receive's int, *in2 the sendrecv's. */
+static void ring_round(int tag, int sendrecv, int *in, int *in2)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    MPI_Request reqs[2];
+    MPI_Status st;
+
+    ck_assert_int_eq(safecoll_irecv(in, 1, MPI_INT, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &reqs[0]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_isend(&me, 1, MPI_INT, right, tag, MPI_COMM_WORLD, &reqs[1]),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_waitall(2, reqs, MPI_STATUSES_IGNORE), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_send(&me, 1, MPI_INT, right, tag + 1, MPI_COMM_WORLD), MPI_SUCCESS);
+    ck_assert_int_eq(safecoll_recv(in, 1, MPI_INT, left, tag + 1, MPI_COMM_WORLD, &st),
+                     MPI_SUCCESS);
+    if (sendrecv)
+        ck_assert_int_eq(safecoll_sendrecv(&me, 1, MPI_INT, right, tag + 2, in2, 1, MPI_INT,
+                                           MPI_ANY_SOURCE, tag + 2, MPI_COMM_WORLD, &st),
+                         MPI_SUCCESS);
+}
+
 /* A subscriber that reads no sends and no posts (SC_TR_NO_SENDS |
  * SC_TR_NO_POSTS, as record and replay): alone, it gets the receives'
  * completions only, and an application's send takes no hook; beside one
@@ -481,11 +507,9 @@ END_TEST
 START_TEST(stream_skips)
 {
     const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
-    const int right = (me + 1) % p, left = (me + p - 1) % p;
+    const int left = (me + p - 1) % p;
     const unsigned lean = SC_TR_WANT_APP | SC_TR_NO_SENDS | SC_TR_NO_POSTS;
-    int out = me, in = -1, slot, all = -1;
-    MPI_Request reqs[2];
-    MPI_Status st;
+    int in = -1, slot, all = -1;
     seen s, s2;
     tc_ctx t;
 
@@ -496,16 +520,7 @@ START_TEST(stream_skips)
     TC_CHECK(&t, atomic_load(&sc__tr_hooks) == SC_TR_HOOK_EV_APP, "hooks %u",
              atomic_load(&sc__tr_hooks));
     for (int round = 0; round < 2; round++) {
-        ck_assert_int_eq(safecoll_irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 43, MPI_COMM_WORLD,
-                                        &reqs[0]),
-                         MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_isend(&out, 1, MPI_INT, right, 43, MPI_COMM_WORLD, &reqs[1]),
-                         MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_waitall(2, reqs, MPI_STATUSES_IGNORE), MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_send(&out, 1, MPI_INT, right, 44, MPI_COMM_WORLD),
-                         MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_recv(&in, 1, MPI_INT, left, 44, MPI_COMM_WORLD, &st),
-                         MPI_SUCCESS);
+        ring_round(43, 0, &in, NULL);
         if (round == 0) {
             /* Alone: two receives completed, nothing else. */
             TC_CHECK(&t, s.n == 2 && s.completed == 2, "%d events, %d completed; not 2, 2",
@@ -547,9 +562,7 @@ START_TEST(stream_skips_done)
     const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
     const int right = (me + 1) % p, left = (me + p - 1) % p;
     const unsigned ends = SC_TR_WANT_APP | SC_TR_NO_SEND_DONE | SC_TR_NO_RECV_POSTS;
-    int out = me, in = -1, in2 = -1, slot, all = -1;
-    MPI_Request reqs[2];
-    MPI_Status st;
+    int in = -1, in2 = -1, slot, all = -1;
     seen s, s2;
     tc_ctx t;
 
@@ -558,19 +571,7 @@ START_TEST(stream_skips_done)
     memset(&s2, 0, sizeof s2);
     slot = sc__tr_subscribe(observe, &s, ends);
     for (int round = 0; round < 2; round++) {
-        ck_assert_int_eq(safecoll_irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 45, MPI_COMM_WORLD,
-                                        &reqs[0]),
-                         MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_isend(&out, 1, MPI_INT, right, 45, MPI_COMM_WORLD, &reqs[1]),
-                         MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_waitall(2, reqs, MPI_STATUSES_IGNORE), MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_send(&out, 1, MPI_INT, right, 46, MPI_COMM_WORLD),
-                         MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_recv(&in, 1, MPI_INT, left, 46, MPI_COMM_WORLD, &st),
-                         MPI_SUCCESS);
-        ck_assert_int_eq(safecoll_sendrecv(&out, 1, MPI_INT, right, 47, &in2, 1, MPI_INT,
-                                           MPI_ANY_SOURCE, 47, MPI_COMM_WORLD, &st),
-                         MPI_SUCCESS);
+        ring_round(45, 1, &in, &in2);
         TC_CHECK(&t, in == left && in2 == left, "round %d: received %d and %d, not %d", round,
                  in, in2, left);
         if (round == 0) {
