@@ -209,7 +209,7 @@ int sc__known_global(const sc__call *call);
 /* 1 when the running MPI library has no known bug of this pattern that an
  * int call on two or more processes may meet in MPI's own call: such a
  * call need not be described to be asked (the quick call of the v-forms,
- * quick.c, which makes MPI's own call only). */
+ * quick.h, which makes MPI's own call only). */
 int sc__known_quick(sc__pattern pattern);
 
 /* Whether MPI's own call on the caller's communicator, which a call that

@@ -25,7 +25,7 @@ typedef struct known_bug {
      * without a message and a call may decide alone (pipeline.c). */
     int global;
     /* Where the condition can hold at all (known_scope): the quick call
-     * of the v-forms (quick.c) looks at no entry whose condition cannot
+     * of the v-forms (quick.h) looks at no entry whose condition cannot
      * hold for it. */
     int scope;
 } known_bug;

@@ -3,7 +3,7 @@
  * safecoll_ialltoall_c: the native call unless triggered or forced, else
  * the alltoallv the call is, through the pipeline (blocks.c).
  */
-#include "pipeline.h"
+#include "quick.h"
 #include "traffic.h"
 
 int safecoll_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

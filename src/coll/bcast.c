@@ -4,8 +4,7 @@
  * message, Table V: s*n), else the bcast pattern's strategies
  * (src/avoid/bcast.c) through the pipeline.
  */
-#include "argcheck.h"
-#include "pipeline.h"
+#include "quick.h"
 #include "traffic.h"
 
 static int native(void *buffer, MPI_Count count, MPI_Datatype type, int root, MPI_Comm comm,
@@ -21,8 +20,9 @@ static int native(void *buffer, MPI_Count count, MPI_Datatype type, int root, MP
     return rc;
 }
 
-static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count,
-                 MPI_Datatype type, int root, MPI_Comm comm, int nb, MPI_Request *request)
+static int __attribute__((noinline))
+whole(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count, MPI_Datatype type,
+      int root, MPI_Comm comm, int nb, MPI_Request *request)
 {
     sc__side side = {buffer, count, type, "buffer", "count", "datatype", 0, 0, 0};
     sc__call call;
@@ -51,6 +51,25 @@ static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count cou
         return sc__fail_early(&call, rc);
     sc__describe_bcast(&call, buffer, count, type);
     return sc__regular_run(&call, nb ? request : NULL);
+}
+
+/* The quick call (quick.h) of a plain buffer, else the whole entry. */
+static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count,
+                 MPI_Datatype type, int root, MPI_Comm comm, int nb, MPI_Request *request)
+{
+    MPI_Count bytes;
+    int rank, size, rc;
+
+    if ((!nb || request != NULL) && sc__quick_comm(comm, root, &rank, &size) &&
+        sc__quick_side(buffer, count, type, &bytes) &&
+        sc__regular_quick_ok(coll, bytes, 1, type, size, comm)) {
+        sc__quick_before(coll, !nb, comm, bytes);
+        rc = SC_TR_COLL(nb ? request : NULL, MPI_Bcast, MPI_Ibcast, buffer, (int)count, type,
+                        root, comm);
+        sc__stats_count(coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
+        return rc;
+    }
+    return whole(coll, fn, buffer, count, type, root, comm, nb, request);
 }
 
 void sc__describe_bcast(sc__call *call, void *buffer, MPI_Count count, MPI_Datatype type)

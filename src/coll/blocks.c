@@ -15,8 +15,7 @@
  * is (n elements per rank at displacement i*n) and runs the pipeline, with
  * the regular executors of src/avoid/regular.c.
  */
-#include "argcheck.h"
-#include "pipeline.h"
+#include "quick.h"
 #include "traffic.h"
 
 /* One side of the call as the caller passed it (call.h). */
@@ -113,10 +112,10 @@ static int triggered(safecoll_coll coll, sc__pattern pattern, const char *fn, co
     return sc__regular_run(&call, request);
 }
 
-int sc__regular_blocks(safecoll_coll coll, const char *fn, const void *sendbuf,
-                       MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                       MPI_Request *request)
+int sc__regular_blocks_whole(safecoll_coll coll, const char *fn, const void *sendbuf,
+                             MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             MPI_Count recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, MPI_Request *request)
 {
     const sc__pattern pattern = sc__coll_pattern(coll);
     const int nb = sc__blocking(coll) != coll;

@@ -3,7 +3,7 @@
  * the native call unless triggered or forced, else the gatherv the call is,
  * through the pipeline (blocks.c).
  */
-#include "pipeline.h"
+#include "quick.h"
 #include "traffic.h"
 
 int safecoll_gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,

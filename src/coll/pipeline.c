@@ -172,13 +172,12 @@ static void v_arrays(sc__layout *lay, int large, const int *ic, const int *id,
     }
 }
 
-/* sc__v_entry past the quick call: apart, so that the quick call's frame
- * does not hold the descriptor. */
-static int __attribute__((noinline)) v_entry(sc__inter *in, int large, sc__v_describe *describe)
+int sc__v_entry(sc__inter *in, int large, sc__v_describe *describe)
 {
     sc__call call;
     int rc;
 
+    in->pattern = sc__coll_pattern(in->coll);
     rc = sc__blocking(in->coll) == in->coll
              ? sc__begin(&call, in->coll, in->fn, large, in->comm, in->root)
              : sc__begin_i(&call, in->coll, in->fn, large, in->comm, in->root, in->request);
@@ -194,17 +193,6 @@ static int __attribute__((noinline)) v_entry(sc__inter *in, int large, sc__v_des
     }
     describe(&call, in);
     return sc__run(&call);
-}
-
-int sc__v_entry(sc__inter *in, int large, sc__v_describe *describe)
-{
-    int rc;
-
-    in->pattern = sc__coll_pattern(in->coll);
-    /* The common call needs no descriptor (quick.c). */
-    if (!large && sc__v_quick(in, &rc))
-        return rc;
-    return v_entry(in, large, describe);
 }
 
 static void note_size(sc__call *call, int size)

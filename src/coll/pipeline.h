@@ -79,16 +79,6 @@ int sc__regular_begin(safecoll_coll coll, const char *fn, MPI_Comm comm, int roo
  * non-blocking path copies the call and runs it later). */
 int sc__regular_layout(sc__call *call, sc__layout *lay, MPI_Count n);
 
-/* gather, scatter, allgather and alltoall, blocking or not (request is
- * the i-form's, NULL when blocking), int or _c (blocks.c): the checks, the
- * native call unless the call triggers, else the v-call it is through the
- * pipeline with call->regular set. root is ignored by allgather and
- * alltoall. */
-int sc__regular_blocks(safecoll_coll coll, const char *fn, const void *sendbuf,
-                       MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
-                       MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                       MPI_Request *request);
-
 /* sc__run, or sc__run_nb when request is not NULL. */
 int sc__regular_run(sc__call *call, MPI_Request *request);
 
@@ -160,7 +150,8 @@ int sc__inter_v(const sc__inter *in);
  * forms (int or _c as large says, blocking or i as in->coll says): in holds
  * the arguments as the entry got them (root -1 for the unrooted ones; the
  * request of an i-form, which may be NULL: that is the caller's error);
- * in->pattern is set here, from the collective table.
+ * in->pattern is set here, from the collective table. The int entries
+ * try the quick call first (quick.h, sc__v_quick).
  * Begins the call, hands an intercommunicator to sc__inter_v, points the
  * layouts at the arrays (the one array side of gatherv, scatterv and
  * allgatherv in call->lay; alltoallv's and alltoallw's send side there and
@@ -171,12 +162,8 @@ int sc__v_entry(sc__inter *in, int large, sc__v_describe *describe);
  * let a call of coll on size processes with the forced strategy `forced`
  * decide alone (pipeline.c, "Deciding alone"): nothing forced, no
  * agreement asked for, checking mode off, no record of coll at this size.
- * The pipeline and the quick call both ask it (quick.c). */
+ * The pipeline and the quick calls both ask it (quick.h). */
 int sc__alone_allowed(safecoll_coll coll, int size, safecoll_strategy forced);
-/* The quick call (quick.c): 1 with *rc when in (int arrays, in->pattern
- * set) was MPI's own call, made here because the pipeline would have
- * chosen it without an error; 0, with nothing done, for the pipeline. */
-int sc__v_quick(const sc__inter *in, int *rc);
 /* gather, scatter, allgather, alltoall (blocks.c's patterns) and bcast:
  * the native call, a count past the int limit carried by sc__type_fit. */
 int sc__inter_blocks(safecoll_coll coll, sc__pattern pattern, const char *fn, const void *sendbuf,

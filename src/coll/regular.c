@@ -12,10 +12,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "argcheck.h"
-#include "bounds.h"
-#include "nb.h"
-#include "pipeline.h"
+#include "quick.h"
 
 /* The size of the basic type a datatype is built of, read through its
  * envelope; 1 (bytes) when it mixes basic types of different sizes. */
@@ -69,37 +66,9 @@ int sc__basic_size(MPI_Datatype type)
     return basic_size(type, 0);
 }
 
-/* The limit and the registry's bounds alone, without a forced strategy:
- * 1 past the int limit or a correctness bound, 2 past a performance
- * record only, 0 otherwise. */
-static int exceeds_slow(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                        MPI_Datatype type, int nprocs, MPI_Comm comm) __attribute__((noinline));
-
-static inline int exceeds(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                          MPI_Datatype type, int nprocs, MPI_Comm comm)
-{
-    if (bytes_per_msg == 0)
-        return 0;
-    /* The common call, in a few loads: within the int limit whatever its
-     * basic type (at least a byte), no correctness record of coll that
-     * could apply at nprocs processes (MPICH 4.0.2's scatter record holds
-     * from P = 3: at P = 2 an iscatter took the look-up below, 180
-     * instructions, bench_nb), and no performance record that could route
-     * it: none, or a global buffer at or below their floor (the buffer in
-     * whole basic elements, which the records compare, is at most
-     * bytes_per_msg * global_msgs; both factors are ints here). The
-     * callers have merged the registry. The rest is apart (exceeds_slow),
-     * so that this path saves no registers. */
-    if (bytes_per_msg <= sc__config_int_limit() &&
-        (!sc__bounds_corr_any(coll) || !sc__bounds_any_at(coll, nprocs, 0)) &&
-        (!sc__config_perf_bounds() || !sc__bounds_perf_any(coll) ||
-         bytes_per_msg * global_msgs <= sc__bounds_perf_floor(coll)))
-        return 0;
-    return exceeds_slow(coll, bytes_per_msg, global_msgs, type, nprocs, comm);
-}
-
-static int exceeds_slow(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
-                        MPI_Datatype type, int nprocs, MPI_Comm comm)
+/* sc__regular_exceeds past its common case (quick.h). */
+int sc__regular_exceeds_slow(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
+                             MPI_Datatype type, int nprocs, MPI_Comm comm)
 {
     MPI_Count n, me, mb, mm;
     unsigned conds = SC_COND_UNKNOWN;
@@ -137,7 +106,7 @@ int sc__regular_triggered(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count
 {
     if (sc__config_forced(coll) != SAFECOLL_STRATEGY_AUTO)
         return 1;
-    return exceeds(coll, bytes_per_msg, global_msgs, type, nprocs, comm);
+    return sc__regular_exceeds(coll, bytes_per_msg, global_msgs, type, nprocs, comm);
 }
 
 int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count global_msgs,
@@ -154,7 +123,7 @@ int sc__regular_pipeline(safecoll_coll coll, MPI_Count bytes_per_msg, MPI_Count 
      * pipeline too, which refuses it with a clear message. */
     if (forced != SAFECOLL_STRATEGY_AUTO && forced != SAFECOLL_STRATEGY_NATIVE)
         return 1;
-    if (exceeds(coll, bytes_per_msg, global_msgs, type, nprocs, comm))
+    if (sc__regular_exceeds(coll, bytes_per_msg, global_msgs, type, nprocs, comm))
         return 1;
     SC_NATIVE_HOOK(coll, bytes_per_msg); /* the native call follows (core.h) */
     return 0;

@@ -68,8 +68,7 @@ int sc__type_is_named(MPI_Datatype type)
     return combiner == MPI_COMBINER_NAMED;
 }
 
-/* The predefined datatypes of sc__type_predefined, most used first: a call
- * compares its datatype with them in this order. */
+/* The predefined datatypes of sc__type_predefined (core.h). */
 sc__predef_memo sc__predef;
 static pthread_once_t predef_once = PTHREAD_ONCE_INIT;
 
@@ -83,16 +82,25 @@ static void predef_fill(void)
         MPI_UINT32_T, MPI_SHORT, MPI_UNSIGNED_LONG, MPI_C_DOUBLE_COMPLEX,
     };
 
+    /* Every slot empty first (MPI_DATATYPE_NULL need not be all zero bits). */
+    for (int h = 0; h < SC_PREDEF_SLOTS; h++)
+        sc__predef.slot[h].type = MPI_DATATYPE_NULL;
+
     for (int i = 0; i < SC_PREDEF_N; i++) {
         MPI_Count size;
         MPI_Aint lb, extent;
         if (types[i] == MPI_DATATYPE_NULL || MPI_Type_size_x(types[i], &size) != MPI_SUCCESS ||
             MPI_Type_get_extent(types[i], &lb, &extent) != MPI_SUCCESS || size < 0)
             continue;
-        sc__predef.type[sc__predef.n] = types[i];
-        sc__predef.size[sc__predef.n] = size;
-        sc__predef.extent[sc__predef.n] = extent;
-        sc__predef.n++;
+        for (unsigned h = sc__predef_hash(types[i]);; h = (h + 1) & (SC_PREDEF_SLOTS - 1)) {
+            sc__predef_slot *e = &sc__predef.slot[h];
+            if (e->type == types[i])
+                break;
+            if (e->type == MPI_DATATYPE_NULL) {
+                *e = (sc__predef_slot){types[i], size, extent};
+                break;
+            }
+        }
     }
     atomic_store_explicit(&sc__predef.ready, 1, memory_order_release);
 }

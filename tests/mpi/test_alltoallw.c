@@ -633,7 +633,7 @@ END_TEST
  * from rank j (256 ints) at byte 1e9 + j * step of a sparse 6 GiB buffer;
  * the send side is compact, with a vector type on every other peer unless
  * `plain` (MPI_INT everywhere: the call the quick path of the v-forms
- * looks at, quick.c, which must leave a wrapped layout to the pipeline).
+ * looks at, quick.h, which must leave a wrapped layout to the pipeline).
  * The same blocks in descending order cannot be recovered: MPI_ERR_ARG. */
 static void wrapped_run(const char *name, int plain)
 {

@@ -15,6 +15,10 @@
  *    on every rank of both groups, as on one group;
  *  - a reduction's messages name the rank and the argument.
  *
+ *  - without checking mode, a NULL buffer that holds data and MPI_IN_PLACE
+ *    off the root are the regular collectives' own errors, given on every
+ *    rank;
+ *
  * An error only the root sees runs in checking mode (safecoll_check_set),
  * which makes it every rank's (a v-form agrees there too); the others are
  * given on every rank.
@@ -196,9 +200,70 @@ START_TEST(intercomm)
 }
 END_TEST
 
+/* Without checking mode, the regular collectives' own checks, given on
+ * every rank (so that no rank waits in MPI for one that failed): a NULL
+ * buffer that holds data, and MPI_IN_PLACE off the root, are the
+ * library's MPI_ERR_BUFFER with its message, blocking or not. These calls
+ * are plain otherwise, which the quick call (src/coll/quick.h) would hand
+ * to MPI at once: it must leave them to the whole entry. */
+START_TEST(null_buffers_unchecked)
+{
+    const int p = tc_world_p(), me = tc_rank(MPI_COMM_WORLD);
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int sbuf[N * TC_MAXP], rbuf[N * TC_MAXP];
+    MPI_Request req = MPI_REQUEST_NULL;
+    tc_ctx t;
+
+    tc_begin(&t, "null_buffers_unchecked");
+    for (int i = 0; i < N * p; i++)
+        sbuf[i] = i;
+    expect(&t, "bcast NULL buffer", safecoll_bcast(NULL, N, MPI_INT, 0, comm), MPI_ERR_BUFFER,
+           "buffer is NULL but count is 2");
+    expect(&t, "ibcast NULL buffer", safecoll_ibcast(NULL, N, MPI_INT, 0, comm, &req),
+           MPI_ERR_BUFFER, "buffer is NULL but count is 2");
+    expect(&t, "gather NULL sendbuf",
+           safecoll_gather(NULL, N, MPI_INT, rbuf, N, MPI_INT, 0, comm), MPI_ERR_BUFFER,
+           "sendbuf is NULL but sendcount is 2");
+    expect(&t, "scatter NULL recvbuf",
+           safecoll_scatter(sbuf, N, MPI_INT, NULL, N, MPI_INT, 0, comm), MPI_ERR_BUFFER,
+           "recvbuf is NULL but recvcount is 2");
+    expect(&t, "iscatter NULL recvbuf",
+           safecoll_iscatter(sbuf, N, MPI_INT, NULL, N, MPI_INT, 0, comm, &req),
+           MPI_ERR_BUFFER, "recvbuf is NULL but recvcount is 2");
+    expect(&t, "allgather NULL recvbuf",
+           safecoll_allgather(sbuf, N, MPI_INT, NULL, N, MPI_INT, comm), MPI_ERR_BUFFER,
+           "recvbuf is NULL but recvcount is 2");
+    expect(&t, "alltoall NULL sendbuf",
+           safecoll_alltoall(NULL, N, MPI_INT, rbuf, N, MPI_INT, comm), MPI_ERR_BUFFER,
+           "sendbuf is NULL but sendcount is 2");
+    /* The root's P blocks NULL, MPI_IN_PLACE everywhere else: each rank
+     * has its own error. */
+    expect(&t, "scatter NULL at the root, in place off it",
+           safecoll_scatter(me == 0 ? NULL : sbuf, N, MPI_INT, me == 0 ? rbuf : MPI_IN_PLACE, N,
+                            MPI_INT, 0, comm),
+           MPI_ERR_BUFFER,
+           me == 0 ? "sendbuf is NULL but sendcount is 2"
+                   : "MPI_IN_PLACE is valid only at the root");
+    expect(&t, "gather NULL at the root, in place off it",
+           safecoll_gather(me == 0 ? sbuf : MPI_IN_PLACE, N, MPI_INT, me == 0 ? NULL : rbuf, N,
+                           MPI_INT, 0, comm),
+           MPI_ERR_BUFFER,
+           me == 0 ? "recvbuf is NULL but recvcount is 2"
+                   : "MPI_IN_PLACE is valid only at the root");
+    TC_CHECK(&t, req == MPI_REQUEST_NULL, "a failed i-call left a request");
+    /* Nothing left behind: a correct call works. */
+    expect(&t, "scatter after", safecoll_scatter(sbuf, N, MPI_INT, rbuf, N, MPI_INT, 0, comm),
+           MPI_SUCCESS, NULL);
+    for (int k = 0; k < N; k++)
+        TC_CHECK(&t, rbuf[k] == N * me + k, "scatter after: element %d is %d", k, rbuf[k]);
+    tc_end(&t);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
-    const TTest *const tests[] = {in_place_blocks, byte_overflow, reduce_messages, intercomm};
+    const TTest *const tests[] = {in_place_blocks, null_buffers_unchecked, byte_overflow,
+                                  reduce_messages, intercomm};
     Suite *s = suite_create("badinput");
 
     tc_add(s, "badinput", tests, TC_NELEMS(tests));
