@@ -21,10 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "argcheck.h"
-#include "bounds.h"
-#include "nb.h"
-#include "pipeline.h"
+#include "quick.h"
 
 typedef struct red_args {
     safecoll_coll coll; /* as called: may be an i-form */
@@ -243,7 +240,7 @@ static void free_counts(const red_args *a, int *counts, const int small[64])
 #define SC_RED_CALL_REDUCE_SCATTER(blocking, nonblocking, own)                                 \
     SC_TR_COLL(req, blocking, nonblocking, sb, rb, counts, a->type, a->op, a->comm)
 
-static int native_call(const red_args *a, int *counts)
+SC_QUICK_INLINE int native_inline(const red_args *a, int *counts)
 {
     const void *sb = a->sendbuf;
     void *rb = a->recvbuf;
@@ -255,6 +252,11 @@ static int native_call(const red_args *a, int *counts)
     default:
         return sc__error(MPI_ERR_INTERN, "%s: not a reduction", a->fn);
     }
+}
+
+static int native_call(const red_args *a, int *counts)
+{
+    return native_inline(a, counts);
 }
 
 #if SC_HAVE_MPI4
@@ -567,48 +569,112 @@ static int reduction(const red_args *a)
     return rc;
 }
 
+/* The arguments of every entry, as red_args holds them. */
+#define RED_PARAMS                                                                             \
+    safecoll_coll coll, safecoll_coll kind, const char *fn, int large, const void *sendbuf,     \
+        void *recvbuf, MPI_Count count, const int *irc, const MPI_Count *crc,                   \
+        MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request
+#define RED_FIELDS                                                                             \
+    {.coll = coll, .kind = kind, .fn = fn, .large = large, .sendbuf = sendbuf,                  \
+     .recvbuf = recvbuf, .count = count, .irecvcounts = irc, .crecvcounts = crc, .type = type,  \
+     .op = op, .root = root, .comm = comm, .request = request}
+
+/* reduction() past the quick call: its red_args is filled here, so that
+ * the entries fill none in memory (the zero fill of 14 fields, `rep
+ * stos`, stood first in every entry). */
+static int __attribute__((noinline)) reduction_of(RED_PARAMS)
+{
+    const red_args a = RED_FIELDS;
+
+    return reduction(&a);
+}
+
+/* The quick call (quick.h) of a reduction without recvcounts (reduce,
+ * allreduce, reduce_scatter_block, scan, exscan; kind a constant): the
+ * communicator among the last four the thread met, plain() as reduction()
+ * reads it, no checking mode, settings and registry read, nothing forced
+ * and sc__regular_exceeds silent. 1 with *rc when the call was MPI's own
+ * call; 0 for reduction(), which decides anew. */
+SC_QUICK_INLINE int red_quick(const red_args *a, int *rc)
+{
+    const unsigned facts = sc__red_facts(a->kind);
+    const int rooted = (facts & SC_RED_ROOTED) != 0, scatters = (facts & SC_RED_SCATTERS) != 0;
+    MPI_Count total, most = 0, tsize, per_msg;
+    int rank, size;
+
+    if ((a->coll != a->kind && a->request == NULL) || a->count > sc__config_int_limit() ||
+        !sc__quick_comm(a->comm, rooted ? a->root : SC_NO_ROOT, &rank, &size) ||
+        !plain(a, facts, rank, size, &total, &most, &tsize) || SC_CHECK_ON() ||
+        sc__config_init() != MPI_SUCCESS || sc__bounds_init() != MPI_SUCCESS ||
+        sc__config_forced(a->coll) != SAFECOLL_STRATEGY_AUTO)
+        return 0;
+    /* Table V, as reduction(): a block per rank for reduce_scatter_block,
+     * the vector otherwise. */
+    per_msg = a->count * tsize;
+    if (sc__regular_exceeds(a->coll, per_msg, scatters && a->count > 0 ? size : 1, a->type, size,
+                            a->comm))
+        return 0;
+    if (a->request != NULL)
+        *a->request = MPI_REQUEST_NULL;
+    else
+        sc__nb_drain(a->comm); /* a blocking call: see nb.h */
+    SC_NATIVE_HOOK(a->coll, per_msg);
+    *rc = native_inline(a, NULL);
+    sc__stats_count(a->coll, SAFECOLL_STRATEGY_NATIVE, 0, *rc != MPI_SUCCESS);
+    return 1;
+}
+
+/* Every entry: the quick call, else the whole reduction. The quick
+ * call's red_args never leaves registers. reduce_scatter, which has no
+ * quick call, goes to reduction() at once. */
+SC_QUICK_INLINE int red(RED_PARAMS)
+{
+    const red_args q = RED_FIELDS;
+    int rc;
+
+    if (sc__red_facts(kind) & SC_RED_COUNTS)
+        return reduction(&q);
+    if (red_quick(&q, &rc))
+        return rc;
+    return reduction_of(coll, kind, fn, large, sendbuf, recvbuf, count, irc, crc, type, op, root,
+                        comm, request);
+}
+
 /* ---- the entries ---- */
 
-#define ARGS(c, k, name, lg, req)                                                             \
-    red_args a = {.coll = (c), .kind = (k), .fn = (name), .large = (lg), .sendbuf = sendbuf,   \
-                  .recvbuf = recvbuf, .type = datatype, .op = op, .root = -1, .comm = comm,    \
-                  .request = (req)}
+/* An entry's call of red(): its own arguments, then what differs (the
+ * count, the recvcounts, the root; -1 where there is none). */
+#define RED(c, k, name, lg, cnt, irc, crc, rt, req)                                              \
+    SC_TR_REGION((name), red((c), (k), (name), (lg), sendbuf, recvbuf, (cnt), (irc), (crc),      \
+                             datatype, op, (rt), comm, (req)))
 
 int safecoll_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                     MPI_Op op, int root, MPI_Comm comm)
 {
-    ARGS(SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_REDUCE, "safecoll_reduce", 0, NULL);
-    a.count = count;
-    a.root = root;
-    return SC_TR_REGION(a.fn, reduction(&a));
+    return RED(SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_REDUCE, "safecoll_reduce", 0, count, NULL, NULL,
+               root, NULL);
 }
 
 int safecoll_reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                       MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm)
 {
-    ARGS(SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_REDUCE, "safecoll_reduce_c", 1, NULL);
-    a.count = count;
-    a.root = root;
-    return SC_TR_REGION(a.fn, reduction(&a));
+    return RED(SAFECOLL_COLL_REDUCE, SAFECOLL_COLL_REDUCE, "safecoll_reduce_c", 1, count, NULL,
+               NULL, root, NULL);
 }
 
 int safecoll_ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
                      MPI_Op op, int root, MPI_Comm comm, MPI_Request *request)
 {
-    ARGS(SAFECOLL_COLL_IREDUCE, SAFECOLL_COLL_REDUCE, "safecoll_ireduce", 0, request);
-    a.count = count;
-    a.root = root;
-    return SC_TR_REGION(a.fn, reduction(&a));
+    return RED(SAFECOLL_COLL_IREDUCE, SAFECOLL_COLL_REDUCE, "safecoll_ireduce", 0, count, NULL,
+               NULL, root, request);
 }
 
 int safecoll_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
                        MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                        MPI_Request *request)
 {
-    ARGS(SAFECOLL_COLL_IREDUCE, SAFECOLL_COLL_REDUCE, "safecoll_ireduce_c", 1, request);
-    a.count = count;
-    a.root = root;
-    return SC_TR_REGION(a.fn, reduction(&a));
+    return RED(SAFECOLL_COLL_IREDUCE, SAFECOLL_COLL_REDUCE, "safecoll_ireduce_c", 1, count, NULL,
+               NULL, root, request);
 }
 
 /* The rootless collectives with one count, four entries each. */
@@ -616,32 +682,24 @@ int safecoll_ireduce_c(const void *sendbuf, void *recvbuf, MPI_Count count,
     int safecoll_##name(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, \
                         MPI_Op op, MPI_Comm comm)                                             \
     {                                                                                         \
-        ARGS(COLL, COLL, "safecoll_" #name, 0, NULL);                                         \
-        a.count = count;                                                                      \
-        return SC_TR_REGION(a.fn, reduction(&a));                                       \
+        return RED(COLL, COLL, "safecoll_" #name, 0, count, NULL, NULL, -1, NULL);            \
     }                                                                                         \
     int safecoll_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count,              \
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)                  \
     {                                                                                         \
-        ARGS(COLL, COLL, "safecoll_" #name "_c", 1, NULL);                                    \
-        a.count = count;                                                                      \
-        return SC_TR_REGION(a.fn, reduction(&a));                                       \
+        return RED(COLL, COLL, "safecoll_" #name "_c", 1, count, NULL, NULL, -1, NULL);       \
     }                                                                                         \
     int safecoll_i##name(const void *sendbuf, void *recvbuf, int count,                       \
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                     \
                          MPI_Request *request)                                                \
     {                                                                                         \
-        ARGS(ICOLL, COLL, "safecoll_i" #name, 0, request);                                    \
-        a.count = count;                                                                      \
-        return SC_TR_REGION(a.fn, reduction(&a));                                       \
+        return RED(ICOLL, COLL, "safecoll_i" #name, 0, count, NULL, NULL, -1, request);       \
     }                                                                                         \
     int safecoll_i##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count,             \
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                 \
                              MPI_Request *request)                                            \
     {                                                                                         \
-        ARGS(ICOLL, COLL, "safecoll_i" #name "_c", 1, request);                               \
-        a.count = count;                                                                      \
-        return SC_TR_REGION(a.fn, reduction(&a));                                       \
+        return RED(ICOLL, COLL, "safecoll_i" #name "_c", 1, count, NULL, NULL, -1, request);  \
     }
 
 ONE_COUNT(allreduce, SAFECOLL_COLL_ALLREDUCE, SAFECOLL_COLL_IALLREDUCE)
@@ -653,37 +711,29 @@ ONE_COUNT(exscan, SAFECOLL_COLL_EXSCAN, SAFECOLL_COLL_IEXSCAN)
 int safecoll_reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    ARGS(SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER, "safecoll_reduce_scatter",
-         0, NULL);
-    a.irecvcounts = recvcounts;
-    return SC_TR_REGION(a.fn, reduction(&a));
+    return RED(SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
+               "safecoll_reduce_scatter", 0, 0, recvcounts, NULL, -1, NULL);
 }
 
 int safecoll_reduce_scatter_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],
                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    ARGS(SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
-         "safecoll_reduce_scatter_c", 1, NULL);
-    a.crecvcounts = recvcounts;
-    return SC_TR_REGION(a.fn, reduction(&a));
+    return RED(SAFECOLL_COLL_REDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
+               "safecoll_reduce_scatter_c", 1, 0, NULL, recvcounts, -1, NULL);
 }
 
 int safecoll_ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[],
                              MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                              MPI_Request *request)
 {
-    ARGS(SAFECOLL_COLL_IREDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
-         "safecoll_ireduce_scatter", 0, request);
-    a.irecvcounts = recvcounts;
-    return SC_TR_REGION(a.fn, reduction(&a));
+    return RED(SAFECOLL_COLL_IREDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
+               "safecoll_ireduce_scatter", 0, 0, recvcounts, NULL, -1, request);
 }
 
 int safecoll_ireduce_scatter_c(const void *sendbuf, void *recvbuf,
                                const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op,
                                MPI_Comm comm, MPI_Request *request)
 {
-    ARGS(SAFECOLL_COLL_IREDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
-         "safecoll_ireduce_scatter_c", 1, request);
-    a.crecvcounts = recvcounts;
-    return SC_TR_REGION(a.fn, reduction(&a));
+    return RED(SAFECOLL_COLL_IREDUCE_SCATTER, SAFECOLL_COLL_REDUCE_SCATTER,
+               "safecoll_ireduce_scatter_c", 1, 0, NULL, recvcounts, -1, request);
 }
