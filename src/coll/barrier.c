@@ -14,10 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "argcheck.h"
 #include "avoid.h"
-#include "nb.h"
-#include "pipeline.h"
+#include "quick.h"
 #include "traffic.h"
 
 /* An ibarrier under p2p: the second private duplicate, held until the
@@ -55,8 +53,8 @@ static int run_p2p(MPI_Comm comm, int nb, MPI_Request *request)
     return sc__nb_start(op->priv, p2p_body, op, p2p_free, 0, request);
 }
 
-static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
-                   MPI_Request *request)
+static int __attribute__((noinline))
+whole(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb, MPI_Request *request)
 {
     safecoll_strategy forced = SAFECOLL_STRATEGY_AUTO;
     int rank, size, rc, inter;
@@ -104,6 +102,29 @@ static int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
     }
     rc = SC_TR_COLL(nb ? request : NULL, MPI_Barrier, MPI_Ibarrier, comm);
     return sc__regular_native_done(coll, rc);
+}
+
+/* The quick call (quick.h): a communicator among the last four the
+ * thread met, an intracommunicator, the settings read, no checking mode,
+ * nothing forced but native: MPI's barrier at once. Else the whole entry,
+ * which decides anew. */
+SC_QUICK_INLINE int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
+                            MPI_Request *request)
+{
+    safecoll_strategy forced;
+    int rank, size, rc;
+
+    if ((!nb || request != NULL) && sc__quick_comm(comm, SC_NO_ROOT, &rank, &size) &&
+        sc__config_init() == MPI_SUCCESS && !SC_CHECK_ON() &&
+        ((forced = sc__config_forced(coll)) == SAFECOLL_STRATEGY_AUTO ||
+         forced == SAFECOLL_STRATEGY_NATIVE)) {
+        if (!nb)
+            sc__nb_drain(comm); /* a blocking call: see nb.h */
+        rc = SC_TR_COLL(nb ? request : NULL, MPI_Barrier, MPI_Ibarrier, comm);
+        sc__stats_count(coll, SAFECOLL_STRATEGY_NATIVE, 0, rc != MPI_SUCCESS);
+        return rc;
+    }
+    return whole(coll, fn, comm, nb, request);
 }
 
 int safecoll_barrier(MPI_Comm comm)

@@ -54,8 +54,9 @@ whole(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count, MPI_Dat
 }
 
 /* The quick call (quick.h) of a plain buffer, else the whole entry. */
-static int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count,
-                 MPI_Datatype type, int root, MPI_Comm comm, int nb, MPI_Request *request)
+SC_QUICK_INLINE int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_Count count,
+                          MPI_Datatype type, int root, MPI_Comm comm, int nb,
+                          MPI_Request *request)
 {
     MPI_Count bytes;
     int rank, size, rc;
