@@ -1,18 +1,23 @@
 /*
- * The quick call of the regular collectives (issue 35): bcast, gather,
- * scatter, allgather and alltoall, int or _c, blocking or not, whose
- * sides are plain and whose call triggers nothing, are MPI's own call
- * after a few loads, in one frame. The whole entry (regular.c's
- * sc__regular_begin, the side checks of call.h, sc__regular_pipeline and
- * a native call that fits each count into an int) cost about 470
- * instructions per call at the root of an 8-byte scatter (callgrind),
- * against MPI's 1,300: 1.2-1.3x its time on two ranks.
+ * The quick calls (issues 17, 31, 35). A common untriggered call, whose
+ * sides are plain and whose communicator its thread met lately, is MPI's
+ * own call after a few loads, in the entry's own frame: the gather,
+ * scatter, allgather and alltoall below (inline in each entry, whose
+ * collective is a constant), bcast and barrier (bcast.c, barrier.c), the
+ * v-forms with int arrays below, and the reductions without recvcounts
+ * (reduce.c, red_quick). The whole entry of a regular collective
+ * (regular.c's sc__regular_begin, the side checks of call.h,
+ * sc__regular_pipeline and a native call that fits each count into an
+ * int) cost about 450 library instructions per call at the root of an
+ * 8-byte scatter (callgrind), against MPI's 1,300: 1.2-1.3x its time on
+ * two ranks; the quick call about 220.
  *
- * The test here is a subset of the whole entry's: every call it lets
- * through is one the entry runs natively, with the same arguments and
- * without an error, and anything else, errors included, takes the whole
- * entry, which decides anew from the start. Its trigger test (the int
- * limit and the registry) is the one the entry uses, inline here once.
+ * Each test is a subset of its whole entry's: every call it lets through
+ * is one the entry runs natively, with the same arguments and without an
+ * error, and anything else, errors included, takes the whole entry,
+ * which decides anew from the start. The trigger test of the regular
+ * collectives and the reductions (the int limit and the registry) is one
+ * function, inline here.
  */
 #ifndef SC_QUICK_H
 #define SC_QUICK_H
