@@ -61,9 +61,9 @@ SC_QUICK_INLINE int bcast(safecoll_coll coll, const char *fn, void *buffer, MPI_
     MPI_Count bytes;
     int rank, size, rc;
 
-    if ((!nb || request != NULL) && sc__quick_comm(comm, root, &rank, &size) &&
-        sc__quick_side(buffer, count, type, &bytes) &&
-        sc__regular_quick_ok(coll, bytes, 1, type, size, comm)) {
+    if ((!nb || request != NULL) && sc__quick_settled(coll, 1) &&
+        sc__quick_comm(comm, root, &rank, &size) && sc__quick_side(buffer, count, type, &bytes) &&
+        !sc__regular_exceeds(coll, bytes, 1, type, size, comm)) {
         sc__quick_before(coll, !nb, comm, bytes);
         rc = SC_TR_COLL(nb ? request : NULL, MPI_Bcast, MPI_Ibcast, buffer, (int)count, type,
                         root, comm);

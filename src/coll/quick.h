@@ -64,22 +64,20 @@ SC_QUICK_INLINE int sc__regular_exceeds(safecoll_coll coll, MPI_Count bytes_per_
     return sc__regular_exceeds_slow(coll, bytes_per_msg, global_msgs, type, nprocs, comm);
 }
 
-/* Whether a regular call with plain, checked sides may be MPI's own call
- * now: the settings and the registry are read and well-formed, no
- * checking mode (which compares every rank's arguments first), no
- * strategy but native forced for coll, and nothing fires
- * (sc__regular_pipeline's decision, which this repeats). */
-SC_QUICK_INLINE int sc__regular_quick_ok(safecoll_coll coll, MPI_Count bytes_per_msg,
-                                         MPI_Count global_msgs, MPI_Datatype type, int nprocs,
-                                         MPI_Comm comm)
+/* Whether the settings let a call of coll take a quick call at all, asked
+ * first, before any argument is read (under a forced strategy every call
+ * takes the whole entry, and should not pay for the quick call's checks
+ * first): the settings and the registry read and well-formed, no checking
+ * mode (which compares every rank's arguments first), and no strategy
+ * forced for coll but native where native_ok says so. */
+SC_QUICK_INLINE int sc__quick_settled(safecoll_coll coll, int native_ok)
 {
     safecoll_strategy forced;
 
     if (sc__config_init() != MPI_SUCCESS || sc__bounds_init() != MPI_SUCCESS || SC_CHECK_ON())
         return 0;
     forced = sc__config_forced(coll);
-    return (forced == SAFECOLL_STRATEGY_AUTO || forced == SAFECOLL_STRATEGY_NATIVE) &&
-           !sc__regular_exceeds(coll, bytes_per_msg, global_msgs, type, nprocs, comm);
+    return forced == SAFECOLL_STRATEGY_AUTO || (native_ok && forced == SAFECOLL_STRATEGY_NATIVE);
 }
 
 /* One significant side as the quick call takes it: not MPI_IN_PLACE, a
@@ -143,7 +141,7 @@ SC_QUICK_INLINE int sc__blocks_quick(safecoll_coll coll, const void *sendbuf, MP
     int rank, size, many_significant;
     MPI_Count one_bytes = 0, many_bytes = 0, bytes;
 
-    if ((!blocking && request == NULL) ||
+    if ((!blocking && request == NULL) || !sc__quick_settled(coll, 1) ||
         !sc__quick_comm(comm, is_rooted ? root : SC_NO_ROOT, &rank, &size))
         return 0;
     many_significant = !is_rooted || rank == root;
@@ -154,8 +152,8 @@ SC_QUICK_INLINE int sc__blocks_quick(safecoll_coll coll, const void *sendbuf, MP
         !sc__quick_side(scatter ? sendbuf : recvbuf, many_count, many_type, &many_bytes))
         return 0;
     bytes = many_significant ? many_bytes : one_bytes;
-    if (!sc__regular_quick_ok(coll, bytes, size, many_significant ? many_type : one_type, size,
-                              comm))
+    if (sc__regular_exceeds(coll, bytes, size, many_significant ? many_type : one_type, size,
+                            comm))
         return 0;
     sc__quick_before(coll, blocking, comm, bytes);
     {
@@ -405,9 +403,9 @@ SC_QUICK_INLINE int sc__v_quick(safecoll_coll coll, SC_VQ_ARGS, MPI_Request *req
 
     /* Without MPI-4's _c calls only allgatherv decides alone (pipeline.c). */
     if ((!SC_HAVE_MPI4 && pattern != SC_PATTERN_ALLGATHER) || (!blocking && request == NULL) ||
+        !sc__quick_settled(coll, 0) ||
         !sc__quick_comm(comm, rooted ? root : SC_NO_ROOT, &rank, &p) || p < 2 ||
-        sc__config_init() != MPI_SUCCESS || sc__bounds_init() != MPI_SUCCESS ||
-        !sc__quick_alone(coll, p, sc__config_forced(coll)) || !sc__known_quick(pattern) ||
+        !sc__quick_alone(coll, p, SAFECOLL_STRATEGY_AUTO) || !sc__known_quick(pattern) ||
         !sc__quick_vsides(pattern, sbuf, scount, isc, isd, stype, stypes, rbuf, rcount, irc, ird,
                           rtype, rtypes, root, comm, rank, p, &bytes))
         return 0;

@@ -591,9 +591,10 @@ static int __attribute__((noinline)) reduction_of(RED_PARAMS)
 
 /* The quick call (quick.h) of a reduction without recvcounts (reduce,
  * allreduce, reduce_scatter_block, scan, exscan; kind a constant): the
- * communicator among the last four the thread met, plain() as reduction()
- * reads it, no checking mode, settings and registry read, nothing forced
- * and sc__regular_exceeds silent. 1 with *rc when the call was MPI's own
+ * settings (sc__quick_settled: nothing forced, not even native, which the
+ * reductions' trigger counts as forced), the communicator among the last
+ * four the thread met, plain() as reduction() reads it, and
+ * sc__regular_exceeds silent. 1 with *rc when the call was MPI's own
  * call; 0 for reduction(), which decides anew. */
 SC_QUICK_INLINE int red_quick(const red_args *a, int *rc)
 {
@@ -602,11 +603,10 @@ SC_QUICK_INLINE int red_quick(const red_args *a, int *rc)
     MPI_Count total, most = 0, tsize, per_msg;
     int rank, size;
 
-    if ((a->coll != a->kind && a->request == NULL) || a->count > sc__config_int_limit() ||
+    if ((a->coll != a->kind && a->request == NULL) || !sc__quick_settled(a->coll, 0) ||
+        a->count > sc__config_int_limit() ||
         !sc__quick_comm(a->comm, rooted ? a->root : SC_NO_ROOT, &rank, &size) ||
-        !plain(a, facts, rank, size, &total, &most, &tsize) || SC_CHECK_ON() ||
-        sc__config_init() != MPI_SUCCESS || sc__bounds_init() != MPI_SUCCESS ||
-        sc__config_forced(a->coll) != SAFECOLL_STRATEGY_AUTO)
+        !plain(a, facts, rank, size, &total, &most, &tsize))
         return 0;
     /* Table V, as reduction(): a block per rank for reduce_scatter_block,
      * the vector otherwise. */
