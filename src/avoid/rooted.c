@@ -261,27 +261,43 @@ static int exec_p2p(sc__call *call)
 {
     const sc__layout *lay = &call->lay;
     const int root = is_root(call), gather = is_gather(call);
+    char *const mine = root ? sc__at(lay->buf, lay->displs[call->root], lay->extent) : NULL;
+    /* The root's own block (none in place): a memcpy of `own` bytes while
+     * the other blocks move where both sides are one predefined type with
+     * the same count (sc__own_bytes), else a receive and a send to itself
+     * posted with the others, so that the copy overlaps the transfers (a
+     * 1 MiB message to itself took MPICH about 60 us, half a gather). */
+    const MPI_Count own =
+        !root || call->in_place ? -1
+        : gather ? sc__own_bytes(call->leaf.count, call->leaf.type, lay->counts[call->root],
+                                 lay->type)
+                 : sc__own_bytes(lay->counts[call->root], lay->type, call->leaf.count,
+                                 call->leaf.type);
     sc__tr_batch b;
     int rc;
 
     /* A rank other than the root has one message. The root has one per
-     * rank; its own block is a local copy (unless it is in place): a
-     * receive and a send to itself, posted with the others so the copy
-     * overlaps the transfers. */
+     * rank. */
     rc = sc__tr_batch_init(&b, call->priv, SC_TAG_P2P, root ? call->size + 1 : 1, call->fn);
     for (int i = 0; root && i < call->size && rc == MPI_SUCCESS; i++) {
         char *at = sc__at(lay->buf, lay->displs[i], lay->extent);
 
-        if (i == call->root && call->in_place)
+        if (i == call->root && (call->in_place || own >= 0))
             continue;
         rc = gather ? sc__tr_batch_recv(&b, at, lay->counts[i], lay->type, i)
                     : sc__tr_batch_send(&b, at, lay->counts[i], lay->type, i);
     }
-    if (rc == MPI_SUCCESS && !(root && call->in_place))
+    if (rc == MPI_SUCCESS && !(root && (call->in_place || own >= 0)))
         rc = gather ? sc__tr_batch_send(&b, call->leaf.buf, call->leaf.count, call->leaf.type,
                                         call->root)
                     : sc__tr_batch_recv(&b, call->leaf.buf, call->leaf.count, call->leaf.type,
                                         call->root);
+    if (own > 0 && rc == MPI_SUCCESS) {
+        if (gather)
+            memcpy(mine, call->leaf.buf, (size_t)own);
+        else
+            memcpy((void *)call->leaf.buf, mine, (size_t)own);
+    }
     return sc__tr_batch_free(&b, sc__nb_batch_wait(&b));
 }
 
