@@ -17,43 +17,14 @@ static void describe(sc__call *call, const sc__inter *in)
     sc__describe_allgatherv(call, in->sbuf, in->scount, in->stype, in->rbuf, in->rtype);
 }
 
-/* The int entries: the quick call (quick.h), else the pipeline, which gets
- * the arguments in an sc__inter filled apart (allgatherv_whole), so that
- * the quick call's frame fills none. */
-static int __attribute__((noinline))
-allgatherv_whole(safecoll_coll coll, const char *fn, const void *sendbuf, int sendcount,
-                 MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
-                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    sc__inter in = {.coll = coll, .fn = fn, .comm = comm, .root = -1, .sbuf = sendbuf,
-                    .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype,
-                    .irc = recvcounts, .ird = displs, .request = request};
-
-    return sc__v_entry(&in, 0, describe);
-}
-
-SC_QUICK_INLINE int allgatherv_int(safecoll_coll coll, const char *fn, const void *sendbuf,
-                                   int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                   const int recvcounts[], const int displs[],
-                                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
-{
-    int rc;
-
-    if (sc__v_quick(coll, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts,
-                    displs, recvtype, NULL, -1, comm, request, &rc))
-        return rc;
-    return allgatherv_whole(coll, fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                            recvtype, comm, request);
-}
-
 int safecoll_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                         MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_allgatherv",
-                        allgatherv_int(SAFECOLL_COLL_ALLGATHERV, "safecoll_allgatherv", sendbuf,
-                                       sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                                       comm, NULL));
+                        sc__v_int(SAFECOLL_COLL_ALLGATHERV, "safecoll_allgatherv", sendbuf,
+                                  sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts,
+                                  displs, recvtype, NULL, -1, comm, NULL, describe));
 }
 
 int safecoll_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -72,9 +43,9 @@ int safecoll_iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendty
                          MPI_Comm comm, MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_iallgatherv",
-                        allgatherv_int(SAFECOLL_COLL_IALLGATHERV, "safecoll_iallgatherv", sendbuf,
-                                       sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
-                                       comm, request));
+                        sc__v_int(SAFECOLL_COLL_IALLGATHERV, "safecoll_iallgatherv", sendbuf,
+                                  sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts,
+                                  displs, recvtype, NULL, -1, comm, request, describe));
 }
 
 int safecoll_iallgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,

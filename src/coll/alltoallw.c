@@ -150,46 +150,15 @@ static void describe_in(sc__call *call, const sc__inter *in)
     describe(call, in->sbuf, in->stypes, in->rbuf, in->rtypes);
 }
 
-/* The int entries: the quick call (quick.h), else the pipeline, which gets
- * the arguments in an sc__inter filled apart (alltoallw_whole), so that
- * the quick call's frame fills none. */
-static int __attribute__((noinline))
-alltoallw_whole(safecoll_coll coll, const char *fn, const void *sendbuf, const int sendcounts[],
-                const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf,
-                const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[],
-                MPI_Comm comm, MPI_Request *request)
-{
-    sc__inter in = {.coll = coll, .fn = fn, .comm = comm, .root = -1, .sbuf = sendbuf,
-                    .stypes = sendtypes, .rbuf = recvbuf, .rtypes = recvtypes, .isc = sendcounts,
-                    .isd = sdispls, .irc = recvcounts, .ird = rdispls, .request = request};
-
-    return sc__v_entry(&in, 0, describe_in);
-}
-
-SC_QUICK_INLINE int alltoallw_int(safecoll_coll coll, const char *fn, const void *sendbuf,
-                                  const int sendcounts[], const int sdispls[],
-                                  const MPI_Datatype sendtypes[], void *recvbuf,
-                                  const int recvcounts[], const int rdispls[],
-                                  const MPI_Datatype recvtypes[], MPI_Comm comm,
-                                  MPI_Request *request)
-{
-    int rc;
-
-    if (sc__v_quick(coll, sendbuf, 0, sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
-                    recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, -1, comm, request, &rc))
-        return rc;
-    return alltoallw_whole(coll, fn, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts,
-                           rdispls, recvtypes, comm, request);
-}
-
 int safecoll_alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
                        const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_alltoallw",
-                        alltoallw_int(SAFECOLL_COLL_ALLTOALLW, "safecoll_alltoallw", sendbuf,
-                                      sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                                      recvtypes, comm, NULL));
+                        sc__v_int(SAFECOLL_COLL_ALLTOALLW, "safecoll_alltoallw", sendbuf, 0,
+                                  sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
+                                  recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, -1, comm, NULL,
+                                  describe_in));
 }
 
 int safecoll_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
@@ -211,9 +180,10 @@ int safecoll_ialltoallw(const void *sendbuf, const int sendcounts[], const int s
                         MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_ialltoallw",
-                        alltoallw_int(SAFECOLL_COLL_IALLTOALLW, "safecoll_ialltoallw", sendbuf,
-                                      sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                                      recvtypes, comm, request));
+                        sc__v_int(SAFECOLL_COLL_IALLTOALLW, "safecoll_ialltoallw", sendbuf, 0,
+                                  sendcounts, sdispls, MPI_DATATYPE_NULL, sendtypes, recvbuf, 0,
+                                  recvcounts, rdispls, MPI_DATATYPE_NULL, recvtypes, -1, comm,
+                                  request, describe_in));
 }
 
 int safecoll_ialltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],

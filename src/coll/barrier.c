@@ -111,13 +111,10 @@ whole(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb, MPI_Request *re
 SC_QUICK_INLINE int barrier(safecoll_coll coll, const char *fn, MPI_Comm comm, int nb,
                             MPI_Request *request)
 {
-    safecoll_strategy forced;
     int rank, size, rc;
 
-    if ((!nb || request != NULL) && sc__quick_comm(comm, SC_NO_ROOT, &rank, &size) &&
-        sc__config_init() == MPI_SUCCESS && !SC_CHECK_ON() &&
-        ((forced = sc__config_forced(coll)) == SAFECOLL_STRATEGY_AUTO ||
-         forced == SAFECOLL_STRATEGY_NATIVE)) {
+    if ((!nb || request != NULL) && sc__quick_settled(coll, 1) &&
+        sc__quick_comm(comm, SC_NO_ROOT, &rank, &size)) {
         if (!nb)
             sc__nb_drain(comm); /* a blocking call: see nb.h */
         rc = SC_TR_COLL(nb ? request : NULL, MPI_Barrier, MPI_Ibarrier, comm);

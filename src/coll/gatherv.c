@@ -25,43 +25,14 @@ static void describe(sc__call *call, const sc__inter *in)
     sc__describe_gatherv(call, in->sbuf, in->scount, in->stype, in->rbuf, in->rtype);
 }
 
-/* The int entries: the quick call (quick.h), else the pipeline, which gets
- * the arguments in an sc__inter filled apart (gatherv_whole), so that the
- * quick call's frame fills none. */
-static int __attribute__((noinline))
-gatherv_whole(safecoll_coll coll, const char *fn, const void *sendbuf, int sendcount,
-              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[],
-              MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    sc__inter in = {.coll = coll, .fn = fn, .comm = comm, .root = root, .sbuf = sendbuf,
-                    .scount = sendcount, .stype = sendtype, .rbuf = recvbuf, .rtype = recvtype,
-                    .irc = recvcounts, .ird = displs, .request = request};
-
-    return sc__v_entry(&in, 0, describe);
-}
-
-SC_QUICK_INLINE int gatherv_int(safecoll_coll coll, const char *fn, const void *sendbuf,
-                                int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                int root, MPI_Comm comm, MPI_Request *request)
-{
-    int rc;
-
-    if (sc__v_quick(coll, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts,
-                    displs, recvtype, NULL, root, comm, request, &rc))
-        return rc;
-    return gatherv_whole(coll, fn, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
-                         recvtype, root, comm, request);
-}
-
 int safecoll_gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
                      MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_gatherv",
-                        gatherv_int(SAFECOLL_COLL_GATHERV, "safecoll_gatherv", sendbuf, sendcount,
-                                    sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
-                                    NULL));
+                        sc__v_int(SAFECOLL_COLL_GATHERV, "safecoll_gatherv", sendbuf, sendcount,
+                                  NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs,
+                                  recvtype, NULL, root, comm, NULL, describe));
 }
 
 int safecoll_gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
@@ -80,9 +51,9 @@ int safecoll_igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Comm comm, MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_igatherv",
-                        gatherv_int(SAFECOLL_COLL_IGATHERV, "safecoll_igatherv", sendbuf, sendcount,
-                                    sendtype, recvbuf, recvcounts, displs, recvtype, root, comm,
-                                    request));
+                        sc__v_int(SAFECOLL_COLL_IGATHERV, "safecoll_igatherv", sendbuf, sendcount,
+                                  NULL, NULL, sendtype, NULL, recvbuf, 0, recvcounts, displs,
+                                  recvtype, NULL, root, comm, request, describe));
 }
 
 int safecoll_igatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,

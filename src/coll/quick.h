@@ -203,17 +203,23 @@ SC_QUICK_INLINE int sc__blocks_quick(safecoll_coll coll, const void *sendbuf, MP
  * limit in bytes decides alone (avoid/allgather.c, the compact form), and
  * only it takes the quick call there.
  *
- * It is inline in each int entry, whose collective is a constant, before
- * the entry fills the sc__inter it hands the pipeline: filling that (22
- * fields) and reading it back cost about 100 of the 300 instructions the
- * quick call took at an 8-byte scatterv (callgrind). */
+ * It is inline in each int entry (sc__v_int), whose collective is a
+ * constant, before the sc__inter the pipeline takes is filled: filling
+ * that (22 fields) and reading it back cost about 100 of the 300
+ * instructions the quick call took at an 8-byte scatterv (callgrind). */
+
+/* The part of sc__alone_allowed that sc__quick_settled does not ask: no
+ * agreement asked for, no record of coll that may apply at size. */
+SC_QUICK_INLINE int sc__quick_alone_at(safecoll_coll coll, int size)
+{
+    return !sc__config_agree_always() && !sc__bounds_any_at(coll, size, 0) &&
+           !(sc__config_perf_bounds() && sc__bounds_any_at(coll, size, 1));
+}
 
 /* sc__alone_allowed (quick.c), inline. */
 SC_QUICK_INLINE int sc__quick_alone(safecoll_coll coll, int size, safecoll_strategy forced)
 {
-    return forced == SAFECOLL_STRATEGY_AUTO && !sc__config_agree_always() && !SC_CHECK_ON() &&
-           !sc__bounds_any_at(coll, size, 0) &&
-           !(sc__config_perf_bounds() && sc__bounds_any_at(coll, size, 1));
+    return forced == SAFECOLL_STRATEGY_AUTO && !SC_CHECK_ON() && sc__quick_alone_at(coll, size);
 }
 
 /* The size of a common predefined datatype (core/types.c's memo), or 0:
@@ -405,7 +411,7 @@ SC_QUICK_INLINE int sc__v_quick(safecoll_coll coll, SC_VQ_ARGS, MPI_Request *req
     if ((!SC_HAVE_MPI4 && pattern != SC_PATTERN_ALLGATHER) || (!blocking && request == NULL) ||
         !sc__quick_settled(coll, 0) ||
         !sc__quick_comm(comm, rooted ? root : SC_NO_ROOT, &rank, &p) || p < 2 ||
-        !sc__quick_alone(coll, p, SAFECOLL_STRATEGY_AUTO) || !sc__known_quick(pattern) ||
+        !sc__quick_alone_at(coll, p) || !sc__known_quick(pattern) ||
         !sc__quick_vsides(pattern, sbuf, scount, isc, isd, stype, stypes, rbuf, rcount, irc, ird,
                           rtype, rtypes, root, comm, rank, p, &bytes))
         return 0;
@@ -422,6 +428,27 @@ SC_QUICK_INLINE int sc__v_quick(safecoll_coll coll, SC_VQ_ARGS, MPI_Request *req
                             ird, rtype, rtypes, root, comm, blocking ? NULL : request);
     sc__stats_count(coll, SAFECOLL_STRATEGY_NATIVE, 0, *rc != MPI_SUCCESS);
     return 1;
+}
+
+/* The int entry of a v-form past its quick call (quick.c): the sc__inter
+ * that sc__v_entry takes, filled only here, so that the quick call's frame
+ * fills none (22 fields). */
+int sc__v_int_whole(safecoll_coll coll, const char *fn, SC_VQ_ARGS, MPI_Request *request,
+                    sc__v_describe *describe) __attribute__((noinline));
+
+/* Every int entry of gatherv, scatterv, allgatherv, alltoallv and
+ * alltoallw, blocking or not (request NULL when blocking), coll a
+ * constant: the quick call, else the pipeline with describe. */
+SC_QUICK_INLINE int sc__v_int(safecoll_coll coll, const char *fn, SC_VQ_ARGS,
+                              MPI_Request *request, sc__v_describe *describe)
+{
+    int rc;
+
+    if (sc__v_quick(coll, sbuf, scount, isc, isd, stype, stypes, rbuf, rcount, irc, ird, rtype,
+                    rtypes, root, comm, request, &rc))
+        return rc;
+    return sc__v_int_whole(coll, fn, sbuf, scount, isc, isd, stype, stypes, rbuf, rcount, irc,
+                           ird, rtype, rtypes, root, comm, request, describe);
 }
 
 /* ------------------------------------------------------------ the regular collectives */

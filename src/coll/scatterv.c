@@ -27,43 +27,14 @@ static void describe(sc__call *call, const sc__inter *in)
     sc__describe_scatterv(call, in->sbuf, in->stype, in->rbuf, in->rcount, in->rtype);
 }
 
-/* The int entries: the quick call (quick.h), else the pipeline, which gets
- * the arguments in an sc__inter filled apart (scatterv_whole), so that the
- * quick call's frame fills none. */
-static int __attribute__((noinline))
-scatterv_whole(safecoll_coll coll, const char *fn, const void *sendbuf, const int sendcounts[],
-               const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount,
-               MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
-{
-    sc__inter in = {.coll = coll, .fn = fn, .comm = comm, .root = root, .sbuf = sendbuf,
-                    .stype = sendtype, .rbuf = recvbuf, .rcount = recvcount, .rtype = recvtype,
-                    .isc = sendcounts, .isd = displs, .request = request};
-
-    return sc__v_entry(&in, 0, describe);
-}
-
-SC_QUICK_INLINE int scatterv_int(safecoll_coll coll, const char *fn, const void *sendbuf,
-                                 const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
-                                 MPI_Comm comm, MPI_Request *request)
-{
-    int rc;
-
-    if (sc__v_quick(coll, sendbuf, 0, sendcounts, displs, sendtype, NULL, recvbuf, recvcount, NULL,
-                    NULL, recvtype, NULL, root, comm, request, &rc))
-        return rc;
-    return scatterv_whole(coll, fn, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount,
-                          recvtype, root, comm, request);
-}
-
 int safecoll_scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                       MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
                       int root, MPI_Comm comm)
 {
     return SC_TR_REGION("safecoll_scatterv",
-                        scatterv_int(SAFECOLL_COLL_SCATTERV, "safecoll_scatterv", sendbuf,
-                                     sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                                     root, comm, NULL));
+                        sc__v_int(SAFECOLL_COLL_SCATTERV, "safecoll_scatterv", sendbuf, 0,
+                                  sendcounts, displs, sendtype, NULL, recvbuf, recvcount, NULL,
+                                  NULL, recvtype, NULL, root, comm, NULL, describe));
 }
 
 int safecoll_scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
@@ -82,9 +53,9 @@ int safecoll_iscatterv(const void *sendbuf, const int sendcounts[], const int di
                        int root, MPI_Comm comm, MPI_Request *request)
 {
     return SC_TR_REGION("safecoll_iscatterv",
-                        scatterv_int(SAFECOLL_COLL_ISCATTERV, "safecoll_iscatterv", sendbuf,
-                                     sendcounts, displs, sendtype, recvbuf, recvcount, recvtype,
-                                     root, comm, request));
+                        sc__v_int(SAFECOLL_COLL_ISCATTERV, "safecoll_iscatterv", sendbuf, 0,
+                                  sendcounts, displs, sendtype, NULL, recvbuf, recvcount, NULL,
+                                  NULL, recvtype, NULL, root, comm, request, describe));
 }
 
 int safecoll_iscatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
