@@ -604,12 +604,12 @@ SC_QUICK_INLINE int red_quick(const red_args *a, int *rc)
     int rank, size;
 
     if ((a->coll != a->kind && a->request == NULL) || !sc__quick_settled(a->coll, 0) ||
-        a->count > sc__config_int_limit() ||
         !sc__quick_comm(a->comm, rooted ? a->root : SC_NO_ROOT, &rank, &size) ||
         !plain(a, facts, rank, size, &total, &most, &tsize))
         return 0;
     /* Table V, as reduction(): a block per rank for reduce_scatter_block,
-     * the vector otherwise. */
+     * the vector otherwise. A count past the int limit passes it in bytes
+     * too (a type is at least a byte). */
     per_msg = a->count * tsize;
     if (sc__regular_exceeds(a->coll, per_msg, scatters && a->count > 0 ? size : 1, a->type, size,
                             a->comm))
